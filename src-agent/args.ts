@@ -1,0 +1,36 @@
+// `<command> --flag value …` — the only argv shape the agent takes.
+
+export class UsageError extends Error {}
+
+export interface CommandArgs {
+  command: string;
+  flags: Map<string, string>;
+}
+
+export function parseArgs(argv: string[]): CommandArgs {
+  const [command = '', ...rest] = argv;
+  const flags = new Map<string, string>();
+  for (let i = 0; i < rest.length; i += 2) {
+    const flag = rest[i] as string;
+    const value = rest[i + 1];
+    if (!flag.startsWith('--') || value === undefined) {
+      throw new UsageError(
+        `expected "--flag value" pairs, got ${JSON.stringify(rest.slice(i).join(' '))}`,
+      );
+    }
+    flags.set(flag.slice(2), value);
+  }
+  return { command, flags };
+}
+
+export function requireFlag(args: CommandArgs, name: string): string {
+  const value = args.flags.get(name);
+  if (value === undefined || value === '') throw new UsageError(`${args.command} needs --${name}`);
+  return value;
+}
+
+export function allowOnly(args: CommandArgs, names: string[]): void {
+  for (const flag of args.flags.keys()) {
+    if (!names.includes(flag)) throw new UsageError(`${args.command} does not take --${flag}`);
+  }
+}

@@ -1,0 +1,98 @@
+// `pack-outputs --dir D --spec B64`: the marker, then a tar of the declared paths (relative
+// to the workspace), of D/output/ under _output/, and last `.tender/manifest.json`.
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, realpathSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { STREAM_MARKER } from '../marker';
+import { decodeOutputsSpec } from '../outputs-spec';
+import { nodePaths } from '../paths';
+import {
+  MANIFEST_PATH,
+  OUTPUT_DIR_PREFIX,
+  type OutputsManifest,
+  type OutputsSpec,
+} from '../protocol';
+import { UsageError } from '../args';
+import { createTarWriter, type TarWriter } from '../tar/writer';
+import { type FoundEntry, isInside, walkOutputs } from './output-walk';
+
+export async function runPackOutputs(dir: string, specB64: string): Promise<number> {
+  const paths = nodePaths(dir);
+  let spec: OutputsSpec;
+  try {
+    spec = decodeOutputsSpec(specB64);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const manifest: OutputsManifest = { files: [], missing: [], refused: [] };
+  const entries: FoundEntry[] = [];
+  const workspace = existsSync(paths.workspace) ? realpathSync(paths.workspace) : undefined;
+  for (const declared of spec.paths) {
+    const target = workspace && join(workspace, declared);
+    if (isAbsolute(declared) || (target && !isInside(workspace, target))) {
+      manifest.refused.push(declared);
+      continue;
+    }
+    if (!workspace || !target) {
+      manifest.missing.push(declared);
+      continue;
+    }
+    const found = walkOutputs(workspace, target, '');
+    if (found === 'missing') manifest.missing.push(declared);
+    else if (found === 'outside') manifest.refused.push(declared);
+    else entries.push(...found);
+  }
+  if (existsSync(paths.output)) {
+    const output = realpathSync(paths.output);
+    const found = walkOutputs(output, output, OUTPUT_DIR_PREFIX.slice(0, -1));
+    if (Array.isArray(found)) entries.push(...found);
+  }
+
+  process.stdout.write(STREAM_MARKER);
+  const tar = createTarWriter();
+  const sent = pipeline(tar, process.stdout);
+  await writeEntries(tar, dedupe(entries), manifest);
+  const body = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
+  await tar.addFile(MANIFEST_PATH, { size: body.length, mode: 0o644 }, body);
+  await tar.finish();
+  await sent;
+  return 0;
+}
+
+async function writeEntries(
+  tar: TarWriter,
+  entries: FoundEntry[],
+  manifest: OutputsManifest,
+): Promise<void> {
+  for (const e of entries) {
+    const meta = { mode: e.mode, mtime: e.mtime };
+    if (e.kind === 'directory') {
+      await tar.addDirectory(e.archivePath, meta);
+      continue;
+    }
+    const hash = createHash('sha256');
+    if (e.size === 0) {
+      await tar.addFile(e.archivePath, { ...meta, size: 0 }, Buffer.alloc(0));
+    } else {
+      // Read no more than the size announced in the header, even if the file grows.
+      const file = createReadStream(e.diskPath, { start: 0, end: e.size - 1 });
+      const hashed = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          hash.update(chunk);
+          done(null, chunk);
+        },
+      });
+      file.on('error', (err) => hashed.destroy(err));
+      await tar.addFile(e.archivePath, { ...meta, size: e.size }, file.pipe(hashed));
+    }
+    manifest.files.push({ path: e.archivePath, size: e.size, sha256: hash.digest('hex') });
+  }
+}
+
+/** Overlapping declarations ("out/" and "out/a.txt") give each path once, first wins. */
+function dedupe(entries: FoundEntry[]): FoundEntry[] {
+  const seen = new Set<string>();
+  return entries.filter((e) => !seen.has(e.archivePath) && seen.add(e.archivePath));
+}

@@ -1,0 +1,79 @@
+// `start --dir D`: one daemon per D. Starts it detached (its own session, stdio to
+// D/agent.log) unless one answers already, then waits for its hello. Two concurrent
+// starts both spawn, the lock lets one daemon live, and both report that one's pid.
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type DaemonOptions } from '../daemon/daemon';
+import { commandError, printResult } from '../output';
+import { nodePaths } from '../paths';
+import type { StartOutput } from '../protocol';
+import { hello } from './socket-client';
+
+const START_TIMEOUT_MS = 15_000;
+const POLL_MS = 50;
+/** hello waits for the GPU probe, which may take seconds on a cold driver. */
+const HELLO_TIMEOUT_MS = 15_000;
+const LOG_TAIL_BYTES = 2_000;
+
+export async function runStart(options: DaemonOptions): Promise<number> {
+  const paths = nodePaths(options.dir);
+  const running = await hello(paths.socket, HELLO_TIMEOUT_MS);
+  if (running) return report({ pid: running.pid, alreadyRunning: true });
+
+  mkdirSync(paths.dir, { recursive: true });
+  const logFd = openSync(paths.agentLog, 'a');
+  const args = [resolve(process.argv[1] as string), 'daemon', '--dir', paths.dir];
+  if (options.agentId) args.push('--agent-id', options.agentId);
+  if (options.hostKey) args.push('--host-key', options.hostKey);
+  const child = spawn(process.execPath, args, {
+    detached: true, // setsid: survives the SSH session that ran `start`
+    stdio: ['ignore', logFd, logFd],
+    cwd: paths.dir,
+  });
+  closeSync(logFd);
+  child.unref();
+  let childExited = false;
+  child.once('exit', () => (childExited = true));
+
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const answer = await hello(paths.socket, Math.max(1, deadline - Date.now()));
+    if (answer) return report({ pid: answer.pid, alreadyRunning: answer.pid !== child.pid });
+    // Our daemon lost the lock race (it exits 0) or failed; the winner may still be starting.
+    if (childExited && lockHolderIsGone(paths.lock)) break;
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+  await printResult(
+    commandError(
+      'start_failed',
+      `no tender-agent answered on ${paths.socket} within ${START_TIMEOUT_MS / 1000} s; the end of ${paths.agentLog}:\n${logTail(paths.agentLog)}`,
+      paths.agentLog,
+    ),
+  );
+  return 1;
+}
+
+async function report(out: StartOutput): Promise<number> {
+  await printResult(out);
+  return 0;
+}
+
+function lockHolderIsGone(lockPath: string): boolean {
+  try {
+    const pid = Number.parseInt(readFileSync(lockPath, 'utf8'), 10);
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'EPERM';
+  }
+}
+
+function logTail(path: string): string {
+  try {
+    const text = readFileSync(path, 'utf8');
+    return text.slice(-LOG_TAIL_BYTES);
+  } catch {
+    return '(no log)';
+  }
+}

@@ -1,0 +1,112 @@
+// `daemon --dir D`: takes the lock, opens the log, recovers phases, serves the socket.
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import { writeFileAtomic } from '../atomic-file';
+import { type NodePaths, nodePaths } from '../paths';
+import { type AgentInfo, PROTOCOL_VERSION } from '../protocol';
+import { AGENT_VERSION } from '../version';
+import { probeGpus } from './capabilities';
+import { Connection } from './connection';
+import type { DaemonContext } from './context';
+import { acquireLock } from './lock';
+import { LogStore } from './log-store';
+import { recordGroup } from './process-group';
+import { listen } from './server';
+import { shutdownDaemon } from './shutdown';
+import { Supervisor } from './supervisor';
+
+/** Grace given to the job when the daemon itself is told to stop (SIGTERM, SIGINT). */
+const SIGNAL_GRACE_MS = 5_000;
+/** How long the last responses get to reach their clients before the process exits. */
+const SOCKET_CLOSE_MS = 1_000;
+
+export interface DaemonOptions {
+  dir: string;
+  agentId?: string;
+  hostKey?: string;
+}
+
+/** Runs until shutdown; returns the exit code (0 also when another daemon holds D). */
+export async function runDaemon(options: DaemonOptions): Promise<number> {
+  const paths = nodePaths(options.dir);
+  for (const d of [paths.dir, paths.logs, paths.pids, paths.phases])
+    mkdirSync(d, { recursive: true });
+  const lock = acquireLock(paths.lock, paths.dir);
+  if (!lock.isAcquired) {
+    process.stderr.write(`already running (pid ${lock.pid})\n`);
+    return 0;
+  }
+  const log = await LogStore.open(paths.logFile, {
+    onWriteError: (err) => process.stderr.write(`log write failed, records lost: ${err.message}\n`),
+  });
+  const listeners: DaemonContext['listeners'] = new Set();
+  const supervisor = new Supervisor({
+    paths,
+    log,
+    now: Date.now,
+    onPhase: (state) => {
+      for (const l of listeners) l.onPhase(state, log.durableSeq);
+    },
+  });
+  supervisor.recover();
+  let resolveExit!: (code: number) => void;
+  const exited = new Promise<number>((resolve) => (resolveExit = resolve));
+  const sockets = new Set<Socket>();
+  const ctx: DaemonContext = {
+    paths,
+    agentId: options.agentId ?? previousAgentId(paths) ?? randomUUID(),
+    hostKey: options.hostKey ?? null,
+    startedAt: Date.now(),
+    log,
+    supervisor,
+    gpus: probeGpus(),
+    job: undefined,
+    listeners,
+    isShuttingDown: false,
+    shutdown: (graceMs) => shutdownDaemon(ctx, { server, lock, graceMs }),
+    exit: () => {
+      // Let the last responses reach their clients, but do not wait on a client forever.
+      const timer = setTimeout(() => resolveExit(0), SOCKET_CLOSE_MS);
+      const check = () => sockets.size === 0 && (clearTimeout(timer), resolveExit(0));
+      for (const s of sockets) s.once('close', check).end();
+      check();
+    },
+  };
+  const server = await listen(paths.socket, (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    new Connection(socket, ctx);
+  });
+  const info: AgentInfo = {
+    pid: process.pid,
+    agentId: ctx.agentId,
+    version: AGENT_VERSION,
+    protocol: PROTOCOL_VERSION,
+    startedAt: ctx.startedAt,
+    socket: paths.socket,
+  };
+  writeFileAtomic(paths.agentJson, `${JSON.stringify(info)}\n`);
+  recordGroup(paths.pids, process.pid); // started by `start`, the daemon leads its own group
+  log.append('agent', 'info', `agent ${AGENT_VERSION} started (pid ${process.pid})`);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => void ctx.shutdown(SIGNAL_GRACE_MS).then(() => ctx.exit()));
+  }
+  process.on('SIGHUP', () => {}); // a closing terminal or SSH session must not stop the job
+  // A bug in one request must not orphan a running job: report it and keep supervising.
+  process.on('uncaughtException', (err) =>
+    process.stderr.write(`uncaught: ${err.stack ?? err.message}\n`),
+  );
+  process.on('unhandledRejection', (err) =>
+    process.stderr.write(`unhandled rejection: ${String(err)}\n`),
+  );
+  return exited;
+}
+
+function previousAgentId(paths: NodePaths): string | undefined {
+  try {
+    return (JSON.parse(readFileSync(paths.agentJson, 'utf8')) as AgentInfo).agentId || undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,125 @@
+// One handler per op of docs/agent-protocol.md; the table's type makes a missing one a
+// compile error.
+import { existsSync } from 'node:fs';
+import { PROTOCOL_VERSION, type OpName, type Ops, PHASES } from '../protocol';
+import { AGENT_VERSION } from '../version';
+import { capabilities } from './capabilities';
+import type { DaemonContext } from './context';
+import { parseConfigure, readJobIdentity, writeJobFile } from './job-config';
+import { createRedactor } from './redact';
+import { RequestError, oneOf, optionalNumber, requiredString } from './request-checks';
+import { buildTaskEnv, droppedKeysNotice } from './task-env';
+
+const DEFAULT_GRACE_MS = 10_000;
+
+/** What a handler may ask of the connection it serves. */
+export interface RequestScope {
+  /** Starts delivering log records from `fromSeq`, right after this response is written. */
+  subscribe(fromSeq: number): void;
+  /** Runs once this response is written. */
+  afterResponse(fn: () => void): void;
+}
+
+type Fields = Record<string, unknown>;
+type Handler<K extends OpName> = (
+  ctx: DaemonContext,
+  req: Fields,
+  scope: RequestScope,
+) => Promise<Ops[K]['result']> | Ops[K]['result'];
+
+export const handlers: { [K in OpName]: Handler<K> } = {
+  async hello(ctx) {
+    return {
+      agentId: ctx.agentId,
+      version: AGENT_VERSION,
+      protocol: PROTOCOL_VERSION,
+      pid: process.pid,
+      startedAt: ctx.startedAt,
+      hostKey: ctx.hostKey,
+      lastSeq: ctx.log.durableSeq,
+      capabilities: capabilities(ctx.paths.dir, await ctx.gpus),
+    };
+  },
+
+  async configure(ctx, req) {
+    const job = parseConfigure(req);
+    const previous = ctx.job ?? readJobIdentity(ctx.paths.jobJson);
+    if (previous && (previous.jobId !== job.jobId || previous.attempt !== job.attempt)) {
+      // A new job or attempt on this node may run setup and run again.
+      if (!ctx.supervisor.reset()) {
+        throw new RequestError(
+          'busy',
+          `job ${previous.jobId} attempt ${previous.attempt} is still running: cancel it first`,
+        );
+      }
+      ctx.log.append(
+        'agent',
+        'info',
+        `configured job ${job.jobId} attempt ${job.attempt}; earlier phase states cleared`,
+      );
+    }
+    writeJobFile(ctx.paths.jobJson, job);
+    ctx.job = job;
+    const notice = droppedKeysNotice(taskEnv(ctx, job, (await ctx.gpus).gpus.length).dropped);
+    if (notice) ctx.log.append('agent', 'info', notice);
+    return {};
+  },
+
+  async start(ctx, req) {
+    const phase = oneOf(req, 'phase', PHASES) as (typeof PHASES)[number];
+    const command = requiredString(req, 'command');
+    const started = ctx.supervisor.states()[phase];
+    if (started) return { pid: started.pid ?? 0, alreadyStarted: true };
+    if (ctx.isShuttingDown) throw new RequestError('shutting_down', 'the agent is shutting down');
+    const job = ctx.job;
+    if (!job) {
+      throw new RequestError(
+        'not_configured',
+        'send configure before start (secrets live in memory only: configure again after an agent restart)',
+      );
+    }
+    const { env } = taskEnv(ctx, job, (await ctx.gpus).gpus.length);
+    const redact = createRedactor(Object.values(job.secretEnv));
+    return ctx.supervisor.start(phase, { command, env, cwd: ctx.paths.workspace, redact });
+  },
+
+  status(ctx) {
+    return {
+      phases: ctx.supervisor.states(),
+      lastSeq: ctx.log.durableSeq,
+      hasWorkspace: existsSync(ctx.paths.workspace),
+    };
+  },
+
+  subscribe(ctx, req, scope) {
+    const fromSeq = optionalNumber(req, 'fromSeq') ?? 1;
+    scope.subscribe(fromSeq);
+    return { lastSeq: ctx.log.durableSeq };
+  },
+
+  async cancel(ctx, req) {
+    const phase = oneOf(req, 'phase', PHASES, true);
+    await ctx.supervisor.cancel(phase, optionalNumber(req, 'graceMs') ?? DEFAULT_GRACE_MS);
+    return {};
+  },
+
+  async shutdown(ctx, req, scope) {
+    await ctx.shutdown(optionalNumber(req, 'graceMs') ?? DEFAULT_GRACE_MS);
+    scope.afterResponse(() => ctx.exit());
+    return {};
+  },
+
+  ping() {
+    return {};
+  },
+};
+
+function taskEnv(ctx: DaemonContext, job: NonNullable<DaemonContext['job']>, gpuCount: number) {
+  return buildTaskEnv({
+    base: process.env,
+    ...job,
+    workspace: ctx.paths.workspace,
+    output: ctx.paths.output,
+    gpuCount,
+  });
+}

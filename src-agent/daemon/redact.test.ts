@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { createRedactor } from './redact';
+
+describe('createRedactor', () => {
+  it('replaces every occurrence of each secret of 6+ characters', () => {
+    const redact = createRedactor(['hunter22', 'abc', 'sk-live-XYZ']);
+    expect(redact('pw=hunter22 again hunter22; key sk-live-XYZ, abc stays')).toBe(
+      'pw=*** again ***; key ***, abc stays',
+    );
+  });
+
+  it('replaces a secret that contains another as a whole', () => {
+    expect(createRedactor(['secret', 'secret-token'])('x secret-token y secret')).toBe(
+      'x *** y ***',
+    );
+  });
+
+  it('redacts each line of a multi-line secret', () => {
+    const pem = '-----BEGIN KEY-----\nMIIEvQIBADANBgkq\n-----END KEY-----';
+    expect(createRedactor([pem])('MIIEvQIBADANBgkq')).toBe('***');
+  });
+
+  it('leaves lines alone when there are no secrets', () => {
+    expect(createRedactor([])('nothing here')).toBe('nothing here');
+  });
+});

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { buildTaskEnv, droppedKeysNotice, paramEnvName } from './task-env';
+
+const base = { PATH: '/usr/bin', HOME: '/root', TENDER_HOME: '/app/data', LANG: 'C.UTF-8' };
+const input = {
+  base,
+  jobId: 'job-1',
+  attempt: 2,
+  env: { FOO: 'bar', PATH: '/evil', TENDER_JOB_ID: 'spoof', PYTHONUNBUFFERED: '0', HOME: '/x' },
+  secretEnv: { API_TOKEN: 'tok-123456', TENDER_OUTPUT: 'secret-looking' },
+  params: { lr: '0.1', 'batch-size': '32' },
+  workspace: '/d/workspace',
+  output: '/d/output',
+  gpuCount: 0,
+};
+
+describe('buildTaskEnv', () => {
+  it('layers daemon env, user env, secrets and the contract', () => {
+    const { env, dropped } = buildTaskEnv(input);
+    expect(env).toMatchObject({
+      PATH: '/usr/bin',
+      HOME: '/root',
+      LANG: 'C.UTF-8',
+      FOO: 'bar',
+      API_TOKEN: 'tok-123456',
+      PYTHONUNBUFFERED: '0',
+      TENDER_WORKSPACE: '/d/workspace',
+      TENDER_OUTPUT: '/d/output',
+      TENDER_JOB_ID: 'job-1',
+      TENDER_ATTEMPT: '2',
+      TENDER_PARAM_LR: '0.1',
+      TENDER_PARAM_BATCH_SIZE: '32',
+    });
+    expect(env.TENDER_HOME).toBeUndefined();
+    expect(env.CUDA_VISIBLE_DEVICES).toBeUndefined();
+    expect(dropped).toEqual(['HOME', 'PATH', 'TENDER_JOB_ID', 'TENDER_OUTPUT']);
+  });
+
+  it('sets PYTHONUNBUFFERED=1 unless the job says otherwise', () => {
+    expect(buildTaskEnv({ ...input, env: {} }).env.PYTHONUNBUFFERED).toBe('1');
+  });
+
+  it('exposes every detected GPU and keeps the job from narrowing them', () => {
+    const { env, dropped } = buildTaskEnv({
+      ...input,
+      env: { CUDA_VISIBLE_DEVICES: '0' },
+      gpuCount: 4,
+    });
+    expect(env.CUDA_VISIBLE_DEVICES).toBe('0,1,2,3');
+    expect(dropped).toContain('CUDA_VISIBLE_DEVICES');
+  });
+
+  it('lets the job set CUDA_VISIBLE_DEVICES when no GPU was detected', () => {
+    expect(
+      buildTaskEnv({ ...input, env: { CUDA_VISIBLE_DEVICES: '' }, gpuCount: 0 }).env
+        .CUDA_VISIBLE_DEVICES,
+    ).toBe('');
+  });
+
+  it('drops names the OS would refuse', () => {
+    expect(buildTaskEnv({ ...input, env: { 'A=B': 'x', '': 'y' }, secretEnv: {} }).dropped).toEqual(
+      ['', 'A=B'],
+    );
+  });
+});
+
+describe('helpers', () => {
+  it('names params upper-case with underscores', () => {
+    expect(paramEnvName('learning.rate-v2')).toBe('TENDER_PARAM_LEARNING_RATE_V2');
+  });
+
+  it('names dropped keys and never their values', () => {
+    const notice = droppedKeysNotice(buildTaskEnv(input).dropped) ?? '';
+    expect(notice).toContain('TENDER_OUTPUT');
+    expect(notice).not.toContain('secret-looking');
+    expect(notice).not.toContain('/evil');
+    expect(droppedKeysNotice([])).toBeUndefined();
+  });
+});

@@ -1,0 +1,67 @@
+// tender-agent: `node tender-agent.cjs <command> …` (docs/agent-protocol.md).
+import { UsageError, allowOnly, parseArgs, requireFlag } from './args';
+import { runAttach } from './commands/attach';
+import { runPackOutputs } from './commands/pack-outputs';
+import { runRecvWorkspace } from './commands/recv-workspace';
+import { runStart } from './commands/start';
+import { runDaemon } from './daemon/daemon';
+import { printResult } from './output';
+import { PROTOCOL_VERSION, type VersionOutput } from './protocol';
+import { AGENT_VERSION } from './version';
+
+const USAGE = `usage: tender-agent <command>
+  version
+  daemon --dir D [--agent-id ID] [--host-key HK]
+  start  --dir D [--agent-id ID] [--host-key HK]
+  attach --dir D
+  recv-workspace --dir D
+  pack-outputs --dir D --spec B64
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv);
+  const daemonFlags = () => {
+    allowOnly(args, ['dir', 'agent-id', 'host-key']);
+    return {
+      dir: requireFlag(args, 'dir'),
+      agentId: args.flags.get('agent-id'),
+      hostKey: args.flags.get('host-key'),
+    };
+  };
+  switch (args.command) {
+    case 'version': {
+      const out: VersionOutput = { version: AGENT_VERSION, protocol: PROTOCOL_VERSION };
+      await printResult(out);
+      return 0;
+    }
+    case 'daemon':
+      return runDaemon(daemonFlags());
+    case 'start':
+      return runStart(daemonFlags());
+    case 'attach':
+      allowOnly(args, ['dir']);
+      return runAttach(requireFlag(args, 'dir'));
+    case 'recv-workspace':
+      allowOnly(args, ['dir']);
+      return runRecvWorkspace(requireFlag(args, 'dir'));
+    case 'pack-outputs':
+      allowOnly(args, ['dir', 'spec']);
+      return runPackOutputs(requireFlag(args, 'dir'), requireFlag(args, 'spec'));
+    default:
+      throw new UsageError(
+        args.command ? `unknown command ${JSON.stringify(args.command)}` : 'no command',
+      );
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: Error) => {
+    process.stderr.write(
+      err instanceof UsageError
+        ? `tender-agent: ${err.message}\n${USAGE}`
+        : `tender-agent: ${err.stack ?? err.message}\n`,
+    );
+    process.exit(err instanceof UsageError ? 2 : 1);
+  },
+);

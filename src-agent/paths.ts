@@ -1,0 +1,56 @@
+// The node folder layout of docs/agent-protocol.md. The app computes the socket path with
+// the same function, so keep it free of side effects.
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Phase } from './protocol';
+
+/** sun_path is 108 bytes on Linux and 104 on macOS; stay clear of both. */
+const MAX_SOCKET_PATH_BYTES = 100;
+
+export interface NodePaths {
+  dir: string;
+  agentJson: string;
+  lock: string;
+  agentLog: string;
+  pids: string;
+  logs: string;
+  logFile: string;
+  phases: string;
+  jobJson: string;
+  workspace: string;
+  output: string;
+  socket: string;
+}
+
+/** `dir` is resolved to an absolute path first, so every caller hashes the same string. */
+export function nodePaths(dir: string): NodePaths {
+  const d = resolve(dir);
+  return {
+    dir: d,
+    agentJson: join(d, 'agent.json'),
+    lock: join(d, 'agent.lock'),
+    agentLog: join(d, 'agent.log'),
+    pids: join(d, 'pids'),
+    logs: join(d, 'logs'),
+    logFile: join(d, 'logs', 'log.jsonl'),
+    phases: join(d, 'phases'),
+    jobJson: join(d, 'job.json'),
+    workspace: join(d, 'workspace'),
+    output: join(d, 'output'),
+    socket: socketPath(d),
+  };
+}
+
+export function phaseFile(paths: NodePaths, phase: Phase): string {
+  return join(paths.phases, `${phase}.json`);
+}
+
+/** `D/agent.sock`, or `<tmpdir>/tender-agent-<16 hex of sha256(D)>.sock` when that is too long. */
+export function socketPath(dir: string, tmp: string = tmpdir()): string {
+  const d = resolve(dir);
+  const inside = join(d, 'agent.sock');
+  if (Buffer.byteLength(inside) < MAX_SOCKET_PATH_BYTES) return inside;
+  const hash = createHash('sha256').update(d).digest('hex').slice(0, 16);
+  return join(tmp, `tender-agent-${hash}.sock`);
+}

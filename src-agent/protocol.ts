@@ -1,0 +1,174 @@
+// Types of the agent's control protocol and command outputs (docs/agent-protocol.md).
+// Runtime-free apart from the version constant: the app imports this file.
+
+/** Bumped when a change to this file would break an app built against the previous one. */
+export const PROTOCOL_VERSION = 1;
+
+export type Phase = 'setup' | 'run';
+export const PHASES: readonly Phase[] = ['setup', 'run'];
+
+export type LogSource = Phase | 'agent';
+export type LogStream = 'stdout' | 'stderr' | 'info';
+
+/** One line of `D/logs/log.jsonl`; `seq` is node-wide, from 1, without gaps in normal use. */
+export interface LogRecord {
+  seq: number;
+  /** Milliseconds since the epoch, on the node's clock. */
+  ts: number;
+  src: LogSource;
+  stream: LogStream;
+  line: string;
+}
+
+/** `D/phases/<phase>.json`. */
+export interface PhaseState {
+  phase: Phase;
+  command: string;
+  state: 'running' | 'exited';
+  pid: number | null;
+  startedAt: number;
+  exitedAt: number | null;
+  /** Exit status; null when killed by a signal or when the outcome is unknown. */
+  code: number | null;
+  /** e.g. 'SIGKILL' when killed by a signal. */
+  signal: string | null;
+  cancelled: boolean;
+}
+
+/** Flat keys such as `gpu.count` or `gpu.0.model`; numbers are counts or bytes. */
+export type Capabilities = Record<string, string | number>;
+
+export interface HelloResult {
+  agentId: string;
+  version: string;
+  protocol: number;
+  pid: number;
+  startedAt: number;
+  hostKey: string | null;
+  lastSeq: number;
+  capabilities: Capabilities;
+}
+
+export interface ConfigureParams {
+  jobId: string;
+  attempt: number;
+  env?: Record<string, string>;
+  /** Kept in the daemon's memory only; redacted from every log line. */
+  secretEnv?: Record<string, string>;
+  params?: Record<string, string>;
+}
+
+export interface StatusResult {
+  phases: Partial<Record<Phase, PhaseState>>;
+  lastSeq: number;
+  hasWorkspace: boolean;
+}
+
+/** Every op: its request fields (besides `id` and `op`) and its result. */
+export interface Ops {
+  hello: { params: object; result: HelloResult };
+  configure: { params: ConfigureParams; result: Record<string, never> };
+  start: {
+    params: { phase: Phase; command: string };
+    result: { pid: number; alreadyStarted: boolean };
+  };
+  status: { params: object; result: StatusResult };
+  subscribe: { params: { fromSeq: number }; result: { lastSeq: number } };
+  cancel: { params: { phase?: Phase; graceMs?: number }; result: Record<string, never> };
+  shutdown: { params: { graceMs?: number }; result: Record<string, never> };
+  ping: { params: object; result: Record<string, never> };
+}
+export type OpName = keyof Ops;
+export const OP_NAMES: readonly OpName[] = [
+  'hello',
+  'configure',
+  'start',
+  'status',
+  'subscribe',
+  'cancel',
+  'shutdown',
+  'ping',
+];
+
+export type RequestId = number | string;
+
+export type Request<K extends OpName = OpName> = {
+  [P in K]: { id: RequestId; op: P } & Ops[P]['params'];
+}[K];
+
+export type ErrorCode =
+  | 'bad_request'
+  | 'unknown_op'
+  | 'not_configured'
+  /** configure of a new job or attempt while a phase of the previous one runs */
+  | 'busy'
+  | 'shutting_down'
+  | 'internal';
+
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+}
+
+export type Response<K extends OpName = OpName> =
+  | { id: RequestId; ok: true; result: Ops[K]['result'] }
+  /** `id` is null when the request could not be parsed far enough to read it. */
+  | { id: RequestId | null; ok: false; error: ErrorBody };
+
+export type AgentEvent = { ev: 'log'; records: LogRecord[] } | { ev: 'phase'; state: PhaseState };
+
+/** Anything the socket sends: a response (has `id`) or an event (has `ev`). */
+export type ServerMessage = Response | AgentEvent;
+
+/** `D/agent.json`. */
+export interface AgentInfo {
+  pid: number;
+  agentId: string;
+  version: string;
+  protocol: number;
+  startedAt: number;
+  socket: string;
+}
+
+/** `D/job.json`: the job configuration without its secrets. */
+export interface JobFile {
+  jobId: string;
+  attempt: number;
+  env: Record<string, string>;
+  params: Record<string, string>;
+}
+
+// Outputs of the one-shot commands, each printed as one JSON line after the marker.
+export interface VersionOutput {
+  version: string;
+  protocol: number;
+}
+export interface StartOutput {
+  pid: number;
+  alreadyRunning: boolean;
+}
+export interface RecvWorkspaceOutput {
+  files: number;
+  bytes: number;
+  /** Entries that are neither files nor folders (symlinks, devices): not extracted. */
+  skipped: number;
+}
+export interface CommandError {
+  error: { code: string; message: string; path?: string };
+}
+
+/** The `--spec` of `pack-outputs`, before base64url. */
+export interface OutputsSpec {
+  paths: string[];
+}
+
+/** The last tar entry of `pack-outputs`: `.tender/manifest.json`. */
+export interface OutputsManifest {
+  files: { path: string; size: number; sha256: string }[];
+  /** Declared paths that do not exist. */
+  missing: string[];
+  /** Declared paths refused because they leave the workspace. */
+  refused: string[];
+}
+export const MANIFEST_PATH = '.tender/manifest.json';
+export const OUTPUT_DIR_PREFIX = '_output/';

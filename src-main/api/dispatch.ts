@@ -1,0 +1,56 @@
+import type { z } from 'zod';
+import {
+  commands,
+  type CommandArgs,
+  type CommandName,
+  type CommandOutput,
+  type Result,
+} from '../contract';
+import { TenderError, toErrorData } from '../core/tender-error';
+
+/** One handler per command; a missing one is a compile error. */
+export type Handlers = {
+  [C in CommandName]: (args: CommandArgs<C>) => Promise<CommandOutput<C>>;
+};
+
+/** Parses the request at the boundary, runs the handler, and returns errors as data. A bad
+ *  request never reaches a handler, so it never half-applies. */
+export async function dispatch<C extends CommandName>(
+  handlers: Handlers,
+  command: C,
+  input: unknown,
+): Promise<Result<CommandOutput<C>>> {
+  const spec = commands[command] as (typeof commands)[CommandName] | undefined;
+  if (!spec) {
+    return {
+      ok: false,
+      error: { code: 'bad_request', message: `unknown command "${String(command)}"` },
+    };
+  }
+  const parsed = (spec.input as z.ZodType).safeParse(input);
+  if (!parsed.success) {
+    return { ok: false, error: { code: 'bad_request', message: describeIssues(parsed.error) } };
+  }
+  try {
+    const handler = handlers[command] as (args: unknown) => Promise<CommandOutput<C>>;
+    return { ok: true, value: await handler(parsed.data) };
+  } catch (err) {
+    return { ok: false, error: toErrorData(err) };
+  }
+}
+
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => {
+      const path = issue.path.length > 0 ? issue.path.join('.') : '(request)';
+      return `${path}: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+/** Unwraps a result for callers that prefer exceptions (the CLI). */
+export function unwrap<T>(result: Result<T>): T {
+  if (result.ok) return result.value;
+  throw new TenderError(result.error.code, result.error.message, result.error.hint);
+}

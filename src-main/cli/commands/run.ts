@@ -1,0 +1,182 @@
+import { parseArgs } from 'node:util';
+import type { RunView } from '../../contract';
+import { TenderCore } from '../../core/tender-core';
+import { TenderError } from '../../core/tender-error';
+import { loadJobFile } from '../../jobs/job-file';
+import { KNOWN_PROVIDERS } from '../../providers/known';
+import { call, type CliContext } from '../context';
+import { EXIT } from '../exit-codes';
+import { askOnInterrupt } from '../interrupt';
+import { makeLogPrinter } from '../log-printer';
+import { bold, dim, green, info, red } from '../output';
+
+export const RUN_USAGE = `tender run <job.toml> [--provider P] [--count N] [--keep] [--detach] [--json]`;
+
+export async function runCommand(argv: string[], ctx: CliContext): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      provider: { type: 'string' },
+      count: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      detach: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      verbose: { type: 'boolean', short: 'v', default: false },
+    },
+  });
+  if (positionals.length !== 1)
+    throw new TenderError('bad_input', `expected one job file`, `usage: ${RUN_USAGE}`);
+  // Everything about the input is checked before anything is opened or written.
+  const loaded = loadJobFile(positionals[0]!, { knownProviders: KNOWN_PROVIDERS, env: ctx.env });
+  const pool = { ...loaded.pool };
+  if (values.provider !== undefined) {
+    if (!KNOWN_PROVIDERS.includes(values.provider)) {
+      throw new TenderError(
+        'bad_input',
+        `unknown provider "${values.provider}"`,
+        `known providers: ${KNOWN_PROVIDERS.join(', ')}`,
+      );
+    }
+    pool.provider = values.provider;
+  }
+  if (values.count !== undefined) {
+    const n = Number(values.count);
+    if (!Number.isInteger(n) || n < 1 || n > 64)
+      throw new TenderError(
+        'bad_input',
+        `--count must be a whole number from 1 to 64, not "${values.count}"`,
+      );
+    pool.count = n;
+  }
+
+  const core = TenderCore.open(ctx.coreOptions);
+  try {
+    const print = makeLogPrinter({
+      prefixNodes: pool.count > 1,
+      showBootstrap: values.verbose === true,
+    });
+    core.bus.on('log.lines', ({ records }) => print(records));
+    reportStages(core);
+    const run = await call(core, 'run.start', {
+      job: loaded.job,
+      pool,
+      keep: values.keep,
+      source: loaded.file,
+    });
+    info(bold(`run ${run.id}: ${run.jobName} on ${pool.provider} × ${pool.count}`));
+    if (values.detach) return await detachWhenRunning(core, run.id);
+
+    let detached = false;
+    const stopAsking = askOnInterrupt({
+      onCancel: () => {
+        info(red(`cancelling ${run.id}: stopping the job, collecting outputs, tearing down…`));
+        void call(core, 'run.cancel', { runId: run.id });
+      },
+      onDetach: () => {
+        detached = true;
+        void call(core, 'run.detach', { runId: run.id }).then(() => finishDetach(run.id));
+      },
+    });
+    const outcome = await Promise.race([core.waitRun(run.id), detachedPromise(() => detached)]);
+    stopAsking();
+    if (outcome === 'detached') return EXIT.ok;
+    const view = await call(core, 'run.get', { runId: run.id });
+    return summarize(view, values.json === true);
+  } finally {
+    await core.close();
+  }
+}
+
+function reportStages(core: TenderCore): void {
+  const last = new Map<string, string>();
+  core.bus.on('node.changed', (n) => {
+    const what =
+      n.stage === 'bootstrap_running' && n.bootstrapStage
+        ? `bootstrap: ${n.bootstrapStage}`
+        : n.stage;
+    if (last.get(n.id) === what) return;
+    last.set(n.id, what);
+    info(
+      dim(
+        `${n.logicalId}: ${what}${n.failedReason && n.stage === 'failed' ? ` — ${n.failedReason}` : ''}`,
+      ),
+    );
+  });
+}
+
+async function detachWhenRunning(core: TenderCore, runId: string): Promise<number> {
+  await new Promise<void>((resolve) => {
+    const check = (v: RunView) => {
+      if (
+        v.nodes.every(
+          (n) => n.jobPhase === 'run' || n.jobPhase === 'done' || n.jobStatus === 'failed',
+        )
+      )
+        resolve();
+    };
+    core.bus.on('node.changed', () => check(core.runView(runId)));
+    check(core.runView(runId));
+  });
+  await call(core, 'run.detach', { runId });
+  finishDetach(runId);
+  return EXIT.ok;
+}
+
+function finishDetach(runId: string): void {
+  info(`detached from ${runId}: the job keeps running on its node(s).`);
+  info(`  follow it:   tender logs --follow ${runId}`);
+  info(`  tear down:   tender down --all`);
+}
+
+function detachedPromise(isDetached: () => boolean): Promise<'detached'> {
+  return new Promise((resolve) => {
+    const t = setInterval(() => {
+      if (isDetached()) {
+        clearInterval(t);
+        resolve('detached');
+      }
+    }, 50);
+    t.unref();
+  });
+}
+
+/** Prints the outcome and returns the exit code: 0 completed, 1 the job failed, 3 the
+ *  machinery failed (no exit code from the job, or a lease not confirmed destroyed). */
+export function summarize(view: RunView, json: boolean): number {
+  const notDestroyed = view.nodes.filter((n) => n.stage !== 'destroyed' && n.stage !== 'dormant');
+  const jobFailed = view.nodes.some((n) => n.exitCode !== null && n.exitCode !== 0);
+  const code =
+    view.status === 'completed'
+      ? notDestroyed.length > 0
+        ? EXIT.infrastructure
+        : EXIT.ok
+      : jobFailed || view.failedReason?.includes('cancelled')
+        ? EXIT.jobFailed
+        : EXIT.infrastructure;
+  if (view.status === 'completed') info(green(`run ${view.id} completed`));
+  else info(red(`run ${view.id} failed: ${view.failedReason ?? 'unknown reason'}`));
+  info(`outputs: ${view.outputsDir}`);
+  for (const n of notDestroyed) {
+    info(
+      red(
+        `lease of ${n.logicalId} (${n.leaseId ?? n.label}) is ${n.stage}, not confirmed destroyed; run \`tender down --all\``,
+      ),
+    );
+  }
+  if (json) {
+    const nodes = view.nodes.map((n) => ({
+      id: n.logicalId,
+      stage: n.stage,
+      leaseId: n.leaseId,
+      jobStatus: n.jobStatus,
+      exitCode: n.exitCode,
+      outputsDir: `${view.outputsDir}/${n.logicalId}/outputs`,
+    }));
+    process.stdout.write(
+      JSON.stringify({ runId: view.id, status: view.status, nodes, outputsDir: view.outputsDir }) +
+        '\n',
+    );
+  }
+  return code;
+}

@@ -1,0 +1,99 @@
+import { parseArgs } from 'node:util';
+import type { StatusView } from '../../contract';
+import { TenderCore } from '../../core/tender-core';
+import { call, type CliContext } from '../context';
+import { EXIT } from '../exit-codes';
+import { ago, bold, red, table } from '../output';
+
+export async function statusCommand(argv: string[], ctx: CliContext): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { json: { type: 'boolean', default: false } },
+  });
+  const core = TenderCore.openAny(ctx.coreOptions);
+  if (!core) {
+    if (values.json)
+      process.stdout.write(
+        JSON.stringify({ runs: [], leases: [], orphans: [], unreachable: [] }) + '\n',
+      );
+    else process.stdout.write(`nothing yet in ${ctx.home}\n`);
+    return EXIT.ok;
+  }
+  try {
+    const status = await call(core, 'status.get', {});
+    if (values.json) process.stdout.write(JSON.stringify(status) + '\n');
+    else
+      process.stdout.write(
+        render(status, core.isWriter ? null : 'read-only: another Tender process is the writer'),
+      );
+    return EXIT.ok;
+  } finally {
+    await core.close();
+  }
+}
+
+/** Orphans and leases that are still billing first, in red; then runs and their nodes. */
+function render(s: StatusView, note: string | null): string {
+  const out = (line = '') => lines.push(line);
+  const lines: string[] = [];
+  const o = process.stdout;
+  if (s.orphans.length > 0) {
+    out(
+      red(
+        `${s.orphans.length} orphaned lease(s): carrying Tender's label, unknown to the ledger — \`tender down --all\` destroys them`,
+        o,
+      ),
+    );
+    for (const x of s.orphans) out(red(`  ${x.provider}  ${x.leaseId}  ${x.label}`, o));
+    out();
+  }
+  for (const u of s.unreachable)
+    out(red(`could not ask ${u.provider} for its leases: ${u.error}`, o));
+  const live = s.leases.filter(
+    (l) => l.state === 'requested' || l.state === 'created' || l.state === 'destroying',
+  );
+  if (live.length > 0) {
+    out(bold(`${live.length} live lease(s)`, o));
+    out(
+      table([
+        ['LEASE', 'PROVIDER', 'STATE', 'RUN', 'AGE', 'LAST ERROR'],
+        ...live.map((l) => [
+          l.leaseId ?? l.label,
+          l.provider,
+          l.state === 'destroying' ? red(l.state, o) : l.state,
+          l.runId ?? '-',
+          l.createdAt ? ago(l.createdAt) : '-',
+          l.lastError ?? '',
+        ]),
+      ]),
+    );
+    out();
+  } else {
+    out('no live leases');
+    out();
+  }
+  if (s.runs.length > 0) {
+    const rows = [['RUN', 'JOB', 'STATUS', 'NODE', 'STAGE', 'PHASE', 'EXIT', 'AGE']];
+    for (const r of s.runs.slice(0, 20)) {
+      const status =
+        r.detached && (r.status === 'running' || r.status === 'pending')
+          ? `${r.status} (detached)`
+          : r.status;
+      r.nodes.forEach((n, i) => {
+        rows.push([
+          i === 0 ? r.id : '',
+          i === 0 ? r.jobName : '',
+          i === 0 ? status : '',
+          n.logicalId,
+          n.stage,
+          n.jobPhase ?? '-',
+          n.exitCode === null ? '-' : String(n.exitCode),
+          i === 0 ? ago(r.createdAt) : '',
+        ]);
+      });
+    }
+    out(table(rows));
+  }
+  if (note) out(`(${note})`);
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,73 @@
+import { toErrorData } from '../core/tender-error';
+import { downCommand, DOWN_USAGE } from './commands/down';
+import { logsCommand, LOGS_USAGE } from './commands/logs';
+import { runCommand, RUN_USAGE } from './commands/run';
+import { statusCommand } from './commands/status';
+import { cliContext } from './context';
+import { EXIT } from './exit-codes';
+import { printError } from './output';
+
+declare const __TENDER_VERSION__: string | undefined;
+const VERSION = typeof __TENDER_VERSION__ === 'string' ? __TENDER_VERSION__ : 'dev';
+
+const USAGE = `tender ${VERSION} — rent GPU nodes, run a job, get the outputs back, leak nothing.
+
+usage:
+  ${RUN_USAGE}
+  tender status [--json]
+  ${LOGS_USAGE}
+  ${DOWN_USAGE}
+
+The data folder is TENDER_HOME (default: Tender's app-data folder).
+Exit codes: 0 completed, 1 job failed, 2 bad input, 3 infrastructure error.`;
+
+const COMMANDS: Record<
+  string,
+  (argv: string[], ctx: ReturnType<typeof cliContext>) => Promise<number>
+> = {
+  run: runCommand,
+  status: statusCommand,
+  logs: logsCommand,
+  down: downCommand,
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  if (!cmd || cmd === 'help' || cmd === '--help' || cmd === '-h') {
+    process.stdout.write(USAGE + '\n');
+    return cmd ? EXIT.ok : EXIT.badInput;
+  }
+  if (cmd === '--version' || cmd === 'version') {
+    process.stdout.write(`${VERSION}\n`);
+    return EXIT.ok;
+  }
+  const handler = COMMANDS[cmd];
+  if (!handler) {
+    printError({
+      code: 'bad_input',
+      message: `unknown command "${cmd}"`,
+      hint: `commands: ${Object.keys(COMMANDS).join(', ')}`,
+    });
+    return EXIT.badInput;
+  }
+  try {
+    return await handler(rest, cliContext());
+  } catch (err) {
+    const data = isArgError(err)
+      ? { code: 'bad_input' as const, message: (err as Error).message, hint: 'see `tender help`' }
+      : toErrorData(err);
+    printError(data);
+    return data.code === 'bad_input' || data.code === 'bad_request' || data.code === 'not_found'
+      ? EXIT.badInput
+      : EXIT.infrastructure;
+  }
+}
+
+function isArgError(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
+}
+
+void main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});

@@ -1,0 +1,5 @@
+export * from './commands';
+export * from './errors';
+export * from './job';
+export * from './stages';
+export * from './views';

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+
+/** An environment value: plain, or a secret whose value is sent to the agent over the link
+ *  only and is never stored in the ledger, printed, or put on a command line. */
+export const EnvValue = z.union([
+  z.string(),
+  z.object({ secret: z.literal(true), value: z.string() }).strict(),
+]);
+export type EnvValue = z.infer<typeof EnvValue>;
+
+/** What to do (seed 003 §4). Nothing about hardware. Paths are absolute once loaded. */
+export const JobSpec = z
+  .object({
+    name: z.string().min(1).max(200),
+    run: z.string().min(1),
+    setup: z.string().min(1).optional(),
+    workspace: z
+      .object({
+        /** Absolute path of the folder pushed to the node. */
+        workdir: z.string().min(1),
+        /** gitignore-style patterns, relative to workdir. */
+        exclude: z.array(z.string()).default([]),
+      })
+      .strict()
+      .optional(),
+    /** Paths relative to the workspace, collected after run (a trailing / means a folder). */
+    outputs: z.array(z.string().min(1)).default([]),
+    env: z.record(z.string(), EnvValue).default({}),
+    /** Task parameters, exposed as TENDER_PARAM_<KEY>. */
+    params: z.record(z.string(), z.string()).default({}),
+  })
+  .strict();
+export type JobSpec = z.infer<typeof JobSpec>;
+export type JobSpecInput = z.input<typeof JobSpec>;
+
+export const ProviderKind = z.enum(['local', 'ssh', 'vastai']);
+export type ProviderKind = z.infer<typeof ProviderKind>;
+
+/** The hardware designation a job is submitted with (not part of the job). */
+export const PoolSpec = z
+  .object({
+    provider: z.string().min(1).default('local'),
+    count: z.number().int().min(1).max(64).default(1),
+    /** Commands run on the node during bootstrap; any failing one fails the node. */
+    verify: z.array(z.string()).default([]),
+  })
+  .strict();
+export type PoolSpec = z.infer<typeof PoolSpec>;
+export type PoolSpecInput = z.input<typeof PoolSpec>;

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+
+/** NodeManager stages (seed 000 §7.3), plus `destroying` between the destroy call and the
+ *  provider's confirmation. */
+export const NodeStage = z.enum([
+  'new',
+  'lease_requested',
+  'lease_created',
+  'endpoint_known',
+  'bootstrap_running',
+  'agent_joined',
+  'handed_off',
+  'dormant',
+  'failed',
+  'destroying',
+  'destroyed',
+]);
+export type NodeStage = z.infer<typeof NodeStage>;
+
+/** The finer stages of a bootstrap session (seed 000 §11.3; "swactor" is our agent). */
+export const BootstrapStage = z.enum([
+  'created',
+  'ssh_connecting',
+  'ssh_ready',
+  'stdout_streaming',
+  'boot_checking',
+  'agent_starting',
+  'waiting_for_agent_join',
+  'converged',
+  'closed',
+  // failure stages
+  'ssh_timeout',
+  'boot_check_failed',
+  'start_failed',
+  'join_timeout',
+  'stream_error',
+  'cancelled',
+]);
+export type BootstrapStage = z.infer<typeof BootstrapStage>;
+
+/** Job lifecycle (seed 003 §6). */
+export const JobStatus = z.enum(['pending', 'running', 'completed', 'failed']);
+export type JobStatus = z.infer<typeof JobStatus>;
+
+/** Where a running job is within its lifecycle; finer than JobStatus, for display. */
+export const JobPhase = z.enum([
+  'provisioning',
+  'materializing',
+  'setup',
+  'run',
+  'collecting',
+  'tearing_down',
+  'done',
+]);
+export type JobPhase = z.infer<typeof JobPhase>;
+
+/** What the ledger knows about the thing that bills. */
+export const LeaseState = z.enum([
+  'requested', // intent written; the provider call may or may not have happened
+  'created', // the provider returned a lease id: it bills from here on
+  'destroying', // destroy called or pending retry; still billing until confirmed
+  'destroyed', // the provider confirmed it is gone
+  'lost', // the provider no longer lists it and we did not destroy it
+  'not_created', // the intent never became a lease (create failed and no labelled lease exists)
+]);
+export type LeaseState = z.infer<typeof LeaseState>;
+
+export const LIVE_LEASE_STATES: readonly LeaseState[] = ['requested', 'created', 'destroying'];

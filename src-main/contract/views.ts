@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { BootstrapStage, JobPhase, JobStatus, LeaseState, NodeStage } from './stages';
+
+export const RunId = z.string().regex(/^r-[a-z0-9]{6,16}$/, 'a run id looks like r-k3x9a2mf');
+export const NodeKey = z.string().min(1); // `${runId}/${logicalId}`
+
+export const LeaseView = z.object({
+  label: z.string(),
+  leaseId: z.string().nullable(),
+  provider: z.string(),
+  runId: z.string().nullable(),
+  nodeId: z.string().nullable(),
+  state: LeaseState,
+  pricePerHour: z.number().nullable(),
+  createdAt: z.number().nullable(),
+  destroyedAt: z.number().nullable(),
+  lastError: z.string().nullable(),
+  reason: z.string().nullable(),
+});
+export type LeaseView = z.infer<typeof LeaseView>;
+
+export const NodeView = z.object({
+  id: NodeKey,
+  runId: z.string(),
+  logicalId: z.string(),
+  provider: z.string(),
+  stage: NodeStage,
+  ready: z.boolean(),
+  bootstrapStage: BootstrapStage.nullable(),
+  leaseId: z.string().nullable(),
+  label: z.string().nullable(),
+  agentId: z.string().nullable(),
+  capabilities: z.record(z.string(), z.union([z.string(), z.number()])).nullable(),
+  failedReason: z.string().nullable(),
+  jobStatus: JobStatus.nullable(),
+  jobPhase: JobPhase.nullable(),
+  exitCode: z.number().nullable(),
+  linkState: z.enum(['none', 'connected', 'lost']),
+  updatedAt: z.number(),
+  stageSince: z.number(),
+});
+export type NodeView = z.infer<typeof NodeView>;
+
+export const RunView = z.object({
+  id: z.string(),
+  jobName: z.string(),
+  provider: z.string(),
+  count: z.number(),
+  status: JobStatus,
+  /** true while no live process drives the run (the user detached, or Tender crashed). */
+  detached: z.boolean(),
+  createdAt: z.number(),
+  endedAt: z.number().nullable(),
+  failedReason: z.string().nullable(),
+  outputsDir: z.string(),
+  nodes: z.array(NodeView),
+});
+export type RunView = z.infer<typeof RunView>;
+
+/** An instance carrying Tender's label prefix that the ledger does not know. */
+export const OrphanView = z.object({
+  provider: z.string(),
+  leaseId: z.string(),
+  label: z.string(),
+});
+export type OrphanView = z.infer<typeof OrphanView>;
+
+export const StatusView = z.object({
+  runs: z.array(RunView),
+  leases: z.array(LeaseView),
+  orphans: z.array(OrphanView),
+  /** Providers that could not be asked for their labelled leases, with why. */
+  unreachable: z.array(z.object({ provider: z.string(), error: z.string() })),
+});
+export type StatusView = z.infer<typeof StatusView>;
+
+export const LogSource = z.enum(['bootstrap', 'setup', 'run', 'agent', 'event']);
+export type LogSource = z.infer<typeof LogSource>;
+export const LogChannel = z.enum(['bootstrap', 'agent', 'events']);
+export type LogChannel = z.infer<typeof LogChannel>;
+
+/** One datastream record (DESIGN.md): log bodies live here and nowhere else. */
+export const LogRecord = z.object({
+  run: z.string(),
+  node: z.string(),
+  channel: LogChannel,
+  source: LogSource,
+  stream: z.enum(['stdout', 'stderr', 'info']),
+  seq: z.number().int().positive(),
+  ts: z.number(),
+  line: z.string(),
+});
+export type LogRecord = z.infer<typeof LogRecord>;
+
+export const LogBatch = z.object({ records: z.array(LogRecord) });
+export type LogBatch = z.infer<typeof LogBatch>;
+
+export const DestroyOutcome = z.object({
+  label: z.string(),
+  leaseId: z.string().nullable(),
+  provider: z.string(),
+  confirmed: z.boolean(),
+  error: z.string().nullable(),
+});
+export type DestroyOutcome = z.infer<typeof DestroyOutcome>;
+
+export const DestroyAllReport = z.object({
+  outcomes: z.array(DestroyOutcome),
+  allConfirmed: z.boolean(),
+});
+export type DestroyAllReport = z.infer<typeof DestroyAllReport>;

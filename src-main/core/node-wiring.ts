@@ -1,0 +1,125 @@
+import type { JobSpec } from '../contract';
+import type { Datastream } from '../datastream/datastream';
+import { initialJobState, type JobState } from '../jobs/job-fsm';
+import { NodeJob } from '../jobs/node-job';
+import type { PushPlan } from '../jobs/workspace/push';
+import type { Ledger } from '../ledger/ledger';
+import { BootstrapSession } from '../nodes/bootstrap-session';
+import { layoutFor } from '../nodes/node-layout';
+import { NodeManager } from '../nodes/node-manager';
+import type { NodeRecord } from '../nodes/node-record';
+import type { NodeEndpoint, Provider } from '../providers/provider';
+import { LocalShell } from '../transport/local-shell';
+import type { NodeShell } from '../transport/node-shell';
+import type { AgentBundle } from './agent-bundle';
+import { crashPoint } from './crash-points';
+import { randomId } from './ids';
+import { nodeOutputsDir } from './paths';
+import { LOCAL_TIMING, type Timing } from './settings';
+import { TenderError } from './tender-error';
+
+export interface WiringContext {
+  home: string;
+  ledger: Ledger;
+  datastream: Datastream;
+  now: () => number;
+  timing: Timing;
+  agentBundle: () => AgentBundle;
+  onNodeChange: (rec: NodeRecord) => void;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Opens a shell to a node's endpoint. SSH arrives with the ssh transport. */
+export function connectorFor(endpoint: NodeEndpoint): (signal: AbortSignal) => Promise<NodeShell> {
+  if (endpoint.kind === 'local') return async () => new LocalShell(endpoint.dir);
+  return async () => {
+    throw new TenderError(
+      'infrastructure',
+      `no SSH transport in this build for ${endpoint.host}:${endpoint.port}`,
+    );
+  };
+}
+
+export function timingFor(provider: Provider, base: Timing): Timing {
+  return provider.kind === 'local' ? { ...base, ...LOCAL_TIMING } : base;
+}
+
+/** A NodeManager for a node record, with its effects wired to this process. */
+export function makeNodeManager(
+  ctx: WiringContext,
+  rec: NodeRecord,
+  provider: Provider,
+): NodeManager {
+  const timing = timingFor(provider, ctx.timing);
+  const log = (r: NodeRecord, stream: 'stdout' | 'stderr' | 'info', line: string) =>
+    ctx.datastream.append(r.id, 'bootstrap', { source: 'bootstrap', stream, line, ts: ctx.now() });
+  return new NodeManager(rec, {
+    ledger: ctx.ledger,
+    provider,
+    now: ctx.now,
+    bootstrap: (r, endpoint, _lease, cb) =>
+      new BootstrapSession(
+        {
+          connect: connectorFor(endpoint),
+          layout: layoutFor(endpoint, r.label, ctx.home),
+          agentBundle: ctx.agentBundle(),
+          verify: r.desired.verify,
+          agentId: `ag-${randomId(10)}`,
+          hostKey: r.desired.hostKey,
+          deadlines: timing.deadlines,
+        },
+        cb,
+      ),
+    log,
+    lastBootstrapSeq: (r) => ctx.datastream.lastSeq(r.id, 'bootstrap'),
+    onChange: (r) => ctx.onNodeChange(r),
+    crashPoint: (name) => crashPoint(name, ctx.env),
+    timing,
+  });
+}
+
+export interface JobWiring {
+  job: JobSpec;
+  jobId: string;
+  keep: boolean;
+  workspacePlan: () => Promise<PushPlan | null>;
+  onChange: () => void;
+}
+
+export function makeNodeJob(
+  ctx: WiringContext,
+  manager: NodeManager,
+  provider: Provider,
+  w: JobWiring,
+  state?: JobState,
+): NodeJob {
+  const rec = manager.record;
+  const outputsDir = nodeOutputsDir(ctx.home, rec.runId, rec.logicalId);
+  const timing = timingFor(provider, ctx.timing);
+  return new NodeJob(
+    rec.id,
+    state ??
+      initialJobState({
+        hasWorkspace: w.job.workspace !== undefined,
+        hasSetup: w.job.setup !== undefined,
+      }),
+    {
+      ledger: ctx.ledger,
+      datastream: ctx.datastream,
+      manager,
+      job: w.job,
+      jobId: w.jobId,
+      keep: w.keep,
+      outputsDir,
+      connect: connectorFor,
+      workspacePlan: w.workspacePlan,
+      isLeaseGone: async (r) =>
+        r.lease ? provider.isGone(r.lease.destroyHandle, new AbortController().signal) : false,
+      onChange: w.onChange,
+      crashPoint: (name) => crashPoint(name, ctx.env),
+      now: ctx.now,
+      cancelGraceMs: timing.cancelGraceMs,
+      teardownMaxAttempts: timing.teardownMaxAttempts,
+    },
+  );
+}

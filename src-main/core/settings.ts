@@ -1,0 +1,27 @@
+import { DEFAULT_DEADLINES, type BootstrapDeadlines } from '../nodes/bootstrap-session';
+
+export interface Timing {
+  deadlines: BootstrapDeadlines;
+  endpointPollMs: number;
+  endpointDeadlineMs: number;
+  destroyPollMs: number;
+  destroyConfirmDeadlineMs: number;
+  cancelGraceMs: number;
+  teardownMaxAttempts: number;
+}
+
+export const DEFAULT_TIMING: Timing = {
+  deadlines: DEFAULT_DEADLINES,
+  endpointPollMs: 10_000, // provider APIs rate-limit; never a tight loop
+  endpointDeadlineMs: 15 * 60_000,
+  destroyPollMs: 5_000,
+  destroyConfirmDeadlineMs: 5 * 60_000,
+  cancelGraceMs: 10_000,
+  teardownMaxAttempts: 4,
+};
+
+/** Local nodes answer in milliseconds; poll them accordingly. */
+export const LOCAL_TIMING: Partial<Timing> = {
+  endpointPollMs: 200,
+  destroyPollMs: 100,
+};

@@ -1,0 +1,101 @@
+import type { DestroyAllReport, DestroyOutcome } from '../contract';
+import type { NodeManager } from '../nodes/node-manager';
+import type { NodeRecord } from '../nodes/node-record';
+import type { Provider } from '../providers/provider';
+import { makeNodeManager } from './node-wiring';
+import { reconcile } from './reconcile';
+import type { TenderCore } from './tender-core';
+
+const NODE_DEADLINE_MS = 10 * 60_000;
+
+/** Tear down all: every lease the ledger holds as live, and (optionally) every orphan, in
+ *  parallel. Each is reported confirmed only once its provider no longer lists it. */
+export async function destroyAll(
+  core: TenderCore,
+  opts: { orphans: boolean },
+): Promise<DestroyAllReport> {
+  core.requireWriter();
+  for (const d of core.drivers.values()) d.abandon('torn down by the user');
+  const nodeOutcomes = destroyNodes(core, core.ledger.unfinishedNodes(), 'tear down all');
+  const orphanOutcomes = opts.orphans ? await destroyOrphans(core) : [];
+  const outcomes = [...(await nodeOutcomes), ...orphanOutcomes];
+  return { outcomes, allConfirmed: outcomes.every((o) => o.confirmed) };
+}
+
+/** Destroys the leases of these nodes through their NodeManagers (the one a driver in this
+ *  process owns, or a fresh one) and waits for each to be confirmed or given up on. */
+export function destroyNodes(
+  core: TenderCore,
+  records: NodeRecord[],
+  reason: string,
+): Promise<DestroyOutcome[]> {
+  const ctx = core.wiring();
+  const maxAttempts = 4;
+  const owned = new Map<string, NodeManager>();
+  for (const d of core.drivers.values()) for (const [id, m] of d.managers) owned.set(id, m);
+
+  return Promise.all(
+    records.map(async (rec): Promise<DestroyOutcome> => {
+      const provider = core.providers.get(rec.desired.provider);
+      const manager = owned.get(rec.id) ?? makeNodeManager(ctx, rec, provider);
+      manager.send({ type: 'Destroy', reason });
+      const settled = await Promise.race([
+        manager.waitFor(
+          (r) =>
+            r.stage === 'destroyed' ||
+            (r.stage === 'destroying' && r.destroyAttempts >= maxAttempts),
+        ),
+        new Promise<null>((r) => setTimeout(() => r(null), NODE_DEADLINE_MS).unref()),
+      ]);
+      if (!owned.has(rec.id)) manager.stop();
+      return outcomeOf(rec, settled ?? manager.record, provider);
+    }),
+  );
+}
+
+function outcomeOf(initial: NodeRecord, rec: NodeRecord, provider: Provider): DestroyOutcome {
+  const confirmed = rec.stage === 'destroyed';
+  return {
+    label: initial.label,
+    leaseId: rec.lease?.leaseId ?? null,
+    provider: provider.kind,
+    confirmed,
+    error: confirmed ? null : (rec.lastError ?? `still ${rec.stage}`),
+  };
+}
+
+async function destroyOrphans(core: TenderCore): Promise<DestroyOutcome[]> {
+  const { orphans, unreachable } = await reconcile(core.ledger, core.providers);
+  const results = orphans.map(async (o): Promise<DestroyOutcome> => {
+    const provider = core.providers.get(o.provider);
+    core.ledger.recordOrphan(
+      { label: o.label, leaseId: o.leaseId, provider: o.provider, handle: o.facts.destroyHandle },
+      core.now(),
+    );
+    let error: string | null = null;
+    try {
+      const signal = AbortSignal.timeout(NODE_DEADLINE_MS);
+      await provider.destroyLease(o.facts.destroyHandle, signal);
+      while (!(await provider.isGone(o.facts.destroyHandle, signal)))
+        await new Promise((r) => setTimeout(r, 500));
+    } catch (err) {
+      error = (err as Error).message;
+    }
+    core.ledger.settleOrphan(o.label, { confirmed: error === null, error }, core.now());
+    return {
+      label: o.label,
+      leaseId: o.leaseId,
+      provider: o.provider,
+      confirmed: error === null,
+      error,
+    };
+  });
+  const unreached: DestroyOutcome[] = unreachable.map((u) => ({
+    label: `(every orphan of ${u.provider})`,
+    leaseId: null,
+    provider: u.provider,
+    confirmed: false,
+    error: `could not list leases: ${u.error}`,
+  }));
+  return [...(await Promise.all(results)), ...unreached];
+}

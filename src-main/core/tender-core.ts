@@ -1,0 +1,334 @@
+import { join } from 'node:path';
+import { createInProcessClient, type TenderClient } from '../api/in-process';
+import type { Handlers } from '../api/dispatch';
+import type { CommandArgs, RunView } from '../contract';
+import { Datastream } from '../datastream/datastream';
+import { checkOutputs, resolveWorkdir } from '../jobs/job-file-paths';
+import { redactJob } from '../jobs/redact-job';
+import { RunDriver, type RunOutcome } from '../jobs/run-driver';
+import { scanWorkspace } from '../jobs/workspace/scan';
+import type { PushPlan } from '../jobs/workspace/push';
+import { Ledger } from '../ledger/ledger';
+import type { NodeJob } from '../jobs/node-job';
+import type { NodeManager } from '../nodes/node-manager';
+import { newNodeRecord, type NodeRecord } from '../nodes/node-record';
+import { LocalProvider } from '../providers/local/local-provider';
+import type { Provider } from '../providers/provider';
+import { ProviderRegistry } from '../providers/registry';
+import { loadAgentBundle, type AgentBundle } from './agent-bundle';
+import { EventBus } from './event-bus';
+import { makeHandlers } from './handlers';
+import { hostKey } from './host-key';
+import { leaseLabel, newRunId } from './ids';
+import { makeNodeJob, makeNodeManager, type WiringContext } from './node-wiring';
+import { homePaths } from './paths';
+import { DEFAULT_TIMING, type Timing } from './settings';
+import { TenderError } from './tender-error';
+import { runView, nodeView } from './views';
+
+export interface CoreOptions {
+  home: string;
+  now?: () => number;
+  providers?: (home: string, now: () => number) => Provider[];
+  timing?: Partial<Timing>;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The orchestrator: wires the ledger, the providers, node managers, jobs and the
+ *  datastream, and serves the contract. One writer per data folder; a second process gets
+ *  a read-only core (status and logs) or a clear "already running". */
+export class TenderCore {
+  readonly bus = new EventBus();
+  readonly datastream: Datastream;
+  readonly providers: ProviderRegistry;
+  readonly handlers: Handlers;
+  readonly client: TenderClient;
+  readonly now: () => number;
+  readonly drivers = new Map<string, RunDriver>();
+  private bundle: AgentBundle | null = null;
+  private readonly timing: Timing;
+
+  private constructor(
+    readonly home: string,
+    readonly ledger: Ledger,
+    readonly isWriter: boolean,
+    private readonly opts: CoreOptions,
+  ) {
+    this.now = opts.now ?? Date.now;
+    this.timing = { ...DEFAULT_TIMING, ...opts.timing };
+    this.datastream = new Datastream(homePaths(home).datastream, (records) =>
+      this.bus.emit('log.lines', { records }),
+    );
+    this.providers = new ProviderRegistry(
+      (opts.providers ?? ((h, n) => [new LocalProvider(h, n)]))(home, this.now),
+    );
+    this.handlers = makeHandlers(this);
+    this.client = createInProcessClient(this.handlers, this.bus);
+  }
+
+  static open(opts: CoreOptions): TenderCore {
+    const core = new TenderCore(opts.home, Ledger.openWriter(opts.home), true, opts);
+    core.markDriverlessRuns();
+    return core;
+  }
+
+  /** Read-only alongside a writer; null when there is no ledger yet. */
+  static openReadonly(opts: CoreOptions): TenderCore | null {
+    const ledger = Ledger.openReader(opts.home);
+    return ledger && new TenderCore(opts.home, ledger, false, opts);
+  }
+
+  /** Opens as writer, or read-only when another process is the writer. */
+  static openAny(opts: CoreOptions): TenderCore | null {
+    try {
+      return TenderCore.open(opts);
+    } catch (err) {
+      if (err instanceof TenderError && err.code === 'busy') return TenderCore.openReadonly(opts);
+      throw err;
+    }
+  }
+
+  requireWriter(): void {
+    if (this.isWriter) return;
+    // Re-acquiring shows who holds the lock, in the standard words.
+    Ledger.openWriter(this.home).close();
+  }
+
+  // ── runs ──────────────────────────────────────────────────────────────────────────────
+
+  async startRun(args: CommandArgs<'run.start'>): Promise<RunView> {
+    this.requireWriter();
+    const provider = this.providers.get(args.pool.provider);
+    const job = validateJob(args.job);
+    const runId = newRunId();
+    const install = this.ledger.installId();
+    const now = this.now();
+    const nodes: NodeRecord[] = [];
+    for (let i = 0; i < args.pool.count; i++) {
+      const logicalId = `node-${i}`;
+      nodes.push(
+        newNodeRecord({
+          runId,
+          logicalId,
+          groupId: 'nodes',
+          role: 'worker',
+          label: leaseLabel(install, runId, logicalId),
+          desired: {
+            provider: provider.kind,
+            shape: {},
+            verify: args.pool.verify,
+            hostKey: hostKey({ runner: 'tender-agent', provider: provider.kind }),
+          },
+          now,
+        }),
+      );
+    }
+    this.ledger.createRun(
+      {
+        id: runId,
+        jobId: runId,
+        jobName: job.name,
+        jobSpec: redactJob(job),
+        source: args.source ?? null,
+        provider: provider.kind,
+        count: args.pool.count,
+        pool: args.pool,
+        keep: args.keep,
+        outputsDir: join(homePaths(this.home).runs, runId),
+      },
+      nodes,
+      now,
+    );
+    const driver = this.makeDriver(runId, job, args.keep, nodes, provider);
+    driver.start();
+    return this.runView(runId);
+  }
+
+  /** Resolves when a run driven by this process has ended (teardown included). */
+  waitRun(runId: string): Promise<RunOutcome> {
+    const d = this.drivers.get(runId);
+    if (!d) throw new TenderError('conflict', `run ${runId} is not being driven by this process`);
+    return d.done;
+  }
+
+  cancelRun(runId: string): RunView {
+    this.requireWriter();
+    const d = this.drivers.get(runId) ?? this.attachDriver(runId);
+    d.cancel();
+    return this.runView(runId);
+  }
+
+  detachRun(runId: string): RunView {
+    this.requireWriter();
+    const d = this.drivers.get(runId);
+    if (d) {
+      d.detach();
+      this.drivers.delete(runId);
+    }
+    return this.runView(runId);
+  }
+
+  attachRun(runId: string): RunView {
+    this.requireWriter();
+    if (!this.drivers.has(runId)) this.attachDriver(runId);
+    return this.runView(runId);
+  }
+
+  runView(runId: string): RunView {
+    const run = this.ledger.getRun(runId);
+    if (!run)
+      throw new TenderError(
+        'not_found',
+        `no run ${runId}`,
+        'See `tender status` for the runs Tender knows.',
+      );
+    return runView(this.ledger, run, (id) => this.linkState(id));
+  }
+
+  listRuns(): RunView[] {
+    return this.ledger.listRuns().map((r) => runView(this.ledger, r, (id) => this.linkState(id)));
+  }
+
+  private attachDriver(runId: string): RunDriver {
+    const run = this.ledger.getRun(runId);
+    if (!run) throw new TenderError('not_found', `no run ${runId}`);
+    const nodes = this.ledger.nodesOfRun(runId);
+    const unfinished = nodes.some((n) => this.ledger.getAttempt(n.id)?.phase !== 'done');
+    if (!unfinished)
+      throw new TenderError('conflict', `run ${runId} has already ended (${run.status})`);
+    const spec = this.ledger.jobSpec(run.jobId);
+    const driver = this.makeDriver(
+      runId,
+      spec,
+      run.keep,
+      nodes,
+      this.providers.get(run.provider),
+      true,
+    );
+    driver.resume();
+    return driver;
+  }
+
+  private makeDriver(
+    runId: string,
+    job: CommandArgs<'run.start'>['job'],
+    keep: boolean,
+    nodes: NodeRecord[],
+    provider: Provider,
+    resuming = false,
+  ): RunDriver {
+    const ctx = this.wiring();
+    const managers = new Map<string, NodeManager>();
+    const jobs = new Map<string, NodeJob>();
+    let plan: Promise<PushPlan | null> | null = null;
+    const workspacePlan = () =>
+      (plan ??= job.workspace
+        ? scanWorkspace(job.workspace.workdir, job.workspace.exclude).then((s) => ({
+            root: s.root,
+            dirs: s.dirs,
+            files: s.files,
+          }))
+        : Promise.resolve(null));
+    for (const rec of nodes) {
+      const manager = makeNodeManager(ctx, rec, provider);
+      managers.set(rec.id, manager);
+      const attempt = resuming ? this.ledger.getAttempt(rec.id) : undefined;
+      const state = attempt && {
+        status: attempt.status,
+        phase: attempt.phase,
+        exitCode: attempt.exitCode,
+        reason: attempt.reason,
+        hasWorkspace: job.workspace !== undefined,
+        hasSetup: job.setup !== undefined,
+      };
+      const nodeJob = makeNodeJob(
+        ctx,
+        manager,
+        provider,
+        {
+          job,
+          jobId: `${runId}.${rec.logicalId}`,
+          keep,
+          workspacePlan,
+          onChange: () => this.emitNode(rec.id),
+        },
+        state,
+      );
+      jobs.set(rec.id, nodeJob);
+    }
+    const driver = new RunDriver(runId, managers, jobs, this.ledger, this.now, () =>
+      this.emitRun(runId),
+    );
+    this.drivers.set(runId, driver);
+    void driver.done.then(() => this.drivers.delete(runId));
+    return driver;
+  }
+
+  // ── wiring and events ─────────────────────────────────────────────────────────────────
+
+  wiring(): WiringContext {
+    return {
+      home: this.home,
+      ledger: this.ledger,
+      datastream: this.datastream,
+      now: this.now,
+      timing: this.timing,
+      agentBundle: () => (this.bundle ??= loadAgentBundle(this.opts.env)),
+      onNodeChange: (rec) => this.emitNode(rec.id),
+      env: this.opts.env ?? process.env,
+    };
+  }
+
+  linkState(nodeId: string): 'none' | 'connected' | 'lost' {
+    for (const d of this.drivers.values()) {
+      const j = d.jobs.get(nodeId);
+      if (j) return j.linkState;
+    }
+    return 'none';
+  }
+
+  private emitNode(nodeId: string): void {
+    const rec = this.ledger.getNode(nodeId);
+    if (rec)
+      this.bus.emit(
+        'node.changed',
+        nodeView(this.ledger, rec, (id) => this.linkState(id)),
+      );
+  }
+
+  private emitRun(runId: string): void {
+    this.bus.emit('run.changed', this.runView(runId));
+  }
+
+  /** Runs left pending/running by a process that is gone are marked detached: their nodes
+   *  keep running until someone attaches or tears them down. */
+  private markDriverlessRuns(): void {
+    for (const run of this.ledger.listRuns()) {
+      if ((run.status === 'pending' || run.status === 'running') && !run.detached) {
+        this.ledger.updateRun(run.id, { detached: true, driverPid: null }, this.now());
+      }
+    }
+  }
+
+  /** Stops driving every run (they keep going on their nodes) and closes the ledger. */
+  async close(): Promise<void> {
+    for (const [id, d] of this.drivers) {
+      d.detach();
+      this.drivers.delete(id);
+    }
+    this.datastream.close();
+    this.ledger.close();
+  }
+}
+
+/** Checks a job that came through the contract (the job-file loader checks its own). */
+function validateJob(job: CommandArgs<'run.start'>['job']): CommandArgs<'run.start'>['job'] {
+  if (job.workspace) {
+    const { workdir, problem } = resolveWorkdir(job.workspace.workdir, process.cwd());
+    if (problem) throw new TenderError('bad_input', problem.text, problem.hint);
+    job = { ...job, workspace: { ...job.workspace, workdir } };
+  }
+  const { outputs, problems } = checkOutputs(job.outputs);
+  if (problems.length > 0) throw new TenderError('bad_input', problems[0]!.text);
+  return { ...job, outputs };
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import type { JobPhase } from '../contract';
+import { initialJobState, jobTransition, type JobEvent, type JobState } from './job-fsm';
+
+const full = initialJobState({ hasWorkspace: true, hasSetup: true });
+const at = (phase: JobPhase, extra: Partial<JobState> = {}): JobState => ({
+  ...full,
+  status: phase === 'provisioning' ? 'pending' : 'running',
+  phase,
+  ...extra,
+});
+
+const E: Record<string, JobEvent> = {
+  submitted: { type: 'JobSubmitted' },
+  ready: { type: 'NodeReady' },
+  materialized: { type: 'WorkspaceMaterialized' },
+  setupOk: { type: 'SetupExited', code: 0, signal: null },
+  setupFail: { type: 'SetupExited', code: 2, signal: null },
+  exit0: { type: 'JobExited', code: 0, signal: null },
+  exit3: { type: 'JobExited', code: 3, signal: null },
+  killed: { type: 'JobExited', code: null, signal: 'SIGKILL' },
+  collected: { type: 'OutputsCollected', missing: [] },
+  collectFailed: { type: 'OutputsFailed', error: 'disk full' },
+  fault: { type: 'NodeFault', reason: 'bootstrap failed' },
+  lost: { type: 'NodeLost', reason: 'the provider no longer lists the lease' },
+  stop: { type: 'OperatorStop' },
+  torn: { type: 'TeardownComplete', error: null },
+};
+
+// Seed 003 §6, row by row: [from, event, commands, to-phase, to-status]
+const rows: [JobState, keyof typeof E, string[], JobPhase, string][] = [
+  [at('provisioning'), 'submitted', ['ProvisionNode'], 'provisioning', 'pending'],
+  [at('provisioning'), 'ready', ['MaterializeWorkspace'], 'materializing', 'running'],
+  [at('materializing'), 'materialized', ['RunSetup'], 'setup', 'running'],
+  [at('setup'), 'setupOk', ['RunJob'], 'run', 'running'],
+  [at('setup'), 'setupFail', ['CollectOutputs'], 'collecting', 'failed'],
+  [at('run'), 'exit0', ['CollectOutputs'], 'collecting', 'running'],
+  [at('collecting'), 'collected', ['TeardownNode'], 'tearing_down', 'completed'],
+  [at('run'), 'exit3', ['CollectOutputs'], 'collecting', 'failed'],
+  [at('collecting', { status: 'failed' }), 'collected', ['TeardownNode'], 'tearing_down', 'failed'],
+  [
+    at('collecting', { status: 'failed' }),
+    'collectFailed',
+    ['TeardownNode'],
+    'tearing_down',
+    'failed',
+  ],
+  [at('collecting'), 'collectFailed', ['TeardownNode'], 'tearing_down', 'completed'],
+  [at('provisioning'), 'fault', ['TeardownNode'], 'tearing_down', 'failed'],
+  [at('run'), 'lost', ['TeardownNode'], 'tearing_down', 'failed'],
+  [at('provisioning'), 'stop', ['TeardownNode'], 'tearing_down', 'failed'],
+  [at('run'), 'stop', ['CancelJob', 'CollectOutputs'], 'collecting', 'failed'],
+  [at('setup'), 'stop', ['CancelJob', 'CollectOutputs'], 'collecting', 'failed'],
+  [at('tearing_down', { status: 'completed' }), 'torn', [], 'done', 'completed'],
+];
+
+describe('job FSM: the event → command table of seed 003', () => {
+  for (const [from, ev, commands, phase, status] of rows) {
+    it(`${from.phase}/${from.status} + ${ev} → ${commands.join(', ') || '(none)'} → ${phase}/${status}`, () => {
+      const out = jobTransition(from, E[ev]!);
+      expect(out.ignored).toBeUndefined();
+      expect(out.commands).toEqual(commands);
+      expect(out.state.phase).toBe(phase);
+      expect(out.state.status).toBe(status);
+    });
+  }
+
+  it('skips materialization without a workspace and setup without a setup command', () => {
+    const bare = initialJobState({ hasWorkspace: false, hasSetup: false });
+    expect(jobTransition(bare, E.ready!).commands).toEqual(['RunJob']);
+    const noWs = initialJobState({ hasWorkspace: false, hasSetup: true });
+    expect(jobTransition(noWs, E.ready!).commands).toEqual(['RunSetup']);
+    const noSetup = {
+      ...initialJobState({ hasWorkspace: true, hasSetup: false }),
+      phase: 'materializing' as const,
+    };
+    expect(jobTransition(noSetup, E.materialized!).commands).toEqual(['RunJob']);
+  });
+
+  it('the exit code is authoritative and named in the reason', () => {
+    expect(jobTransition(at('run'), E.exit3!).state).toMatchObject({
+      exitCode: 3,
+      reason: 'run exited 3',
+    });
+    expect(jobTransition(at('run'), E.killed!).state).toMatchObject({
+      status: 'failed',
+      reason: 'run killed by SIGKILL',
+    });
+    expect(jobTransition(at('setup'), E.setupFail!).state.reason).toBe('setup exited 2');
+  });
+
+  it('missing outputs keep a completed job completed, with a note', () => {
+    const out = jobTransition(at('collecting'), {
+      type: 'OutputsCollected',
+      missing: ['out/a.json'],
+    });
+    expect(out.state).toMatchObject({ status: 'completed', reason: 'outputs missing: out/a.json' });
+  });
+
+  it('ignores late and duplicate events instead of moving backwards', () => {
+    for (const ev of Object.values(E)) {
+      const out = jobTransition(at('done', { status: 'completed' }), ev);
+      expect(out.ignored).toBeTruthy();
+    }
+    expect(jobTransition(at('run'), E.setupOk!).ignored).toBeTruthy();
+    expect(jobTransition(at('tearing_down', { status: 'failed' }), E.stop!).ignored).toBeTruthy();
+    expect(jobTransition(at('collecting'), E.exit0!).ignored).toBeTruthy();
+  });
+});

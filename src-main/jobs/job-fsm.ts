@@ -1,0 +1,146 @@
+import type { JobPhase, JobStatus } from '../contract';
+
+/** Facts observed about one job attempt on one node (seed 003 §6). */
+export type JobEvent =
+  | { type: 'JobSubmitted' }
+  | { type: 'NodeReady' }
+  | { type: 'WorkspaceMaterialized' }
+  | { type: 'SetupExited'; code: number | null; signal: string | null }
+  | { type: 'JobExited'; code: number | null; signal: string | null }
+  | { type: 'OutputsCollected'; missing: string[] }
+  | { type: 'OutputsFailed'; error: string }
+  | { type: 'NodeFault'; reason: string }
+  | { type: 'NodeLost'; reason: string }
+  | { type: 'OperatorStop' }
+  | { type: 'TeardownComplete'; error: string | null };
+
+export type JobCommand =
+  | 'ProvisionNode'
+  | 'MaterializeWorkspace'
+  | 'RunSetup'
+  | 'RunJob'
+  | 'CancelJob'
+  | 'CollectOutputs'
+  | 'TeardownNode';
+
+export interface JobState {
+  status: JobStatus;
+  phase: JobPhase;
+  exitCode: number | null;
+  reason: string | null;
+  hasWorkspace: boolean;
+  hasSetup: boolean;
+}
+
+export interface JobStep {
+  state: JobState;
+  commands: JobCommand[];
+  ignored?: string;
+}
+
+export function initialJobState(opts: { hasWorkspace: boolean; hasSetup: boolean }): JobState {
+  return { status: 'pending', phase: 'provisioning', exitCode: null, reason: null, ...opts };
+}
+
+/** The event → command table of seed 003 §6. Pure. Collection always comes before teardown,
+ *  so "collect best effort, then tear down" is two steps here rather than one. */
+export function jobTransition(s: JobState, e: JobEvent): JobStep {
+  const ignore = (): JobStep => ({ state: s, commands: [], ignored: `${e.type} in ${s.phase}` });
+  if (s.phase === 'done') return ignore();
+
+  switch (e.type) {
+    case 'JobSubmitted':
+      return s.status === 'pending' && s.phase === 'provisioning'
+        ? { state: s, commands: ['ProvisionNode'] }
+        : ignore();
+
+    case 'NodeReady':
+      if (s.phase !== 'provisioning') return ignore();
+      return afterWorkspace({ ...s, status: 'running' }, s.hasWorkspace);
+
+    case 'WorkspaceMaterialized':
+      return s.phase === 'materializing' ? afterWorkspace(s, false) : ignore();
+
+    case 'SetupExited':
+      if (s.phase !== 'setup') return ignore();
+      if (e.code === 0) return { state: { ...s, phase: 'run' }, commands: ['RunJob'] };
+      return collect({ ...s, status: 'failed', exitCode: e.code, reason: `setup ${exitText(e)}` });
+
+    case 'JobExited':
+      if (s.phase !== 'run') return ignore();
+      if (e.code === 0) return collect({ ...s, exitCode: 0 });
+      return collect({ ...s, status: 'failed', exitCode: e.code, reason: `run ${exitText(e)}` });
+
+    case 'OutputsCollected':
+    case 'OutputsFailed': {
+      if (s.phase !== 'collecting') return ignore();
+      const note =
+        e.type === 'OutputsFailed'
+          ? `outputs not collected: ${e.error}`
+          : e.missing.length > 0
+            ? `outputs missing: ${e.missing.join(', ')}`
+            : null;
+      // The exit code is authoritative: collection problems never change the outcome.
+      const status = s.status === 'running' ? 'completed' : s.status;
+      const reason = s.reason ?? (status === 'completed' ? note : null);
+      return { state: { ...s, status, reason, phase: 'tearing_down' }, commands: ['TeardownNode'] };
+    }
+
+    case 'NodeFault':
+    case 'NodeLost':
+      if (s.phase === 'tearing_down') return ignore();
+      return {
+        state: { ...s, status: 'failed', reason: s.reason ?? e.reason, phase: 'tearing_down' },
+        commands: ['TeardownNode'],
+      };
+
+    case 'OperatorStop':
+      switch (s.phase) {
+        case 'provisioning':
+          return {
+            state: { ...s, status: 'failed', reason: 'cancelled', phase: 'tearing_down' },
+            commands: ['TeardownNode'],
+          };
+        case 'materializing':
+        case 'setup':
+        case 'run':
+          return {
+            state: { ...s, status: 'failed', reason: 'cancelled', phase: 'collecting' },
+            commands: ['CancelJob', 'CollectOutputs'],
+          };
+        case 'collecting':
+          return {
+            state: { ...s, status: 'failed', reason: s.reason ?? 'cancelled' },
+            commands: [],
+          };
+        default:
+          return ignore();
+      }
+
+    case 'TeardownComplete':
+      if (s.phase !== 'tearing_down') return ignore();
+      return {
+        state: {
+          ...s,
+          phase: 'done',
+          reason: s.reason ?? (e.error ? `teardown: ${e.error}` : null),
+        },
+        commands: [],
+      };
+  }
+}
+
+function afterWorkspace(s: JobState, materialize: boolean): JobStep {
+  if (materialize)
+    return { state: { ...s, phase: 'materializing' }, commands: ['MaterializeWorkspace'] };
+  if (s.hasSetup) return { state: { ...s, phase: 'setup' }, commands: ['RunSetup'] };
+  return { state: { ...s, phase: 'run' }, commands: ['RunJob'] };
+}
+
+function collect(s: JobState): JobStep {
+  return { state: { ...s, phase: 'collecting' }, commands: ['CollectOutputs'] };
+}
+
+function exitText(e: { code: number | null; signal: string | null }): string {
+  return e.code !== null ? `exited ${e.code}` : `killed by ${e.signal ?? 'a signal'}`;
+}

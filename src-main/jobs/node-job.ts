@@ -1,0 +1,360 @@
+import type { Phase, PhaseState } from '../../src-agent/protocol';
+import type { JobSpec } from '../contract';
+import type { Datastream } from '../datastream/datastream';
+import type { Ledger } from '../ledger/ledger';
+import { AgentLink, type LinkState } from '../nodes/agent-link';
+import type { NodeManager } from '../nodes/node-manager';
+import type { NodeRecord } from '../nodes/node-record';
+import type { NodeEndpoint } from '../providers/provider';
+import type { NodeShell } from '../transport/node-shell';
+import { jobTransition, type JobCommand, type JobEvent, type JobState } from './job-fsm';
+import { pullOutputs } from './outputs/pull';
+import { pushWorkspace, type PushPlan } from './workspace/push';
+
+export interface NodeJobDeps {
+  ledger: Ledger;
+  datastream: Datastream;
+  manager: NodeManager;
+  job: JobSpec;
+  jobId: string;
+  keep: boolean;
+  outputsDir: string;
+  connect(endpoint: NodeEndpoint): (signal: AbortSignal) => Promise<NodeShell>;
+  workspacePlan(): Promise<PushPlan | null>;
+  isLeaseGone(rec: NodeRecord): Promise<boolean>;
+  onChange(): void;
+  crashPoint(name: string): void;
+  now(): number;
+  cancelGraceMs: number;
+  /** Stop waiting for a destroy after this many failed attempts; the lease stays listed. */
+  teardownMaxAttempts: number;
+}
+
+type ViewLinkState = 'none' | 'connected' | 'lost';
+
+/** Runs the job on one node: executes the commands of the job FSM (job-fsm.ts) and feeds
+ *  their outcomes back as events. Every transition is journaled and logged. */
+export class NodeJob {
+  private link: AgentLink | null = null;
+  private readonly phaseWaiters = new Map<Phase, (s: PhaseState) => void>();
+  private readonly phases = new Map<Phase, PhaseState>();
+  private detached = false;
+  private finish!: (s: JobState) => void;
+  readonly done: Promise<JobState>;
+  linkState: ViewLinkState = 'none';
+
+  constructor(
+    readonly nodeId: string,
+    private state: JobState,
+    private readonly deps: NodeJobDeps,
+  ) {
+    this.done = new Promise((r) => (this.finish = r));
+    if (state.phase === 'done') this.finish(state);
+  }
+
+  get current(): JobState {
+    return this.state;
+  }
+
+  start(): void {
+    this.dispatch({ type: 'JobSubmitted' });
+  }
+
+  /** OperatorStop: cancel, collect best effort, tear down. */
+  stop(): void {
+    this.dispatch({ type: 'OperatorStop' });
+  }
+
+  /** Tear down at once, skipping collection (Tear down all). */
+  abandon(reason: string): void {
+    this.dispatch({ type: 'NodeLost', reason });
+  }
+
+  /** Stops acting without touching the node: the agent keeps running the job. */
+  detach(): void {
+    this.detached = true;
+    this.link?.close();
+    this.link = null;
+  }
+
+  /** Picks up a job that a previous process was driving (after detach or a crash). */
+  resume(): void {
+    const s = this.state;
+    const redo: Partial<Record<JobState['phase'], JobCommand>> = {
+      provisioning: 'ProvisionNode',
+      materializing: 'MaterializeWorkspace',
+      setup: 'RunSetup',
+      run: 'RunJob',
+      collecting: 'CollectOutputs',
+      tearing_down: 'TeardownNode',
+    };
+    const cmd = redo[s.phase];
+    this.note(`resuming in phase ${s.phase}`);
+    if (cmd) void this.execute([cmd]);
+  }
+
+  private dispatch(event: JobEvent): void {
+    if (this.detached) return;
+    const step = jobTransition(this.state, event);
+    if (step.ignored) return;
+    const prev = this.state;
+    this.state = step.state;
+    const now = this.deps.now();
+    this.deps.ledger.updateAttempt(
+      this.nodeId,
+      {
+        status: step.state.status,
+        phase: step.state.phase,
+        exitCode: step.state.exitCode,
+        reason: step.state.reason,
+      },
+      {
+        kind: `job.${event.type}`,
+        data: {
+          from: `${prev.status}/${prev.phase}`,
+          to: `${step.state.status}/${step.state.phase}`,
+        },
+      },
+      now,
+    );
+    if (prev.status !== step.state.status || prev.phase !== step.state.phase) {
+      const why =
+        step.state.reason && step.state.reason !== prev.reason ? ` (${step.state.reason})` : '';
+      this.note(`job ${step.state.status}: ${step.state.phase.replace('_', ' ')}${why}`);
+    }
+    this.deps.onChange();
+    if (step.state.phase === 'done') this.finish(step.state);
+    void this.execute(step.commands);
+  }
+
+  private async execute(commands: JobCommand[]): Promise<void> {
+    for (const cmd of commands) {
+      if (this.detached) return;
+      const event = await this.run(cmd).catch((err: Error): JobEvent => ({
+        type: 'NodeFault',
+        reason: `${cmd}: ${err.message}`,
+      }));
+      if (event) this.dispatch(event);
+    }
+  }
+
+  private async run(cmd: JobCommand): Promise<JobEvent | null> {
+    switch (cmd) {
+      case 'ProvisionNode':
+        return this.provision();
+      case 'MaterializeWorkspace':
+        return this.materialize();
+      case 'RunSetup':
+        return this.runPhase('setup');
+      case 'RunJob':
+        return this.runPhase('run');
+      case 'CancelJob':
+        return this.cancel();
+      case 'CollectOutputs':
+        return this.collect();
+      case 'TeardownNode':
+        return this.teardown();
+    }
+  }
+
+  private async provision(): Promise<JobEvent> {
+    const { manager } = this.deps;
+    if (manager.record.stage === 'new') manager.send({ type: 'Start' });
+    else manager.resume();
+    const rec = await manager.waitFor((r) =>
+      ['dormant', 'failed', 'destroying', 'destroyed'].includes(r.stage),
+    );
+    if (rec.stage === 'dormant') return { type: 'NodeReady' };
+    return { type: 'NodeFault', reason: rec.failedReason ?? `node ${rec.stage}` };
+  }
+
+  private async materialize(): Promise<JobEvent> {
+    const plan = await this.deps.workspacePlan();
+    if (!plan) return { type: 'WorkspaceMaterialized' };
+    const link = this.ensureLink();
+    const shell = await link.bulkShell();
+    try {
+      const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
+      const total = plan.files.reduce((n, f) => n + f.size, 0);
+      this.note(`pushing workspace: ${plan.files.length} files, ${mb(total)}`);
+      let lastNote = this.deps.now();
+      const res = await pushWorkspace(shell, this.address(), plan, (p) => {
+        if (this.deps.now() - lastNote < 1_000) return;
+        lastNote = this.deps.now();
+        this.note(
+          `pushing workspace: ${p.files}/${p.totalFiles} files, ${mb(p.bytes)} of ${mb(p.totalBytes)}`,
+        );
+      });
+      this.note(`workspace ready: ${res.files} files, ${mb(res.bytes)}`);
+      return { type: 'WorkspaceMaterialized' };
+    } finally {
+      await shell.close();
+    }
+  }
+
+  private async runPhase(phase: Phase): Promise<JobEvent> {
+    const link = this.ensureLink();
+    const { job } = this.deps;
+    const env: Record<string, string> = {};
+    const secretEnv: Record<string, string> = {};
+    for (const [k, v] of Object.entries(job.env)) {
+      if (typeof v === 'string') env[k] = v;
+      else secretEnv[k] = v.value;
+    }
+    await link.request('configure', {
+      jobId: this.deps.jobId,
+      attempt: 0,
+      env,
+      secretEnv,
+      params: job.params,
+    });
+    const command = phase === 'setup' ? job.setup! : job.run;
+    const exited = this.waitPhase(phase);
+    await link.request('start', { phase, command });
+    if (phase === 'run') this.deps.crashPoint('job-running');
+    const st = await exited;
+    await this.drainLogs(link);
+    const exit = { code: st.code, signal: st.signal };
+    return phase === 'setup' ? { type: 'SetupExited', ...exit } : { type: 'JobExited', ...exit };
+  }
+
+  private async cancel(): Promise<null> {
+    if (!this.link) return null;
+    const running = [...this.phases.values()]
+      .filter((p) => p.state === 'running')
+      .map((p) => p.phase);
+    await this.link.request('cancel', { graceMs: this.deps.cancelGraceMs });
+    await Promise.all(running.map((p) => this.waitPhase(p)));
+    await this.drainLogs(this.link);
+    return null;
+  }
+
+  private async collect(): Promise<JobEvent> {
+    const rec = this.deps.manager.record;
+    if (!rec.agent) return { type: 'OutputsCollected', missing: [] };
+    const link = this.ensureLink();
+    const shell = await link.bulkShell();
+    try {
+      const pulled = await pullOutputs(
+        shell,
+        this.address(),
+        this.deps.job.outputs,
+        this.deps.outputsDir,
+      );
+      this.note(
+        `outputs: ${pulled.files.length} files, ${pulled.bytes} bytes in ${pulled.dir}` +
+          (pulled.missing.length ? `; missing: ${pulled.missing.join(', ')}` : ''),
+      );
+      return { type: 'OutputsCollected', missing: pulled.missing };
+    } catch (err) {
+      this.note(`outputs not collected: ${(err as Error).message}`);
+      return { type: 'OutputsFailed', error: (err as Error).message };
+    } finally {
+      await shell.close();
+    }
+  }
+
+  private async teardown(): Promise<JobEvent> {
+    this.link?.close();
+    this.link = null;
+    const { manager, keep, teardownMaxAttempts } = this.deps;
+    if (keep && manager.record.stage === 'dormant') {
+      this.note('node kept (--keep): it stays listed and billed until `tender down`');
+      return { type: 'TeardownComplete', error: null };
+    }
+    manager.send({ type: 'Destroy', reason: `job ${this.state.status}` });
+    const rec = await manager.waitFor(
+      (r) =>
+        r.stage === 'destroyed' ||
+        (r.stage === 'destroying' && r.destroyAttempts >= teardownMaxAttempts),
+    );
+    if (rec.stage === 'destroyed') return { type: 'TeardownComplete', error: null };
+    return {
+      type: 'TeardownComplete',
+      error: `not confirmed destroyed: ${rec.lastError ?? 'unknown error'}`,
+    };
+  }
+
+  private ensureLink(): AgentLink {
+    if (this.link) return this.link;
+    const rec = this.deps.manager.record;
+    if (!rec.agent || !rec.connection) throw new Error(`node ${rec.id} has no joined agent`);
+    const connect = this.deps.connect(rec.connection);
+    let lostSince: number | null = null;
+    this.link = new AgentLink({
+      connect,
+      address: rec.agent.address,
+      fromSeq: () => this.deps.datastream.lastSeq(this.nodeId, 'agent') + 1,
+      onRecords: (records) => {
+        for (const r of records) {
+          this.deps.datastream.append(this.nodeId, 'agent', {
+            seq: r.seq,
+            ts: r.ts,
+            source: r.src,
+            stream: r.stream,
+            line: r.line,
+          });
+        }
+      },
+      onPhase: (st) => {
+        this.phases.set(st.phase, st);
+        if (st.state === 'exited') this.phaseWaiters.get(st.phase)?.(st);
+      },
+      onState: (state: LinkState, detail) => {
+        const view: ViewLinkState =
+          state === 'connected' ? 'connected' : state === 'lost' ? 'lost' : this.linkState;
+        if (state === 'lost') {
+          lostSince ??= this.deps.now();
+          void this.checkLost(rec, detail);
+        }
+        if (state === 'connected') lostSince = null;
+        if (view !== this.linkState) {
+          this.linkState = view;
+          if (state === 'lost') this.note(`link lost: ${detail}; reconnecting`);
+          if (state === 'connected' && lostSince === null) this.deps.onChange();
+          this.deps.onChange();
+        }
+      },
+    });
+    return this.link;
+  }
+
+  private async checkLost(rec: NodeRecord, detail: string): Promise<void> {
+    if (await this.deps.isLeaseGone(rec).catch(() => false)) {
+      this.dispatch({ type: 'NodeLost', reason: `the lease is gone (${detail})` });
+    }
+  }
+
+  private waitPhase(phase: Phase): Promise<PhaseState> {
+    const known = this.phases.get(phase);
+    if (known?.state === 'exited') return Promise.resolve(known);
+    return new Promise((resolve) => this.phaseWaiters.set(phase, resolve));
+  }
+
+  /** Waits until every log record the agent has written is stored here. */
+  private async drainLogs(link: AgentLink): Promise<void> {
+    const { lastSeq } = await link.request('status', {});
+    const deadline = this.deps.now() + 30_000;
+    while (
+      this.deps.datastream.lastSeq(this.nodeId, 'agent') < lastSeq &&
+      this.deps.now() < deadline
+    ) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  private address() {
+    const agent = this.deps.manager.record.agent;
+    if (!agent) throw new Error('no agent');
+    return agent.address;
+  }
+
+  private note(line: string): void {
+    this.deps.datastream.append(this.nodeId, 'events', {
+      source: 'event',
+      stream: 'info',
+      line,
+      ts: this.deps.now(),
+    });
+  }
+}

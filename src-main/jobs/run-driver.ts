@@ -1,0 +1,83 @@
+import type { JobStatus } from '../contract';
+import type { Ledger } from '../ledger/ledger';
+import type { NodeManager } from '../nodes/node-manager';
+import type { NodeJob } from './node-job';
+
+export interface RunOutcome {
+  status: JobStatus;
+  failedReason: string | null;
+}
+
+/** Drives one run: its node managers and the job on each node. The run is completed when
+ *  every node's job completed; otherwise failed with the first node's reason. */
+export class RunDriver {
+  readonly done: Promise<RunOutcome>;
+
+  constructor(
+    readonly runId: string,
+    readonly managers: Map<string, NodeManager>,
+    readonly jobs: Map<string, NodeJob>,
+    private readonly ledger: Ledger,
+    private readonly now: () => number,
+    private readonly onRunChange: () => void,
+  ) {
+    this.done = this.aggregate();
+  }
+
+  start(): void {
+    this.ledger.updateRun(
+      this.runId,
+      { status: 'running', detached: false, driverPid: process.pid },
+      this.now(),
+    );
+    this.onRunChange();
+    for (const job of this.jobs.values()) job.start();
+  }
+
+  resume(): void {
+    this.ledger.updateRun(this.runId, { detached: false, driverPid: process.pid }, this.now());
+    this.onRunChange();
+    for (const job of this.jobs.values()) job.resume();
+  }
+
+  cancel(): void {
+    for (const job of this.jobs.values()) job.stop();
+  }
+
+  abandon(reason: string): void {
+    for (const job of this.jobs.values()) job.abandon(reason);
+  }
+
+  /** Leaves the nodes and their jobs running; another process may pick them up. */
+  detach(): void {
+    for (const job of this.jobs.values()) job.detach();
+    for (const m of this.managers.values()) m.stop();
+    this.ledger.updateRun(this.runId, { detached: true, driverPid: null }, this.now());
+    this.onRunChange();
+  }
+
+  private async aggregate(): Promise<RunOutcome> {
+    const states = await Promise.all(
+      [...this.jobs.entries()].map(async ([id, j]) => [id, await j.done] as const),
+    );
+    const failed = states.find(([, s]) => s.status !== 'completed');
+    const outcome: RunOutcome = failed
+      ? {
+          status: 'failed',
+          failedReason: `${failed[0].split('/').pop()}: ${failed[1].reason ?? 'failed'}`,
+        }
+      : { status: 'completed', failedReason: null };
+    this.ledger.updateRun(
+      this.runId,
+      {
+        status: outcome.status,
+        failedReason: outcome.failedReason,
+        endedAt: this.now(),
+        driverPid: null,
+      },
+      this.now(),
+    );
+    this.onRunChange();
+    return outcome;
+  }
+}

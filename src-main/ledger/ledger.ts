@@ -1,0 +1,547 @@
+import Database from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { JobSpec, JobStatus, LeaseState } from '../contract';
+import { LIVE_LEASE_STATES } from '../contract';
+import { TenderError } from '../core/tender-error';
+import type { NodeRecord } from '../nodes/node-record';
+import { leaseStateOf } from './lease-projection';
+import { LATEST_SCHEMA_VERSION, migrate, readSchemaVersion } from './migrations';
+import { ProcessLock } from './process-lock';
+import type { AttemptRow, JournalEvent, LeaseRow, RunRow } from './rows';
+
+export interface NewRun {
+  id: string;
+  jobId: string;
+  jobName: string;
+  jobSpec: unknown; // redacted
+  source: string | null;
+  provider: string;
+  count: number;
+  pool: Record<string, unknown>;
+  keep: boolean;
+  outputsDir: string;
+}
+
+/** The SQLite ledger: the truth about what is billed. The only code that touches SQLite.
+ *  WAL, and synchronous=FULL on every write: the writes are few (log bodies live in the
+ *  datastream) and each lease-affecting one must survive a power cut. */
+export class Ledger {
+  private constructor(
+    private readonly db: Database.Database,
+    readonly isReadonly: boolean,
+    private readonly lock: ProcessLock | null,
+  ) {}
+
+  /** Opens the ledger for writing; throws `busy` when another process is the writer. */
+  static openWriter(home: string): Ledger {
+    mkdirSync(home, { recursive: true });
+    const lock = ProcessLock.acquire(home);
+    try {
+      const db = new Database(join(home, 'ledger.sqlite'));
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      db.pragma('foreign_keys = ON');
+      db.pragma('busy_timeout = 5000');
+      refuseNewer(db, home);
+      migrate(db);
+      const ledger = new Ledger(db, false, lock);
+      ledger.ensureInstallId();
+      return ledger;
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
+  }
+
+  /** Opens read-only alongside a writer (status, logs). Null when no ledger exists yet. */
+  static openReader(home: string): Ledger | null {
+    const path = join(home, 'ledger.sqlite');
+    if (!existsSync(path)) return null;
+    const db = new Database(path, { readonly: true, fileMustExist: true });
+    db.pragma('busy_timeout = 5000');
+    refuseNewer(db, home);
+    if (readSchemaVersion(db) < LATEST_SCHEMA_VERSION) {
+      db.close();
+      throw new TenderError(
+        'conflict',
+        `the ledger in ${home} needs an upgrade that a read-only open cannot do`,
+        'Run any writing command once (for example `tender down --all` or `tender run`).',
+      );
+    }
+    return new Ledger(db, true, null);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+    this.lock?.release();
+  }
+
+  tx<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  installId(): string {
+    const row = this.db.prepare("SELECT value FROM meta WHERE key = 'install_id'").get() as
+      { value: string } | undefined;
+    return row?.value ?? 'unknown';
+  }
+
+  private ensureInstallId(): void {
+    this.db
+      .prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('install_id', ?)")
+      .run(randomBytes(4).toString('hex'));
+  }
+
+  // ── runs ──────────────────────────────────────────────────────────────────────────────
+
+  createRun(run: NewRun, nodes: NodeRecord[], now: number): void {
+    this.tx(() => {
+      this.db
+        .prepare(
+          'INSERT INTO jobs (id, name, spec_json, source, created_at) VALUES (?, ?, ?, ?, ?)',
+        )
+        .run(run.jobId, run.jobName, JSON.stringify(run.jobSpec), run.source, now);
+      this.db
+        .prepare(
+          `INSERT INTO runs (id, job_id, provider, count, pool_json, keep, status, detached,
+             driver_pid, created_at, outputs_dir) VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
+        )
+        .run(
+          run.id,
+          run.jobId,
+          run.provider,
+          run.count,
+          JSON.stringify(run.pool),
+          run.keep ? 1 : 0,
+          process.pid,
+          now,
+          run.outputsDir,
+        );
+      for (const node of nodes) {
+        this.db
+          .prepare(
+            `INSERT INTO nodes (id, run_id, logical_id, provider, label, stage, ready, stage_since,
+               record_json, updated_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
+          )
+          .run(
+            node.id,
+            node.runId,
+            node.logicalId,
+            node.desired.provider,
+            node.label,
+            node.stage,
+            now,
+            JSON.stringify(node),
+            now,
+          );
+        this.db
+          .prepare(
+            `INSERT INTO attempts (node_id, run_id, attempt, status, phase, updated_at)
+             VALUES (?, ?, 0, 'pending', 'provisioning', ?)`,
+          )
+          .run(node.id, node.runId, now);
+      }
+      this.append({
+        ts: now,
+        runId: run.id,
+        nodeId: null,
+        kind: 'run.created',
+        data: { job: run.jobName, provider: run.provider, count: run.count },
+      });
+    });
+  }
+
+  /** The stored (redacted) job spec of a run. */
+  jobSpec(jobId: string): JobSpec {
+    const row = this.db.prepare('SELECT spec_json FROM jobs WHERE id = ?').get(jobId) as
+      { spec_json: string } | undefined;
+    if (!row) throw new Error(`no job ${jobId}`);
+    return JSON.parse(row.spec_json) as JobSpec;
+  }
+
+  getRun(id: string): RunRow | undefined {
+    const row = this.db.prepare(`${RUN_SELECT} WHERE r.id = ?`).get(id) as RawRun | undefined;
+    return row && toRunRow(row);
+  }
+
+  listRuns(limit = 200): RunRow[] {
+    const rows = this.db
+      .prepare(`${RUN_SELECT} ORDER BY r.created_at DESC LIMIT ?`)
+      .all(limit) as RawRun[];
+    return rows.map(toRunRow);
+  }
+
+  updateRun(
+    id: string,
+    patch: Partial<Pick<RunRow, 'status' | 'detached' | 'driverPid' | 'endedAt' | 'failedReason'>>,
+    now: number,
+  ): void {
+    const cols: string[] = [];
+    const vals: unknown[] = [];
+    const set = (col: string, v: unknown) => {
+      cols.push(`${col} = ?`);
+      vals.push(v);
+    };
+    if (patch.status !== undefined) set('status', patch.status);
+    if (patch.detached !== undefined) set('detached', patch.detached ? 1 : 0);
+    if (patch.driverPid !== undefined) set('driver_pid', patch.driverPid);
+    if (patch.endedAt !== undefined) set('ended_at', patch.endedAt);
+    if (patch.failedReason !== undefined) set('failed_reason', patch.failedReason);
+    if (cols.length === 0) return;
+    this.tx(() => {
+      this.db.prepare(`UPDATE runs SET ${cols.join(', ')} WHERE id = ?`).run(...vals, id);
+      this.append({ ts: now, runId: id, nodeId: null, kind: 'run.updated', data: patch });
+    });
+  }
+
+  // ── nodes ─────────────────────────────────────────────────────────────────────────────
+
+  getNode(id: string): NodeRecord | undefined {
+    const row = this.db.prepare('SELECT record_json FROM nodes WHERE id = ?').get(id) as
+      { record_json: string } | undefined;
+    return row && (JSON.parse(row.record_json) as NodeRecord);
+  }
+
+  nodesOfRun(runId: string): NodeRecord[] {
+    const rows = this.db
+      .prepare('SELECT record_json FROM nodes WHERE run_id = ? ORDER BY logical_id')
+      .all(runId) as { record_json: string }[];
+    return rows.map((r) => JSON.parse(r.record_json) as NodeRecord);
+  }
+
+  /** Nodes that may still hold something billed: everything not yet destroyed. */
+  unfinishedNodes(): NodeRecord[] {
+    const rows = this.db
+      .prepare("SELECT record_json FROM nodes WHERE stage != 'destroyed' ORDER BY id")
+      .all() as { record_json: string }[];
+    return rows
+      .map((r) => JSON.parse(r.record_json) as NodeRecord)
+      .filter((n) => n.stage !== 'failed' || n.lease !== null);
+  }
+
+  /** Commits one FSM step: the node row, the lease projection and a journal row, in one
+   *  transaction. Called before the step's effects run. */
+  commitNodeStep(
+    prev: NodeRecord,
+    next: NodeRecord,
+    msg: string,
+    now: number,
+    data: Record<string, unknown> = {},
+  ): void {
+    this.tx(() => {
+      this.db
+        .prepare(
+          'UPDATE nodes SET stage = ?, ready = ?, stage_since = ?, record_json = ?, updated_at = ? WHERE id = ?',
+        )
+        .run(next.stage, next.ready ? 1 : 0, next.stageSince, JSON.stringify(next), now, next.id);
+      this.projectLease(next, now);
+      this.append({
+        ts: now,
+        runId: next.runId,
+        nodeId: next.id,
+        kind: 'node.step',
+        data: { msg, from: prev.stage, to: next.stage, ...data },
+      });
+    });
+  }
+
+  private projectLease(rec: NodeRecord, now: number): void {
+    const state = leaseStateOf(rec);
+    if (!state) return;
+    const lease = rec.lease;
+    this.db
+      .prepare(
+        `INSERT INTO leases (label, lease_id, provider, run_id, node_id, state, destroy_handle_json,
+           price_per_hour, requested_at, created_at, destroyed_at, destroy_attempts, last_error, reason)
+         VALUES (@label, @leaseId, @provider, @runId, @nodeId, @state, @handle, @price, @now,
+           @createdAt, @destroyedAt, @attempts, @lastError, @reason)
+         ON CONFLICT(label) DO UPDATE SET
+           lease_id = COALESCE(excluded.lease_id, leases.lease_id),
+           state = excluded.state,
+           destroy_handle_json = COALESCE(excluded.destroy_handle_json, leases.destroy_handle_json),
+           price_per_hour = COALESCE(excluded.price_per_hour, leases.price_per_hour),
+           created_at = COALESCE(leases.created_at, excluded.created_at),
+           destroyed_at = excluded.destroyed_at,
+           destroy_attempts = excluded.destroy_attempts,
+           last_error = excluded.last_error,
+           reason = excluded.reason`,
+      )
+      .run({
+        label: rec.label,
+        leaseId: lease?.leaseId ?? null,
+        provider: rec.desired.provider,
+        runId: rec.runId,
+        nodeId: rec.id,
+        state,
+        handle: lease ? JSON.stringify(lease.destroyHandle) : null,
+        price: lease?.pricePerHour ?? null,
+        now,
+        createdAt: lease ? now : null,
+        destroyedAt: state === 'destroyed' ? rec.destroyedAt : null,
+        attempts: rec.destroyAttempts,
+        lastError: rec.lastError,
+        reason: rec.destroyReason ?? rec.failedReason,
+      });
+  }
+
+  // ── job attempts ──────────────────────────────────────────────────────────────────────
+
+  getAttempt(nodeId: string): AttemptRow | undefined {
+    const row = this.db.prepare('SELECT * FROM attempts WHERE node_id = ?').get(nodeId) as
+      RawAttempt | undefined;
+    return row && toAttemptRow(row);
+  }
+
+  updateAttempt(
+    nodeId: string,
+    patch: Partial<Pick<AttemptRow, 'status' | 'phase' | 'exitCode' | 'reason'>>,
+    event: { kind: string; data: Record<string, unknown> },
+    now: number,
+  ): void {
+    const cur = this.getAttempt(nodeId);
+    if (!cur) throw new Error(`no attempt for node ${nodeId}`);
+    const next = { ...cur, ...patch };
+    this.tx(() => {
+      this.db
+        .prepare(
+          'UPDATE attempts SET status = ?, phase = ?, exit_code = ?, reason = ?, updated_at = ? WHERE node_id = ?',
+        )
+        .run(next.status, next.phase, next.exitCode, next.reason, now, nodeId);
+      this.append({ ts: now, runId: cur.runId, nodeId, kind: event.kind, data: event.data });
+    });
+  }
+
+  // ── leases ────────────────────────────────────────────────────────────────────────────
+
+  listLeases(states?: readonly LeaseState[]): LeaseRow[] {
+    const rows = (
+      states
+        ? this.db
+            .prepare(
+              `SELECT * FROM leases WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY requested_at`,
+            )
+            .all(...states)
+        : this.db.prepare('SELECT * FROM leases ORDER BY requested_at').all()
+    ) as RawLease[];
+    return rows.map(toLeaseRow);
+  }
+
+  /** Records a lease the ledger did not know (an orphan) before anything is done to it. */
+  recordOrphan(
+    o: { label: string; leaseId: string; provider: string; handle: Record<string, string> },
+    now: number,
+  ): void {
+    this.tx(() => {
+      this.db
+        .prepare(
+          `INSERT INTO leases (label, lease_id, provider, state, destroy_handle_json, requested_at, created_at, reason)
+           VALUES (?, ?, ?, 'destroying', ?, ?, ?, 'orphan: found by label, unknown to this ledger')
+           ON CONFLICT(label) DO UPDATE SET state = 'destroying', lease_id = excluded.lease_id,
+             destroy_handle_json = excluded.destroy_handle_json, reason = excluded.reason`,
+        )
+        .run(o.label, o.leaseId, o.provider, JSON.stringify(o.handle), now, now);
+      this.append({
+        ts: now,
+        runId: null,
+        nodeId: null,
+        kind: 'orphan.destroying',
+        data: { label: o.label, leaseId: o.leaseId },
+      });
+    });
+  }
+
+  /** Outcome of destroying an orphan: destroyed once confirmed, else the error is kept. */
+  settleOrphan(
+    label: string,
+    outcome: { confirmed: boolean; error: string | null },
+    now: number,
+  ): void {
+    this.tx(() => {
+      this.db
+        .prepare(
+          `UPDATE leases SET state = ?, destroyed_at = ?, last_error = ?, destroy_attempts = destroy_attempts + 1
+           WHERE label = ?`,
+        )
+        .run(
+          outcome.confirmed ? 'destroyed' : 'destroying',
+          outcome.confirmed ? now : null,
+          outcome.error,
+          label,
+        );
+      this.append({
+        ts: now,
+        runId: null,
+        nodeId: null,
+        kind: outcome.confirmed ? 'orphan.destroyed' : 'orphan.destroy_failed',
+        data: { label, error: outcome.error },
+      });
+    });
+  }
+
+  liveLeases(): LeaseRow[] {
+    return this.listLeases(LIVE_LEASE_STATES);
+  }
+
+  // ── journal ───────────────────────────────────────────────────────────────────────────
+
+  append(e: Omit<JournalEvent, 'seq'>): void {
+    this.db
+      .prepare('INSERT INTO events (ts, run_id, node_id, kind, data_json) VALUES (?, ?, ?, ?, ?)')
+      .run(e.ts, e.runId, e.nodeId, e.kind, JSON.stringify(e.data));
+  }
+
+  journal(runId?: string): JournalEvent[] {
+    const rows = (
+      runId
+        ? this.db.prepare('SELECT * FROM events WHERE run_id = ? ORDER BY seq').all(runId)
+        : this.db.prepare('SELECT * FROM events ORDER BY seq').all()
+    ) as {
+      seq: number;
+      ts: number;
+      run_id: string | null;
+      node_id: string | null;
+      kind: string;
+      data_json: string;
+    }[];
+    return rows.map((r) => ({
+      seq: r.seq,
+      ts: r.ts,
+      runId: r.run_id,
+      nodeId: r.node_id,
+      kind: r.kind,
+      data: JSON.parse(r.data_json) as Record<string, unknown>,
+    }));
+  }
+
+  // ── log cursors ───────────────────────────────────────────────────────────────────────
+
+  setCursor(runId: string, nodeId: string, channel: string, lastSeq: number, now: number): void {
+    this.db
+      .prepare(
+        `INSERT INTO log_cursors (run_id, node_id, channel, last_seq, updated_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT(run_id, node_id, channel) DO UPDATE SET last_seq = excluded.last_seq, updated_at = excluded.updated_at`,
+      )
+      .run(runId, nodeId, channel, lastSeq, now);
+  }
+
+  getCursor(runId: string, nodeId: string, channel: string): number {
+    const row = this.db
+      .prepare('SELECT last_seq FROM log_cursors WHERE run_id = ? AND node_id = ? AND channel = ?')
+      .get(runId, nodeId, channel) as { last_seq: number } | undefined;
+    return row?.last_seq ?? 0;
+  }
+}
+
+function refuseNewer(db: Database.Database, home: string): void {
+  const version = readSchemaVersion(db);
+  if (version > LATEST_SCHEMA_VERSION) {
+    db.close();
+    throw new TenderError(
+      'conflict',
+      `the ledger in ${home} has schema v${version}, newer than this Tender knows (v${LATEST_SCHEMA_VERSION})`,
+      'Upgrade Tender, or set TENDER_HOME to another folder. The ledger was not changed.',
+    );
+  }
+}
+
+const RUN_SELECT = 'SELECT r.*, j.name AS job_name FROM runs r JOIN jobs j ON j.id = r.job_id';
+
+interface RawRun {
+  id: string;
+  job_id: string;
+  job_name: string;
+  provider: string;
+  count: number;
+  pool_json: string;
+  keep: number;
+  status: JobStatus;
+  detached: number;
+  driver_pid: number | null;
+  created_at: number;
+  ended_at: number | null;
+  failed_reason: string | null;
+  outputs_dir: string;
+}
+
+function toRunRow(r: RawRun): RunRow {
+  return {
+    id: r.id,
+    jobId: r.job_id,
+    jobName: r.job_name,
+    provider: r.provider,
+    count: r.count,
+    pool: JSON.parse(r.pool_json) as Record<string, unknown>,
+    keep: r.keep === 1,
+    status: r.status,
+    detached: r.detached === 1,
+    driverPid: r.driver_pid,
+    createdAt: r.created_at,
+    endedAt: r.ended_at,
+    failedReason: r.failed_reason,
+    outputsDir: r.outputs_dir,
+  };
+}
+
+interface RawAttempt {
+  node_id: string;
+  run_id: string;
+  attempt: number;
+  status: AttemptRow['status'];
+  phase: AttemptRow['phase'];
+  exit_code: number | null;
+  reason: string | null;
+  updated_at: number;
+}
+
+function toAttemptRow(r: RawAttempt): AttemptRow {
+  return {
+    nodeId: r.node_id,
+    runId: r.run_id,
+    attempt: r.attempt,
+    status: r.status,
+    phase: r.phase,
+    exitCode: r.exit_code,
+    reason: r.reason,
+    updatedAt: r.updated_at,
+  };
+}
+
+interface RawLease {
+  label: string;
+  lease_id: string | null;
+  provider: string;
+  run_id: string | null;
+  node_id: string | null;
+  state: LeaseState;
+  destroy_handle_json: string | null;
+  price_per_hour: number | null;
+  requested_at: number;
+  created_at: number | null;
+  destroyed_at: number | null;
+  destroy_attempts: number;
+  last_error: string | null;
+  reason: string | null;
+}
+
+function toLeaseRow(r: RawLease): LeaseRow {
+  return {
+    label: r.label,
+    leaseId: r.lease_id,
+    provider: r.provider,
+    runId: r.run_id,
+    nodeId: r.node_id,
+    state: r.state,
+    destroyHandle: r.destroy_handle_json
+      ? (JSON.parse(r.destroy_handle_json) as Record<string, string>)
+      : null,
+    pricePerHour: r.price_per_hour,
+    requestedAt: r.requested_at,
+    createdAt: r.created_at,
+    destroyedAt: r.destroyed_at,
+    destroyAttempts: r.destroy_attempts,
+    lastError: r.last_error,
+    reason: r.reason,
+  };
+}

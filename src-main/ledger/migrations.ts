@@ -1,0 +1,133 @@
+import type Database from 'better-sqlite3';
+
+/** Versioned schema. Append a migration; never edit one that has shipped. */
+export const MIGRATIONS: { version: number; sql: string }[] = [
+  {
+    version: 1,
+    sql: `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+CREATE TABLE jobs (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  spec_json TEXT NOT NULL,           -- secrets redacted before they get here
+  source TEXT,
+  created_at INTEGER NOT NULL
+);
+
+CREATE TABLE runs (
+  id TEXT PRIMARY KEY,
+  job_id TEXT NOT NULL REFERENCES jobs(id),
+  provider TEXT NOT NULL,
+  count INTEGER NOT NULL,
+  pool_json TEXT NOT NULL,
+  keep INTEGER NOT NULL DEFAULT 0,
+  status TEXT NOT NULL,              -- pending | running | completed | failed
+  detached INTEGER NOT NULL DEFAULT 0,
+  driver_pid INTEGER,
+  created_at INTEGER NOT NULL,
+  ended_at INTEGER,
+  failed_reason TEXT,
+  outputs_dir TEXT NOT NULL
+);
+
+CREATE TABLE nodes (
+  id TEXT PRIMARY KEY,               -- runId/logicalId
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  logical_id TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  label TEXT NOT NULL UNIQUE,
+  stage TEXT NOT NULL,
+  ready INTEGER NOT NULL,
+  stage_since INTEGER NOT NULL,
+  record_json TEXT NOT NULL,         -- the whole NodeRecord (seed 000 §7.2)
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX nodes_run ON nodes(run_id);
+CREATE INDEX nodes_stage ON nodes(stage);
+
+-- One job attempt per node (seed 003: one job, one node, one attempt in v1).
+CREATE TABLE attempts (
+  node_id TEXT PRIMARY KEY REFERENCES nodes(id),
+  run_id TEXT NOT NULL,
+  attempt INTEGER NOT NULL DEFAULT 0,
+  status TEXT NOT NULL,              -- pending | running | completed | failed
+  phase TEXT NOT NULL,
+  exit_code INTEGER,
+  reason TEXT,
+  updated_at INTEGER NOT NULL
+);
+
+-- The things that bill. Keyed by label: the label exists before the provider call.
+CREATE TABLE leases (
+  label TEXT PRIMARY KEY,
+  lease_id TEXT UNIQUE,
+  provider TEXT NOT NULL,
+  run_id TEXT,
+  node_id TEXT,
+  state TEXT NOT NULL,
+  destroy_handle_json TEXT,
+  price_per_hour REAL,
+  requested_at INTEGER NOT NULL,
+  created_at INTEGER,
+  destroyed_at INTEGER,
+  destroy_attempts INTEGER NOT NULL DEFAULT 0,
+  last_error TEXT,
+  reason TEXT
+);
+CREATE INDEX leases_state ON leases(state);
+
+-- Append-only journal of everything that happened.
+CREATE TABLE events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  ts INTEGER NOT NULL,
+  run_id TEXT,
+  node_id TEXT,
+  kind TEXT NOT NULL,
+  data_json TEXT NOT NULL
+);
+CREATE INDEX events_run ON events(run_id, seq);
+CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+  BEGIN SELECT RAISE(ABORT, 'the event journal is append-only'); END;
+CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+  BEGIN SELECT RAISE(ABORT, 'the event journal is append-only'); END;
+
+-- Last datastream sequence number stored per (run, node, channel).
+CREATE TABLE log_cursors (
+  run_id TEXT NOT NULL,
+  node_id TEXT NOT NULL,
+  channel TEXT NOT NULL,
+  last_seq INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (run_id, node_id, channel)
+);
+`,
+  },
+];
+
+export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+export function readSchemaVersion(db: Database.Database): number {
+  const hasMeta = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'")
+    .get();
+  if (!hasMeta) return 0;
+  const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as
+    { value: string } | undefined;
+  return row ? Number(row.value) : 0;
+}
+
+/** Applies every migration newer than the file's version, each in its own transaction. */
+export function migrate(db: Database.Database): void {
+  const current = readSchemaVersion(db);
+  for (const m of MIGRATIONS) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.prepare(
+        "INSERT INTO meta (key, value) VALUES ('schema_version', ?) " +
+          'ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+      ).run(String(m.version));
+    })();
+  }
+}

@@ -1,0 +1,264 @@
+import type { HelloResult, StartOutput, VersionOutput } from '../../src-agent/protocol';
+import type { BootstrapStage } from '../contract';
+import { execCapture, parseAfterMarker, shq } from '../transport/exec-helpers';
+import type { NodeShell, ShellConnector } from '../transport/node-shell';
+import { AgentClient } from './agent-client';
+import { BootstrapError, withDeadline } from './bootstrap-errors';
+import { agentCommand, type AgentAddress, type NodeLayout } from './node-layout';
+
+export interface BootstrapDeadlines {
+  connectMs: number;
+  checkMs: number;
+  startMs: number;
+  joinMs: number;
+}
+
+export const DEFAULT_DEADLINES: BootstrapDeadlines = {
+  connectMs: 5 * 60_000, // a fresh cloud image can take minutes to start sshd
+  checkMs: 5 * 60_000, // includes pushing the agent (and later a runtime) over a slow link
+  startMs: 60_000,
+  joinMs: 60_000,
+};
+
+export interface BootstrapSpec {
+  connect: ShellConnector;
+  layout: NodeLayout;
+  agentBundle: { bytes: Buffer; sha256: string; version: string };
+  verify: string[];
+  agentId: string;
+  hostKey: string;
+  deadlines: BootstrapDeadlines;
+}
+
+export interface BootstrapCallbacks {
+  observed(stage: BootstrapStage): void;
+  log(stream: 'stdout' | 'stderr' | 'info', line: string): void;
+  joined(hello: HelloResult, address: AgentAddress): void;
+}
+
+const MIN_NODE_MAJOR = 18;
+
+/** The transient SSH-era of a node (seed 000 §11): connect, probe, make sure a runtime and
+ *  the agent are there, verify, start the agent detached, wait for its hello, and close once
+ *  the NodeManager has recorded the join. Every line the node prints is logged. */
+export class BootstrapSession {
+  private converged!: () => void;
+  private readonly convergence = new Promise<void>((r) => (this.converged = r));
+
+  constructor(
+    private readonly spec: BootstrapSpec,
+    private readonly cb: BootstrapCallbacks,
+  ) {}
+
+  /** Called when the NodeManager has recorded AgentJoined (NotifyConvergence). */
+  convergenceObserved(): void {
+    this.converged();
+  }
+
+  /** Resolves when the session has closed after convergence; throws BootstrapError. */
+  async run(signal: AbortSignal): Promise<void> {
+    const { deadlines } = this.spec;
+    this.stage('ssh_connecting');
+    const shell = await withDeadline(
+      deadlines.connectMs,
+      signal,
+      () => new BootstrapError('ssh_timeout', `no connection within ${secs(deadlines.connectMs)}`),
+      (s) => this.spec.connect(s),
+    ).catch((err: unknown) => {
+      if (err instanceof BootstrapError) throw err;
+      throw new BootstrapError('ssh_timeout', (err as Error).message);
+    });
+    let client: AgentClient | null = null;
+    try {
+      this.stage('ssh_ready');
+      const address = await withDeadline(
+        deadlines.checkMs,
+        signal,
+        () =>
+          new BootstrapError(
+            'boot_check_failed',
+            `boot checks took longer than ${secs(deadlines.checkMs)}`,
+          ),
+        (s) => this.probeAndPrepare(shell, s),
+      );
+      this.stage('agent_starting');
+      await withDeadline(
+        deadlines.startMs,
+        signal,
+        () =>
+          new BootstrapError(
+            'start_failed',
+            `the agent did not start within ${secs(deadlines.startMs)}`,
+          ),
+        (s) => this.startAgent(shell, address, s),
+      );
+      this.stage('waiting_for_agent_join');
+      client = AgentClient.open(shell, agentCommand(address, 'attach'));
+      const hello = await withDeadline(
+        deadlines.joinMs,
+        signal,
+        () =>
+          new BootstrapError(
+            'join_timeout',
+            `no hello from the agent within ${secs(deadlines.joinMs)}`,
+          ),
+        () => client!.request('hello', {}, 0),
+      );
+      this.cb.log('info', `agent ${hello.agentId} v${hello.version} joined (pid ${hello.pid})`);
+      this.cb.joined(hello, address);
+      await withDeadline(
+        deadlines.joinMs,
+        signal,
+        () => new BootstrapError('join_timeout', 'the join was not recorded in time'),
+        () => this.convergence,
+      );
+      this.stage('converged');
+    } catch (err) {
+      if (err instanceof BootstrapError) throw err;
+      throw new BootstrapError('stream_error', (err as Error).message);
+    } finally {
+      client?.close('bootstrap finished');
+      await shell.close();
+    }
+    this.stage('closed');
+  }
+
+  private async probeAndPrepare(shell: NodeShell, signal: AbortSignal): Promise<AgentAddress> {
+    const { layout } = this.spec;
+    const log = (stream: 'stdout' | 'stderr', line: string) => this.cb.log(stream, line);
+    // Prove the machine is touchable, and record what it is.
+    const probe = await execCapture(
+      shell,
+      'echo "TENDER-PROBE $(uname -sm)"; (nvidia-smi -L 2>/dev/null || echo "no NVIDIA GPU visible")',
+      { signal, onLine: log },
+    );
+    if (!probe.stdout.includes('TENDER-PROBE')) {
+      throw new BootstrapError(
+        'boot_check_failed',
+        `the probe command failed (exit ${probe.code}): ${tail(probe.stderr)}`,
+      );
+    }
+    this.stage('stdout_streaming');
+    this.stage('boot_checking');
+    const runtime = await this.findRuntime(shell, signal);
+    const bundleWord = await this.ensureAgent(shell, runtime, signal);
+    for (const cmd of this.spec.verify) {
+      this.cb.log('info', `verify: ${cmd}`);
+      const r = await execCapture(
+        shell,
+        `mkdir -p ${layout.dirWord} && cd ${layout.dirWord} && { ${cmd}\n}`,
+        {
+          signal,
+          onLine: log,
+        },
+      );
+      if (r.code !== 0) {
+        throw new BootstrapError(
+          'boot_check_failed',
+          `verify command \`${cmd}\` exited ${r.code ?? r.signal}`,
+        );
+      }
+    }
+    return { runtime, bundleWord, dirWord: layout.dirWord };
+  }
+
+  /** The first candidate that runs Node >= 18: the hints, then `node` / `nodejs` on PATH. */
+  private async findRuntime(shell: NodeShell, signal: AbortSignal): Promise<string> {
+    const candidates = [...this.spec.layout.runtimeHints, 'node', 'nodejs'];
+    const script = candidates
+      .map(
+        (c, i) =>
+          `v=$(${c} -e 'process.stdout.write(process.versions.node)' 2>/dev/null) && ` +
+          `[ "\${v%%.*}" -ge ${MIN_NODE_MAJOR} ] 2>/dev/null && { echo "TENDER-RUNTIME ${i} $v"; exit 0; }`,
+      )
+      .join('\n');
+    const r = await execCapture(shell, `${script}\necho "TENDER-RUNTIME none"`, { signal });
+    const m = /TENDER-RUNTIME (\d+) (\S+)/.exec(r.stdout);
+    if (!m) {
+      throw new BootstrapError(
+        'boot_check_failed',
+        `no Node.js ${MIN_NODE_MAJOR} or newer on the node (tried ${candidates.join(', ')})`,
+      );
+    }
+    const runtime = candidates[Number(m[1])]!;
+    this.cb.log('info', `runtime: Node ${m[2]} (${runtime})`);
+    return runtime;
+  }
+
+  /** Pushes the agent bundle unless a file with its hash is already cached on the node. */
+  private async ensureAgent(
+    shell: NodeShell,
+    runtime: string,
+    signal: AbortSignal,
+  ): Promise<string> {
+    const { agentBundle, layout } = this.spec;
+    const dirWord = `${layout.cacheWord}/agent`;
+    const bundleWord = `${dirWord}/tender-agent-${agentBundle.sha256.slice(0, 16)}.cjs`;
+    const check = await execCapture(shell, `test -s ${bundleWord} && echo TENDER-HAVE-AGENT`, {
+      signal,
+    });
+    if (check.stdout.includes('TENDER-HAVE-AGENT')) {
+      this.cb.log('info', `agent ${agentBundle.version} already on the node`);
+    } else {
+      this.cb.log(
+        'info',
+        `pushing agent ${agentBundle.version} (${Math.round(agentBundle.bytes.length / 1024)} KB)`,
+      );
+      const tmp = `${bundleWord}.tmp.$$`;
+      const push = await execCapture(
+        shell,
+        `mkdir -p ${dirWord} && cat > ${tmp} && mv -f ${tmp} ${bundleWord}`,
+        {
+          signal,
+          stdin: agentBundle.bytes,
+        },
+      );
+      if (push.code !== 0)
+        throw new BootstrapError(
+          'boot_check_failed',
+          `pushing the agent failed: ${tail(push.stderr)}`,
+        );
+    }
+    const v = await execCapture(shell, `${runtime} ${bundleWord} version`, { signal });
+    const version = parseAfterMarker<VersionOutput>(v.stdout);
+    if (!version)
+      throw new BootstrapError(
+        'boot_check_failed',
+        `the agent does not run: ${tail(v.stderr || v.stdout)}`,
+      );
+    return bundleWord;
+  }
+
+  private async startAgent(
+    shell: NodeShell,
+    addr: AgentAddress,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const cmd =
+      `mkdir -p ${addr.dirWord} && ` +
+      `${agentCommand(addr, 'start')} --agent-id ${shq(this.spec.agentId)} --host-key ${shq(this.spec.hostKey)}`;
+    const r = await execCapture(shell, cmd, { signal, onLine: (s, l) => this.cb.log(s, l) });
+    const out = parseAfterMarker<StartOutput>(r.stdout);
+    if (r.code !== 0 || !out)
+      throw new BootstrapError('start_failed', `agent start exited ${r.code}: ${tail(r.stderr)}`);
+    this.cb.log(
+      'info',
+      out.alreadyRunning
+        ? `agent already running (pid ${out.pid})`
+        : `agent started (pid ${out.pid})`,
+    );
+  }
+
+  private stage(stage: BootstrapStage): void {
+    this.cb.observed(stage);
+  }
+}
+
+function secs(ms: number): string {
+  return ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`;
+}
+
+function tail(text: string): string {
+  const lines = text.trim().split('\n');
+  return lines.slice(-3).join(' | ') || '(no output)';
+}

@@ -1,0 +1,67 @@
+import type { BootstrapStage } from '../contract';
+import type { DestroyHandle, LeaseFacts, NodeEndpoint } from '../providers/provider';
+import type { AgentFacts } from './node-record';
+
+/** Inbound messages (seed 000 §7.4): past-tense facts, plus the orders Start and Destroy.
+ *  `BootstrapStarted`, `Destroy*`, `LeaseFound` and `LeaseNotFound` are ours: the ledger
+ *  must see the bootstrap actually begin, and a destroy confirmed by the provider. */
+export type NodeMsg =
+  | { type: 'Start' }
+  | { type: 'LeaseCreated'; lease: LeaseFacts; endpoint: NodeEndpoint | null }
+  | { type: 'LeaseFailed'; reason: string }
+  | { type: 'LeaseFound'; lease: LeaseFacts; endpoint: NodeEndpoint | null }
+  | { type: 'LeaseNotFound' }
+  | { type: 'EndpointKnown'; endpoint: NodeEndpoint }
+  | { type: 'EndpointFailed'; reason: string }
+  | { type: 'BootstrapStarted'; sessionId: number }
+  | {
+      type: 'BootstrapObserved';
+      stage: BootstrapStage;
+      lastStdoutSeq?: number;
+      lastStderrSeq?: number;
+    }
+  | { type: 'BootstrapFailed'; stage: BootstrapStage; reason: string }
+  | { type: 'BootstrapClosed' }
+  | { type: 'AgentJoined'; agent: Omit<AgentFacts, 'joinedAt' | 'handedOffAt'> }
+  | { type: 'HandoffComplete' }
+  | { type: 'Destroy'; reason: string }
+  | { type: 'DestroyConfirmed' }
+  | { type: 'DestroyFailed'; error: string }
+  | { type: 'GetStatus' }
+  | { type: 'GetRecord' };
+
+export type NodeMsgType = NodeMsg['type'];
+
+/** Outbound effects (seed 000 §7.5): imperative orders the runner performs. Each is
+ *  idempotent, because a crash can fall between the commit and the effect. */
+export type NodeEffect =
+  | { type: 'CreateLease' } // looks the label up first; creates only if nothing carries it
+  | { type: 'FindLease' } // looks the label up; never creates
+  | { type: 'LookupEndpoint'; lease: LeaseFacts }
+  | { type: 'StartBootstrap'; endpoint: NodeEndpoint; lease: LeaseFacts }
+  | { type: 'NotifyConvergence'; agentId: string }
+  | { type: 'CompleteHandoff' }
+  | { type: 'CancelWork' } // abort lookup / bootstrap in flight
+  | { type: 'DestroyLease'; handle: DestroyHandle; delayMs: number }
+  | { type: 'Reply'; kind: 'status' | 'record' };
+
+export const NODE_MSG_TYPES: readonly NodeMsgType[] = [
+  'Start',
+  'LeaseCreated',
+  'LeaseFailed',
+  'LeaseFound',
+  'LeaseNotFound',
+  'EndpointKnown',
+  'EndpointFailed',
+  'BootstrapStarted',
+  'BootstrapObserved',
+  'BootstrapFailed',
+  'BootstrapClosed',
+  'AgentJoined',
+  'HandoffComplete',
+  'Destroy',
+  'DestroyConfirmed',
+  'DestroyFailed',
+  'GetStatus',
+  'GetRecord',
+];

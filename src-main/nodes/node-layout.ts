@@ -1,0 +1,45 @@
+import { join } from 'node:path';
+import type { NodeEndpoint } from '../providers/provider';
+import { shq } from '../transport/exec-helpers';
+
+/** Where Tender's files live on a node, as shell words (remote paths expand `$HOME`). */
+export interface NodeLayout {
+  /** The node folder `D` of docs/agent-protocol.md. */
+  dirWord: string;
+  /** Survives leases: the agent bundle (and later runtimes) cached by hash. */
+  cacheWord: string;
+  /** Commands that run a Node runtime, tried before looking on PATH. */
+  runtimeHints: string[];
+}
+
+export function layoutFor(endpoint: NodeEndpoint, label: string, home: string): NodeLayout {
+  if (endpoint.kind === 'local') {
+    return {
+      dirWord: shq(endpoint.dir),
+      cacheWord: shq(join(home, 'local', 'cache')),
+      runtimeHints: [thisRuntime()],
+    };
+  }
+  return {
+    dirWord: `"$HOME"/.tender/nodes/${label}`,
+    cacheWord: `"$HOME"/.tender/cache`,
+    runtimeHints: [],
+  };
+}
+
+/** The Node that runs Tender itself: inside Electron, its binary acting as Node. */
+function thisRuntime(): string {
+  const exe = shq(process.execPath);
+  return process.versions.electron ? `ELECTRON_RUN_AS_NODE=1 ${exe}` : exe;
+}
+
+/** How to reach a joined agent again: recorded at join, used by every later link. */
+export interface AgentAddress {
+  runtime: string;
+  bundleWord: string;
+  dirWord: string;
+}
+
+export function agentCommand(addr: AgentAddress, sub: string): string {
+  return `${addr.runtime} ${addr.bundleWord} ${sub} --dir ${addr.dirWord}`;
+}

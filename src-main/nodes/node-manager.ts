@@ -1,0 +1,331 @@
+import type { Provider } from '../providers/provider';
+import { ProviderError } from '../providers/provider';
+import type { Ledger } from '../ledger/ledger';
+import { BootstrapError } from './bootstrap-errors';
+import type { BootstrapSession } from './bootstrap-session';
+import type { NodeEffect, NodeMsg } from './messages';
+import type { NodeRecord } from './node-record';
+import { resume } from './resume';
+import { transition } from './transition';
+import type { LeaseFacts, NodeEndpoint } from '../providers/provider';
+import type { BootstrapCallbacks } from './bootstrap-session';
+
+export interface NodeManagerDeps {
+  ledger: Ledger;
+  provider: Provider;
+  now: () => number;
+  /** Builds the bootstrap session for this node (the core knows keys, bundle, layout). */
+  bootstrap(
+    rec: NodeRecord,
+    endpoint: NodeEndpoint,
+    lease: LeaseFacts,
+    cb: BootstrapCallbacks,
+  ): BootstrapSession;
+  log(rec: NodeRecord, stream: 'stdout' | 'stderr' | 'info', line: string): void;
+  lastBootstrapSeq(rec: NodeRecord): number;
+  onChange(rec: NodeRecord): void;
+  /** Test-only crash points (see core/crash-points.ts). */
+  crashPoint(name: string): void;
+  timing: {
+    endpointPollMs: number;
+    endpointDeadlineMs: number;
+    destroyPollMs: number;
+    destroyConfirmDeadlineMs: number;
+  };
+}
+
+type Waiter = { pred: (r: NodeRecord) => boolean; resolve: (r: NodeRecord) => void };
+
+/** Owns one node (seed 000 §7): a mailbox, the pure transition, and the effects. Each
+ *  message's new record is committed with a journal row before its effects run. */
+export class NodeManager {
+  private queue: NodeMsg[] = [];
+  private draining = false;
+  private stopped = false;
+  private work = new AbortController();
+  private session: BootstrapSession | null = null;
+  private sessionCounter = 0;
+  private createInFlight = false;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private waiters: Waiter[] = [];
+  private idle: Promise<void> = Promise.resolve();
+  private markIdle: () => void = () => {};
+
+  constructor(
+    private rec: NodeRecord,
+    private readonly deps: NodeManagerDeps,
+  ) {}
+
+  get record(): NodeRecord {
+    return this.rec;
+  }
+
+  send(msg: NodeMsg): void {
+    if (this.stopped) return;
+    this.queue.push(msg);
+    if (!this.draining) this.drain();
+  }
+
+  /** Re-runs what a restart interrupted (see resume.ts). */
+  resume(): void {
+    for (const effect of resume(this.rec)) this.runEffect(effect);
+  }
+
+  /** Resolves with the first record (now or later) that satisfies `pred`. */
+  waitFor(pred: (r: NodeRecord) => boolean): Promise<NodeRecord> {
+    if (pred(this.rec)) return Promise.resolve(this.rec);
+    return new Promise((resolve) => this.waiters.push({ pred, resolve }));
+  }
+
+  /** Stops acting for this node without touching the lease (detach, shutdown). */
+  stop(): void {
+    this.stopped = true;
+    this.queue = [];
+    this.work.abort();
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  /** Resolves once the mailbox is empty (tests, orderly shutdown). */
+  settled(): Promise<void> {
+    return this.idle;
+  }
+
+  private drain(): void {
+    this.draining = true;
+    this.idle = new Promise((r) => (this.markIdle = r));
+    try {
+      while (this.queue.length > 0 && !this.stopped) this.process(this.queue.shift()!);
+    } finally {
+      this.draining = false;
+      this.markIdle();
+    }
+  }
+
+  private process(msg: NodeMsg): void {
+    const now = this.deps.now();
+    const step = transition(this.rec, msg, now);
+    if (step.ignored) return;
+    const prev = this.rec;
+    if (step.record !== prev) {
+      this.deps.ledger.commitNodeStep(prev, step.record, msg.type, now, describe(msg));
+      this.rec = step.record;
+      this.deps.onChange(this.rec);
+      this.waiters = this.waiters.filter((w) =>
+        w.pred(this.rec) ? (w.resolve(this.rec), false) : true,
+      );
+    }
+    for (const effect of step.effects) this.runEffect(effect);
+  }
+
+  private runEffect(effect: NodeEffect): void {
+    switch (effect.type) {
+      case 'CreateLease':
+        return void this.createLease();
+      case 'FindLease':
+        if (!this.createInFlight) void this.findLease();
+        return;
+      case 'LookupEndpoint':
+        return void this.lookupEndpoint(effect.lease, this.work.signal);
+      case 'StartBootstrap':
+        return void this.startBootstrap(effect.endpoint, effect.lease, this.work.signal);
+      case 'NotifyConvergence':
+        return this.session?.convergenceObserved();
+      case 'CompleteHandoff':
+        return this.send({ type: 'HandoffComplete' });
+      case 'CancelWork':
+        this.work.abort();
+        this.work = new AbortController();
+        return;
+      case 'DestroyLease':
+        return this.later(effect.delayMs, () => void this.destroyLease(effect.handle));
+      case 'Reply':
+        return; // queries are answered by reading `record`
+    }
+  }
+
+  private async createLease(): Promise<void> {
+    const { provider } = this.deps;
+    const label = this.rec.label;
+    this.createInFlight = true;
+    const signal = new AbortController().signal; // a create is never abandoned half-way
+    try {
+      // Never create without first checking the label: a crash may have left one behind.
+      const existing = await this.findByLabel(label, signal);
+      if (existing) return this.send({ type: 'LeaseFound', lease: existing, endpoint: null });
+      this.deps.crashPoint('before-create-call');
+      const result = await provider.createLease(
+        {
+          label,
+          runId: this.rec.runId,
+          logicalId: this.rec.logicalId,
+          shape: this.rec.desired.shape,
+        },
+        signal,
+      );
+      this.deps.crashPoint('after-create-call');
+      this.send({ type: 'LeaseCreated', lease: result.lease, endpoint: result.endpoint });
+    } catch (err) {
+      if (err instanceof ProviderError && err.opts.outcomeUnknown) {
+        const found = await this.findByLabel(label, signal).catch(() => null);
+        if (found) return this.send({ type: 'LeaseFound', lease: found, endpoint: null });
+      }
+      this.send({ type: 'LeaseFailed', reason: (err as Error).message });
+    } finally {
+      this.createInFlight = false;
+    }
+  }
+
+  private async findLease(): Promise<void> {
+    try {
+      const found = await this.findByLabel(this.rec.label, new AbortController().signal);
+      this.send(
+        found ? { type: 'LeaseFound', lease: found, endpoint: null } : { type: 'LeaseNotFound' },
+      );
+    } catch (err) {
+      this.deps.log(
+        this.rec,
+        'stderr',
+        `looking up lease ${this.rec.label} failed: ${(err as Error).message}`,
+      );
+    }
+  }
+
+  private async findByLabel(label: string, signal: AbortSignal): Promise<LeaseFacts | null> {
+    const list = await this.deps.provider.listLabeled(label, signal);
+    return list.find((l) => l.label === label) ?? null;
+  }
+
+  private async lookupEndpoint(lease: LeaseFacts, signal: AbortSignal): Promise<void> {
+    const { timing, provider, now } = this.deps;
+    const deadline = now() + timing.endpointDeadlineMs;
+    while (!signal.aborted) {
+      try {
+        const endpoint = await provider.lookupEndpoint(lease, signal);
+        if (endpoint) return this.send({ type: 'EndpointKnown', endpoint });
+      } catch (err) {
+        if (signal.aborted) return;
+        if (err instanceof ProviderError && err.opts.fatal)
+          return this.send({ type: 'EndpointFailed', reason: err.message });
+        this.deps.log(this.rec, 'stderr', `endpoint lookup: ${(err as Error).message}`);
+      }
+      if (now() >= deadline) {
+        return this.send({
+          type: 'EndpointFailed',
+          reason: `no SSH endpoint within ${Math.round(timing.endpointDeadlineMs / 60_000)} min`,
+        });
+      }
+      await this.sleep(timing.endpointPollMs, signal);
+    }
+  }
+
+  private async startBootstrap(
+    endpoint: NodeEndpoint,
+    lease: LeaseFacts,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const sessionId = ++this.sessionCounter;
+    const session = this.deps.bootstrap(this.rec, endpoint, lease, {
+      observed: (stage) => {
+        if (this.session !== session) return;
+        this.send({
+          type: 'BootstrapObserved',
+          stage,
+          lastStdoutSeq: this.deps.lastBootstrapSeq(this.rec),
+        });
+      },
+      log: (stream, line) => this.deps.log(this.rec, stream, line),
+      joined: (hello, address) => {
+        if (this.session !== session) return;
+        this.send({
+          type: 'AgentJoined',
+          agent: {
+            agentId: hello.agentId,
+            version: hello.version,
+            capabilities: hello.capabilities,
+            address,
+          },
+        });
+      },
+    });
+    this.session = session;
+    this.send({ type: 'BootstrapStarted', sessionId });
+    try {
+      await session.run(signal);
+      if (this.session === session) this.send({ type: 'BootstrapClosed' });
+    } catch (err) {
+      if (this.session !== session || signal.aborted) return;
+      const stage = err instanceof BootstrapError ? err.stage : 'stream_error';
+      const reason = err instanceof BootstrapError ? err.reason : (err as Error).message;
+      this.deps.log(this.rec, 'stderr', `bootstrap failed at ${stage}: ${reason}`);
+      this.send({ type: 'BootstrapFailed', stage, reason });
+    } finally {
+      if (this.session === session) this.session = null;
+    }
+  }
+
+  private async destroyLease(handle: LeaseFacts['destroyHandle']): Promise<void> {
+    const { provider, timing, now } = this.deps;
+    const signal = new AbortController().signal; // destroy is never abandoned by CancelWork
+    try {
+      this.deps.crashPoint('before-destroy-call');
+      await provider.destroyLease(handle, signal);
+      this.deps.crashPoint('after-destroy-call');
+      // Destroyed only when the provider no longer lists it (DESIGN.md "ledger comes first").
+      const deadline = now() + timing.destroyConfirmDeadlineMs;
+      while (!(await provider.isGone(handle, signal))) {
+        if (now() >= deadline)
+          throw new Error('the provider still lists the lease after the destroy call');
+        await this.sleep(timing.destroyPollMs, signal);
+      }
+      this.send({ type: 'DestroyConfirmed' });
+    } catch (err) {
+      this.send({ type: 'DestroyFailed', error: (err as Error).message });
+    }
+  }
+
+  private later(ms: number, fn: () => void): void {
+    if (ms <= 0) return fn();
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      if (!this.stopped) fn();
+    }, ms);
+    this.timers.add(t);
+  }
+
+  private sleep(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}
+
+/** Journal detail for a message; never anything secret (messages carry none). */
+function describe(msg: NodeMsg): Record<string, unknown> {
+  switch (msg.type) {
+    case 'LeaseCreated':
+    case 'LeaseFound':
+      return { leaseId: msg.lease.leaseId };
+    case 'LeaseFailed':
+    case 'EndpointFailed':
+      return { reason: msg.reason };
+    case 'BootstrapObserved':
+      return { stage: msg.stage };
+    case 'BootstrapFailed':
+      return { stage: msg.stage, reason: msg.reason };
+    case 'AgentJoined':
+      return { agentId: msg.agent.agentId };
+    case 'Destroy':
+      return { reason: msg.reason };
+    case 'DestroyFailed':
+      return { error: msg.error };
+    default:
+      return {};
+  }
+}

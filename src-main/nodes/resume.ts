@@ -1,0 +1,31 @@
+import type { NodeEffect } from './messages';
+import type { NodeRecord } from './node-record';
+
+/** What to redo for a node after a restart, from its committed record alone. Every effect
+ *  here is idempotent: CreateLease looks the label up before creating, StartBootstrap finds
+ *  a running agent and does not start a second, DestroyLease of a gone lease succeeds. */
+export function resume(rec: NodeRecord): NodeEffect[] {
+  switch (rec.stage) {
+    case 'new':
+    case 'dormant':
+    case 'failed':
+    case 'destroyed':
+      return [];
+    case 'lease_requested':
+      return [{ type: rec.destroyRequested ? 'FindLease' : 'CreateLease' }];
+    case 'lease_created':
+      return rec.lease ? [{ type: 'LookupEndpoint', lease: rec.lease }] : [];
+    case 'endpoint_known':
+    case 'bootstrap_running':
+    case 'agent_joined':
+      return rec.lease && rec.connection
+        ? [{ type: 'StartBootstrap', endpoint: rec.connection, lease: rec.lease }]
+        : [];
+    case 'handed_off':
+      return [{ type: 'CompleteHandoff' }];
+    case 'destroying':
+      return rec.lease
+        ? [{ type: 'DestroyLease', handle: rec.lease.destroyHandle, delayMs: 0 }]
+        : [];
+  }
+}

@@ -1,0 +1,111 @@
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { socketPath } from '../../../src-agent/paths';
+import type {
+  CreateLeaseRequest,
+  CreateLeaseResult,
+  DestroyHandle,
+  LeaseFacts,
+  NodeEndpoint,
+  Provider,
+} from '../provider';
+import { ProviderError } from '../provider';
+import { killProcessGroups } from './process-groups';
+
+interface LeaseFile {
+  label: string;
+  runId: string;
+  logicalId: string;
+  createdAt: number;
+}
+
+/** The embedded default provider: a lease is a folder under `<home>/local/leases/`, and the
+ *  agent runs as a local process whose process groups are listed in `<folder>/pids/`.
+ *  Nothing bills. Destroy kills everything the node started and removes the folder. */
+export class LocalProvider implements Provider {
+  readonly kind = 'local';
+  private readonly leasesDir: string;
+
+  constructor(
+    home: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.leasesDir = join(home, 'local', 'leases');
+  }
+
+  async createLease(req: CreateLeaseRequest): Promise<CreateLeaseResult> {
+    if (!/^[a-zA-Z0-9._-]+$/.test(req.label))
+      throw new ProviderError(`bad label "${req.label}"`, { fatal: true });
+    const dir = join(this.leasesDir, req.label);
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'lease.json');
+    if (!existsSync(file)) {
+      const lease: LeaseFile = {
+        label: req.label,
+        runId: req.runId,
+        logicalId: req.logicalId,
+        createdAt: this.now(),
+      };
+      writeFileSync(`${file}.tmp`, JSON.stringify(lease));
+      renameSync(`${file}.tmp`, file);
+    }
+    return { lease: this.facts(req.label), endpoint: { kind: 'local', dir } };
+  }
+
+  async lookupEndpoint(lease: LeaseFacts): Promise<NodeEndpoint | null> {
+    const dir = join(this.leasesDir, lease.contractId);
+    if (!existsSync(dir))
+      throw new ProviderError(`the lease folder ${dir} is gone`, { fatal: true });
+    return { kind: 'local', dir };
+  }
+
+  async destroyLease(handle: DestroyHandle): Promise<void> {
+    const label = handle.contractId ?? handle.leaseId.replace(/^local:/, '');
+    const dir = join(this.leasesDir, label);
+    if (!existsSync(dir)) return; // already gone: success
+    await killProcessGroups(join(dir, 'pids'));
+    rmSync(socketPath(dir), { force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  }
+
+  async isGone(handle: DestroyHandle): Promise<boolean> {
+    const label = handle.contractId ?? handle.leaseId.replace(/^local:/, '');
+    return !existsSync(join(this.leasesDir, label));
+  }
+
+  async listLabeled(prefix: string): Promise<LeaseFacts[]> {
+    if (!existsSync(this.leasesDir)) return [];
+    return readdirSync(this.leasesDir)
+      .filter((name) => name.startsWith(prefix))
+      .sort()
+      .map((name) => this.facts(name));
+  }
+
+  private facts(label: string): LeaseFacts {
+    let meta: Partial<LeaseFile> = {};
+    try {
+      meta = JSON.parse(
+        readFileSync(join(this.leasesDir, label, 'lease.json'), 'utf8'),
+      ) as LeaseFile;
+    } catch {
+      // a folder whose lease.json was never written (crash mid-create) is still a lease
+    }
+    return {
+      provider: 'local',
+      leaseId: `local:${label}`,
+      contractId: label,
+      label,
+      destroyHandle: { provider: 'local', leaseId: `local:${label}`, contractId: label },
+      pricePerHour: null,
+      metadata: meta.createdAt ? { createdAt: String(meta.createdAt) } : {},
+    };
+  }
+}

@@ -1,0 +1,75 @@
+/** The provider plugin boundary (seed 000 §9, DESIGN.md "Providers").
+ *
+ *  Providers are stateless adapters: no NodeRecord, no logs, no SSH. Polling and deadlines
+ *  live in the orchestrator. Every lease a provider creates carries the label it was given,
+ *  so that Tender can find it again after losing its own state. */
+
+/** Where a node is reached. `local` nodes are folders on this machine. */
+export type NodeEndpoint =
+  | { kind: 'local'; dir: string }
+  | { kind: 'ssh'; host: string; port: number; user: string; authRef: string };
+
+/** What a provider needs to destroy a lease, with no other state. Stored in the ledger. */
+export type DestroyHandle = { provider: string; leaseId: string } & Record<string, string>;
+
+export interface LeaseFacts {
+  provider: string;
+  /** Tender's id for the lease: `<provider>:<native id>`, e.g. `vastai:123456`. */
+  leaseId: string;
+  /** The provider's own id (Vast contract id, local folder name). */
+  contractId: string;
+  /** The label the lease was created with (`tender-<install>-<run>-<node>`). */
+  label: string;
+  offerId?: string;
+  destroyHandle: DestroyHandle;
+  /** $/h quoted by the provider at creation; null when nothing bills (local, ssh). */
+  pricePerHour: number | null;
+  metadata: Record<string, string>;
+}
+
+export interface CreateLeaseRequest {
+  label: string;
+  runId: string;
+  logicalId: string;
+  /** Provider-specific desired shape, already validated by the provider's own schema. */
+  shape: Record<string, unknown>;
+}
+
+export interface CreateLeaseResult {
+  lease: LeaseFacts;
+  /** Present when the provider knows the endpoint at once (local, ssh). */
+  endpoint: NodeEndpoint | null;
+}
+
+export interface Provider {
+  readonly kind: string;
+
+  /** Creates one lease labelled `req.label`. Returns when the provider has accepted it.
+   *  Throws `ProviderError`; `outcomeUnknown: true` means the lease may exist anyway (a
+   *  timeout, a 5xx after sending) — the caller must look the label up before retrying. */
+  createLease(req: CreateLeaseRequest, signal: AbortSignal): Promise<CreateLeaseResult>;
+
+  /** One look at the lease: its endpoint when usable, null while not yet. Never polls.
+   *  Throws `ProviderError` with `fatal: true` when the lease can never become usable. */
+  lookupEndpoint(lease: LeaseFacts, signal: AbortSignal): Promise<NodeEndpoint | null>;
+
+  /** Destroys the lease. Returns when the provider has accepted the request. A lease that
+   *  no longer exists is not an error. Never polls. */
+  destroyLease(handle: DestroyHandle, signal: AbortSignal): Promise<void>;
+
+  /** Whether the provider still lists the lease (used to confirm a destroy). */
+  isGone(handle: DestroyHandle, signal: AbortSignal): Promise<boolean>;
+
+  /** Every lease whose label starts with `prefix`, including ones the ledger lost. */
+  listLabeled(prefix: string, signal: AbortSignal): Promise<LeaseFacts[]>;
+}
+
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly opts: { outcomeUnknown?: boolean; fatal?: boolean; hint?: string } = {},
+  ) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}

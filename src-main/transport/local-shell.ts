@@ -1,0 +1,71 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import type { ExecChannel, ExitStatus, NodeShell } from './node-shell';
+
+/** Environment a local node starts from: what a fresh login on a remote machine would have,
+ *  and nothing of this process's secrets (API keys, tokens). Job env arrives over the link. */
+const PASSED_ENV = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'LANG',
+  'LC_ALL',
+  'LC_CTYPE',
+  'TZ',
+  'TMPDIR',
+  'SHELL',
+  'TERM',
+];
+
+export function localNodeEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const k of PASSED_ENV) if (process.env[k] !== undefined) env[k] = process.env[k];
+  return { ...env, ...extra };
+}
+
+/** NodeShell over local child processes; the "node" is a folder on this machine. */
+export class LocalShell implements NodeShell {
+  readonly description: string;
+  private readonly children = new Set<ReturnType<typeof spawn>>();
+
+  constructor(
+    private readonly dir: string,
+    private readonly env: NodeJS.ProcessEnv = localNodeEnv(),
+  ) {
+    this.description = `local:${dir}`;
+    mkdirSync(dir, { recursive: true });
+  }
+
+  exec(command: string): ExecChannel {
+    const child = spawn('bash', ['-c', command], {
+      cwd: this.dir,
+      env: this.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.children.add(child);
+    const exit = new Promise<ExitStatus>((resolve) => {
+      child.on('error', () => resolve({ code: 127, signal: null }));
+      child.on('close', (code, signal) => {
+        this.children.delete(child);
+        resolve({ code, signal });
+      });
+    });
+    child.stdin.on('error', () => {}); // EPIPE when the command exits before reading all input
+    return {
+      stdin: child.stdin,
+      stdout: child.stdout,
+      stderr: child.stderr,
+      exit,
+      close: () => {
+        child.stdin.end();
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.children) if (c.exitCode === null) c.kill('SIGTERM');
+    this.children.clear();
+  }
+}
