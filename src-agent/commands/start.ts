@@ -34,12 +34,23 @@ export async function runStart(options: DaemonOptions): Promise<number> {
   closeSync(logFd);
   child.unref();
   let childExited = false;
-  child.once('exit', () => (childExited = true));
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  void exited.then(() => (childExited = true));
 
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
     const answer = await hello(paths.socket, Math.max(1, deadline - Date.now()));
-    if (answer) return report({ pid: answer.pid, alreadyRunning: answer.pid !== child.pid });
+    if (answer && answer.pid === child.pid)
+      return report({ pid: answer.pid, alreadyRunning: false });
+    if (answer) {
+      // Ours lost the race: return once it has exited, so one daemon is left, not two.
+      child.ref();
+      await Promise.race([
+        exited,
+        new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now()))),
+      ]);
+      return report({ pid: answer.pid, alreadyRunning: true });
+    }
     // Our daemon lost the lock race (it exits 0) or failed; the winner may still be starting.
     if (childExited && lockHolderIsGone(paths.lock)) break;
     await new Promise((r) => setTimeout(r, POLL_MS));

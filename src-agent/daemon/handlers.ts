@@ -58,6 +58,10 @@ export const handlers: { [K in OpName]: Handler<K> } = {
         `configured job ${job.jobId} attempt ${job.attempt}; earlier phase states cleared`,
       );
     }
+    // The same job configured again without secretEnv (an app that resumed a run and holds
+    // its secrets only redacted) keeps the secrets this daemon already holds.
+    const sameJob = ctx.job && ctx.job.jobId === job.jobId && ctx.job.attempt === job.attempt;
+    if (sameJob && !('secretEnv' in req)) job.secretEnv = ctx.job!.secretEnv;
     writeJobFile(ctx.paths.jobJson, job);
     ctx.job = job;
     const notice = droppedKeysNotice(taskEnv(ctx, job, (await ctx.gpus).gpus.length).dropped);

@@ -135,7 +135,14 @@ export class LogStore {
       this.indexBatch(batch, this.size);
       this.size += data.length;
       this.lastDurableSeq = (batch.at(-1) as StoredRecord).seq;
-      for (const sub of [...this.subscribers]) sub.onDurable(batch);
+      for (const sub of [...this.subscribers]) {
+        try {
+          sub.onDurable(batch);
+        } catch (err) {
+          sub.close(); // one broken subscriber must not stop the log
+          this.onWriteError(err as Error);
+        }
+      }
     }
   }
 

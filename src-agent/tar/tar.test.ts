@@ -109,13 +109,11 @@ describe('tar round trip', () => {
       if (header.path === 'big') await new Promise<void>((r) => (releaseBody = r));
       await collect(body);
     });
-    let refusedWrite = false;
-    for (const chunk of randomChunks(archive, seededRandom(1), 65536)) {
-      if (!reader.write(chunk)) refusedWrite = true;
-    }
+    for (const chunk of randomChunks(archive, seededRandom(1), 65536)) reader.write(chunk);
     reader.end();
     await new Promise((r) => setImmediate(r));
-    expect(refusedWrite).toBe(true);
+    // Most of the archive is still waiting in the writable: the reader did not slurp it.
+    expect(reader.writableLength).toBeGreaterThan(archive.length / 2);
     expect(seen).toEqual(['big']);
     releaseBody?.();
     await new Promise<void>((resolve, reject) => reader.on('finish', resolve).on('error', reject));

@@ -26,6 +26,7 @@ export function askOnInterrupt(h: { onCancel: () => void; onDetach: () => void }
     rl.once('line', (line) => {
       answered = true;
       rl.close();
+      process.stdin.destroy(); // an open stdin pipe would keep the process alive
       if (!asking) return;
       const a = line.trim().toLowerCase();
       decide(a.startsWith('d') ? 'detach' : a.startsWith('c') ? 'cancel' : 'continue');
@@ -37,5 +38,6 @@ export function askOnInterrupt(h: { onCancel: () => void; onDetach: () => void }
   process.on('SIGINT', onSigint);
   return () => {
     process.off('SIGINT', onSigint);
+    if (process.stdin.readableFlowing !== null) process.stdin.destroy();
   };
 }

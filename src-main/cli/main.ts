@@ -68,6 +68,12 @@ function isArgError(err: unknown): boolean {
   return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
 }
 
+// `tender logs … | head` closes the pipe early: that is not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
 void main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
 });

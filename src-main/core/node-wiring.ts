@@ -53,6 +53,27 @@ export function makeNodeManager(
   const timing = timingFor(provider, ctx.timing);
   const log = (r: NodeRecord, stream: 'stdout' | 'stderr' | 'info', line: string) =>
     ctx.datastream.append(r.id, 'bootstrap', { source: 'bootstrap', stream, line, ts: ctx.now() });
+  // Every stage change is also a line in the node's event stream, in order with the job's
+  // own events, so a log reader sees provisioning progress and never a silent wait.
+  const keyOf = (r: NodeRecord) =>
+    r.stage === 'bootstrap_running'
+      ? `${r.stage}/${r.bootstrap?.lastStage}`
+      : `${r.stage}/${r.destroyAttempts}`;
+  let lastNoted = keyOf(rec);
+  const noteStage = (r: NodeRecord) => {
+    const key = keyOf(r);
+    if (key === lastNoted) return;
+    lastNoted = key;
+    const line =
+      r.stage === 'bootstrap_running' && r.bootstrap
+        ? `node ${r.stage}: ${r.bootstrap.lastStage}`
+        : r.stage === 'failed'
+          ? `node failed: ${r.failedReason ?? 'unknown reason'}`
+          : r.stage === 'destroying' && r.lastError
+            ? `node destroying (attempt ${r.destroyAttempts + 1}; last error: ${r.lastError})`
+            : `node ${r.stage}`;
+    ctx.datastream.append(r.id, 'events', { source: 'event', stream: 'info', line, ts: ctx.now() });
+  };
   return new NodeManager(rec, {
     ledger: ctx.ledger,
     provider,
@@ -72,7 +93,10 @@ export function makeNodeManager(
       ),
     log,
     lastBootstrapSeq: (r) => ctx.datastream.lastSeq(r.id, 'bootstrap'),
-    onChange: (r) => ctx.onNodeChange(r),
+    onChange: (r) => {
+      noteStage(r);
+      ctx.onNodeChange(r);
+    },
     crashPoint: (name) => crashPoint(name, ctx.env),
     timing,
   });

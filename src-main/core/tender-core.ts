@@ -151,6 +151,13 @@ export class TenderCore {
     return d.done;
   }
 
+  /** Resolves once the job runs (or has ended) on every node of a run driven here. */
+  async waitJobsStarted(runId: string): Promise<void> {
+    const d = this.drivers.get(runId);
+    if (!d) throw new TenderError('conflict', `run ${runId} is not being driven by this process`);
+    await Promise.all([...d.jobs.values()].map((j) => j.runStarted));
+  }
+
   cancelRun(runId: string): RunView {
     this.requireWriter();
     const d = this.drivers.get(runId) ?? this.attachDriver(runId);

@@ -33,14 +33,20 @@ export class ChannelFile {
     this.lastSeq = this.repairTail();
   }
 
+  /** Appends whole records or nothing: a failed write (disk full) is cut back off. */
   append(records: StoredRecord[]): void {
     if (records.length === 0) return;
     let text = '';
     for (const r of records) text += JSON.stringify(r) + '\n';
     const buf = Buffer.from(text, 'utf8');
     const end = fstatSync(this.fd).size;
-    let off = 0;
-    while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off, end + off);
+    try {
+      let off = 0;
+      while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off, end + off);
+    } catch (err) {
+      ftruncateSync(this.fd, end);
+      throw err;
+    }
     this.lastSeq = records[records.length - 1]!.seq;
   }
 
@@ -48,28 +54,41 @@ export class ChannelFile {
     closeSync(this.fd);
   }
 
+  /** Finds the last complete record and cuts off whatever follows it: a torn write from a
+   *  crash, or a corrupt line. Returns that record's seq (0 for an empty file). */
   private repairTail(): number {
     const size = fstatSync(this.fd).size;
-    if (size === 0) return 0;
     let probe = Math.min(size, TAIL_PROBE_BYTES);
-    for (;;) {
+    while (probe > 0) {
+      const start = size - probe;
       const buf = Buffer.alloc(probe);
-      readSync(this.fd, buf, 0, probe, size - probe);
-      const lastNl = buf.lastIndexOf(0x0a);
-      if (lastNl === -1 && probe < size) {
-        probe = Math.min(size, probe * 4);
-        continue;
+      readSync(this.fd, buf, 0, probe, start);
+      // Complete lines end with \n; the first line of the window may be cut unless start is 0.
+      let end = buf.lastIndexOf(0x0a);
+      while (end !== -1) {
+        const prev = buf.lastIndexOf(0x0a, end - 1);
+        if (prev === -1 && start > 0) break; // this line may begin before the window
+        const seq = parseSeq(buf.subarray(prev + 1, end));
+        if (seq !== null) {
+          const keep = start + end + 1;
+          if (keep < size) ftruncateSync(this.fd, keep);
+          return seq;
+        }
+        end = prev;
       }
-      const completeEnd = size - probe + lastNl + 1; // 0 when no newline at all
-      if (completeEnd < size) ftruncateSync(this.fd, completeEnd); // torn write: drop it
-      if (lastNl === -1) return 0;
-      const prevNl = buf.lastIndexOf(0x0a, lastNl - 1);
-      if (prevNl === -1 && probe < size) {
-        probe = Math.min(size, probe * 4);
-        continue;
-      }
-      const lastLine = buf.subarray(prevNl + 1, lastNl).toString('utf8');
-      return (JSON.parse(lastLine) as StoredRecord).seq;
+      if (start === 0) break;
+      probe = Math.min(size, probe * 4);
     }
+    if (size > 0) ftruncateSync(this.fd, 0); // nothing readable at all
+    return 0;
+  }
+}
+
+function parseSeq(line: Buffer): number | null {
+  try {
+    const seq = (JSON.parse(line.toString('utf8')) as StoredRecord).seq;
+    return Number.isInteger(seq) && seq > 0 ? seq : null;
+  } catch {
+    return null;
   }
 }

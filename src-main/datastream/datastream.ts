@@ -30,6 +30,8 @@ export class Datastream {
   constructor(
     readonly root: string,
     private readonly onBatch: (records: LogRecord[]) => void = () => {},
+    private readonly onError: (err: Error) => void = (err) =>
+      console.error(`tender: ${err.message}`),
   ) {}
 
   /** Last sequence number stored (or pending) for a channel: resume the agent from +1. */
@@ -74,8 +76,20 @@ export class Datastream {
     this.pending = new Map();
     this.pendingBytes = 0;
     const flushed: LogRecord[] = [];
-    for (const b of batches.values()) {
-      b.file.append(b.records);
+    for (const [key, b] of batches) {
+      try {
+        b.file.append(b.records);
+      } catch (err) {
+        // Nothing of this batch is stored: forget the seqs handed out for it, so lastSeq()
+        // says what is on disk and a resumed agent stream fetches these lines again.
+        this.nextSeq.delete(key);
+        this.onError(
+          new Error(
+            `could not store ${b.records.length} log lines of ${b.node} in ${b.file.path}: ${(err as Error).message}`,
+          ),
+        );
+        continue;
+      }
       for (const r of b.records)
         flushed.push({ run: b.run, node: b.node, channel: b.channel, ...r } as LogRecord);
     }

@@ -9,6 +9,7 @@ import type { NodeEndpoint } from '../providers/provider';
 import type { NodeShell } from '../transport/node-shell';
 import { jobTransition, type JobCommand, type JobEvent, type JobState } from './job-fsm';
 import { pullOutputs } from './outputs/pull';
+import { REDACTED } from './redact-job';
 import { pushWorkspace, type PushPlan } from './workspace/push';
 
 export interface NodeJobDeps {
@@ -36,11 +37,14 @@ type ViewLinkState = 'none' | 'connected' | 'lost';
  *  their outcomes back as events. Every transition is journaled and logged. */
 export class NodeJob {
   private link: AgentLink | null = null;
-  private readonly phaseWaiters = new Map<Phase, (s: PhaseState) => void>();
+  private readonly phaseWaiters = new Map<Phase, ((s: PhaseState) => void)[]>();
   private readonly phases = new Map<Phase, PhaseState>();
   private detached = false;
   private finish!: (s: JobState) => void;
   readonly done: Promise<JobState>;
+  private markRunStarted!: () => void;
+  /** Settles once the agent has started the run phase, or the job has ended without it. */
+  readonly runStarted = new Promise<void>((r) => (this.markRunStarted = r));
   linkState: ViewLinkState = 'none';
 
   constructor(
@@ -49,6 +53,7 @@ export class NodeJob {
     private readonly deps: NodeJobDeps,
   ) {
     this.done = new Promise((r) => (this.finish = r));
+    void this.done.then(() => this.markRunStarted());
     if (state.phase === 'done') this.finish(state);
   }
 
@@ -197,21 +202,28 @@ export class NodeJob {
     const { job } = this.deps;
     const env: Record<string, string> = {};
     const secretEnv: Record<string, string> = {};
+    let secretsRedacted = false;
     for (const [k, v] of Object.entries(job.env)) {
       if (typeof v === 'string') env[k] = v;
+      else if (v.value === REDACTED) secretsRedacted = true;
       else secretEnv[k] = v.value;
     }
+    // A resumed run holds its secrets only redacted (the ledger never stores them): the
+    // agent keeps the ones it was given when the run started.
     await link.request('configure', {
       jobId: this.deps.jobId,
       attempt: 0,
       env,
-      secretEnv,
+      ...(secretsRedacted ? {} : { secretEnv }),
       params: job.params,
     });
     const command = phase === 'setup' ? job.setup! : job.run;
     const exited = this.waitPhase(phase);
     await link.request('start', { phase, command });
-    if (phase === 'run') this.deps.crashPoint('job-running');
+    if (phase === 'run') {
+      this.markRunStarted();
+      this.deps.crashPoint('job-running');
+    }
     const st = await exited;
     await this.drainLogs(link);
     const exit = { code: st.code, signal: st.signal };
@@ -298,7 +310,9 @@ export class NodeJob {
       },
       onPhase: (st) => {
         this.phases.set(st.phase, st);
-        if (st.state === 'exited') this.phaseWaiters.get(st.phase)?.(st);
+        if (st.state !== 'exited') return;
+        for (const resolve of this.phaseWaiters.get(st.phase) ?? []) resolve(st);
+        this.phaseWaiters.delete(st.phase);
       },
       onState: (state: LinkState, detail) => {
         const view: ViewLinkState =
@@ -328,7 +342,9 @@ export class NodeJob {
   private waitPhase(phase: Phase): Promise<PhaseState> {
     const known = this.phases.get(phase);
     if (known?.state === 'exited') return Promise.resolve(known);
-    return new Promise((resolve) => this.phaseWaiters.set(phase, resolve));
+    return new Promise((resolve) =>
+      this.phaseWaiters.set(phase, [...(this.phaseWaiters.get(phase) ?? []), resolve]),
+    );
   }
 
   /** Waits until every log record the agent has written is stored here. */

@@ -38,18 +38,22 @@ export class Ledger {
   static openWriter(home: string): Ledger {
     mkdirSync(home, { recursive: true });
     const lock = ProcessLock.acquire(home);
+    let db: Database.Database | null = null;
     try {
-      const db = new Database(join(home, 'ledger.sqlite'));
+      db = new Database(join(home, 'ledger.sqlite'));
+      db.pragma('busy_timeout = 5000');
+      // Before any pragma that writes (journal_mode rewrites the header): a newer ledger is
+      // left byte-identical.
+      refuseNewer(db, home);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
-      db.pragma('busy_timeout = 5000');
-      refuseNewer(db, home);
       migrate(db);
       const ledger = new Ledger(db, false, lock);
       ledger.ensureInstallId();
       return ledger;
     } catch (err) {
+      if (db?.open) db.close();
       lock.release();
       throw err;
     }
@@ -231,11 +235,12 @@ export class Ledger {
     data: Record<string, unknown> = {},
   ): void {
     this.tx(() => {
-      this.db
+      const { changes } = this.db
         .prepare(
           'UPDATE nodes SET stage = ?, ready = ?, stage_since = ?, record_json = ?, updated_at = ? WHERE id = ?',
         )
         .run(next.stage, next.ready ? 1 : 0, next.stageSince, JSON.stringify(next), now, next.id);
+      if (changes !== 1) throw new Error(`no node ${next.id} in the ledger`);
       this.projectLease(next, now);
       this.append({
         ts: now,
@@ -250,6 +255,13 @@ export class Ledger {
   private projectLease(rec: NodeRecord, now: number): void {
     const state = leaseStateOf(rec);
     if (!state) return;
+    if (state === 'not_created') {
+      // Only an intent that was written can turn out never to have become a lease.
+      this.db
+        .prepare("UPDATE leases SET state = 'not_created', reason = ? WHERE label = ?")
+        .run(rec.destroyReason ?? rec.failedReason, rec.label);
+      return;
+    }
     const lease = rec.lease;
     this.db
       .prepare(

@@ -55,7 +55,11 @@ function busyError(home: string): TenderError {
   } catch {
     // unknown holder
   }
-  const who = pid && pid !== String(process.pid) ? `pid ${pid}` : 'another Tender in this process';
+  const who = !pid
+    ? 'another process'
+    : pid === String(process.pid)
+      ? 'another Tender in this process'
+      : `pid ${pid}`;
   return new TenderError(
     'busy',
     `Tender is already running on ${home} (${who})`,

@@ -1,9 +1,10 @@
 // The built agent bundle (out/agent/tender-agent.cjs) and small ways for tests to drive
 // it as real processes: one-shot commands, and an `attach` client speaking NDJSON.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createMarkerSkipper } from '../../src-agent/marker';
+import { socketPath } from '../../src-agent/paths';
 import type { AgentEvent, LogRecord, OpName, Ops, Response } from '../../src-agent/protocol';
 
 const BUNDLE = resolve(__dirname, '../../out/agent/tender-agent.cjs');
@@ -48,13 +49,20 @@ export function markedJson<T>(stdout: Buffer): T {
   return JSON.parse(text.slice(at + 'TENDER-STREAM/1\n'.length)) as T;
 }
 
-/** Kills everything an agent in `dir` started: every group in pids/, and the daemon. */
-export function killAgent(dir: string): void {
+/** Kills everything an agent in `dir` started (every group in pids/, and the daemon) and
+ *  resolves once they are dead, so the folder can be removed without a late write. */
+export async function killAgent(dir: string): Promise<void> {
   const pids = join(dir, 'pids');
-  const groups = existsSync(pids) ? readdirSync(pids).map(Number) : [];
-  for (const pgid of groups) tryKill(-pgid);
+  const targets = existsSync(pids) ? readdirSync(pids).map(Number) : [];
   const lock = join(dir, 'agent.lock');
-  if (existsSync(lock)) tryKill(Number.parseInt(readFileSync(lock, 'utf8'), 10));
+  if (existsSync(lock)) targets.push(Number.parseInt(readFileSync(lock, 'utf8'), 10));
+  for (const pid of targets) tryKill(-pid);
+  for (const pid of targets) tryKill(pid);
+  for (const pid of targets) {
+    for (let i = 0; i < 250 && isRunning(pid); i++) await new Promise((r) => setTimeout(r, 20));
+  }
+  // A killed daemon leaves its socket; one in tmpdir (long folder paths) is outside `dir`.
+  rmSync(socketPath(dir), { force: true });
 }
 
 function tryKill(target: number): void {
@@ -62,6 +70,16 @@ function tryKill(target: number): void {
     process.kill(target, 'SIGKILL');
   } catch {
     // already gone
+  }
+}
+
+/** Alive and not a zombie (an orphan's zombie waits for init, but writes nothing). */
+function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
   }
 }
 

@@ -19,10 +19,9 @@ const clients: AttachClient[] = [];
 
 afterEach(async () => {
   for (const c of clients.splice(0)) c.kill();
-  for (const d of dirs.splice(0)) {
-    killAgent(d);
-    await rm(d, { recursive: true, force: true });
-  }
+  const done = dirs.splice(0);
+  for (const d of done) await killAgent(d); // all killed before any folder is removed
+  for (const d of done) await rm(d, { recursive: true, force: true });
 });
 
 async function nodeDir(): Promise<string> {
@@ -147,6 +146,18 @@ describe('agent lifecycle', () => {
       agentId: 'agent-42',
     });
     expect(await client.close()).toBe(0);
+  });
+
+  it('serves a folder whose socket path would be too long from tmpdir', async () => {
+    const dir = join(await nodeDir(), 'n'.repeat(120));
+    dirs.push(dir);
+    const { pid } = await start(dir);
+    const info = JSON.parse(readFileSync(join(dir, 'agent.json'), 'utf8')) as { socket: string };
+    expect(info.socket.startsWith(tmpdir())).toBe(true);
+    expect((await attach(dir).request('hello')).pid).toBe(pid);
+    const again = await runAgent(['daemon', '--dir', dir]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain(`already running (pid ${pid})`);
   });
 
   it('answers a bad request with an error and keeps serving', async () => {

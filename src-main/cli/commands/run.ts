@@ -8,7 +8,7 @@ import { call, type CliContext } from '../context';
 import { EXIT } from '../exit-codes';
 import { askOnInterrupt } from '../interrupt';
 import { makeLogPrinter } from '../log-printer';
-import { bold, dim, green, info, red } from '../output';
+import { bold, green, info, red } from '../output';
 
 export const RUN_USAGE = `tender run <job.toml> [--provider P] [--count N] [--keep] [--detach] [--json]`;
 
@@ -57,14 +57,18 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
       showBootstrap: values.verbose === true,
     });
     core.bus.on('log.lines', ({ records }) => print(records));
-    reportStages(core);
+    let bannerFor = '';
+    core.bus.on('run.changed', (r) => {
+      if (bannerFor === r.id) return;
+      bannerFor = r.id;
+      info(bold(`run ${r.id}: ${r.jobName} on ${r.provider} × ${r.count}`));
+    });
     const run = await call(core, 'run.start', {
       job: loaded.job,
       pool,
       keep: values.keep,
       source: loaded.file,
     });
-    info(bold(`run ${run.id}: ${run.jobName} on ${pool.provider} × ${pool.count}`));
     if (values.detach) return await detachWhenRunning(core, run.id);
 
     let detached = false;
@@ -80,6 +84,7 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
     });
     const outcome = await Promise.race([core.waitRun(run.id), detachedPromise(() => detached)]);
     stopAsking();
+    core.datastream.flush();
     if (outcome === 'detached') return EXIT.ok;
     const view = await call(core, 'run.get', { runId: run.id });
     return summarize(view, values.json === true);
@@ -88,36 +93,8 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
   }
 }
 
-function reportStages(core: TenderCore): void {
-  const last = new Map<string, string>();
-  core.bus.on('node.changed', (n) => {
-    const what =
-      n.stage === 'bootstrap_running' && n.bootstrapStage
-        ? `bootstrap: ${n.bootstrapStage}`
-        : n.stage;
-    if (last.get(n.id) === what) return;
-    last.set(n.id, what);
-    info(
-      dim(
-        `${n.logicalId}: ${what}${n.failedReason && n.stage === 'failed' ? ` — ${n.failedReason}` : ''}`,
-      ),
-    );
-  });
-}
-
 async function detachWhenRunning(core: TenderCore, runId: string): Promise<number> {
-  await new Promise<void>((resolve) => {
-    const check = (v: RunView) => {
-      if (
-        v.nodes.every(
-          (n) => n.jobPhase === 'run' || n.jobPhase === 'done' || n.jobStatus === 'failed',
-        )
-      )
-        resolve();
-    };
-    core.bus.on('node.changed', () => check(core.runView(runId)));
-    check(core.runView(runId));
-  });
+  await core.waitJobsStarted(runId);
   await call(core, 'run.detach', { runId });
   finishDetach(runId);
   return EXIT.ok;

@@ -27,6 +27,12 @@ interface LeaseFile {
   createdAt: number;
 }
 
+const SAFE_LABEL = /^[a-zA-Z0-9][a-zA-Z0-9_-]*$/;
+
+function labelOf(handle: DestroyHandle): string {
+  return handle.contractId ?? handle.leaseId.replace(/^local:/, '');
+}
+
 /** The embedded default provider: a lease is a folder under `<home>/local/leases/`, and the
  *  agent runs as a local process whose process groups are listed in `<folder>/pids/`.
  *  Nothing bills. Destroy kills everything the node started and removes the folder. */
@@ -42,9 +48,7 @@ export class LocalProvider implements Provider {
   }
 
   async createLease(req: CreateLeaseRequest): Promise<CreateLeaseResult> {
-    if (!/^[a-zA-Z0-9._-]+$/.test(req.label))
-      throw new ProviderError(`bad label "${req.label}"`, { fatal: true });
-    const dir = join(this.leasesDir, req.label);
+    const dir = this.leaseDir(req.label);
     mkdirSync(dir, { recursive: true });
     const file = join(dir, 'lease.json');
     if (!existsSync(file)) {
@@ -61,15 +65,14 @@ export class LocalProvider implements Provider {
   }
 
   async lookupEndpoint(lease: LeaseFacts): Promise<NodeEndpoint | null> {
-    const dir = join(this.leasesDir, lease.contractId);
+    const dir = this.leaseDir(lease.contractId);
     if (!existsSync(dir))
       throw new ProviderError(`the lease folder ${dir} is gone`, { fatal: true });
     return { kind: 'local', dir };
   }
 
   async destroyLease(handle: DestroyHandle): Promise<void> {
-    const label = handle.contractId ?? handle.leaseId.replace(/^local:/, '');
-    const dir = join(this.leasesDir, label);
+    const dir = this.leaseDir(labelOf(handle));
     if (!existsSync(dir)) return; // already gone: success
     await killProcessGroups(join(dir, 'pids'));
     rmSync(socketPath(dir), { force: true });
@@ -77,8 +80,7 @@ export class LocalProvider implements Provider {
   }
 
   async isGone(handle: DestroyHandle): Promise<boolean> {
-    const label = handle.contractId ?? handle.leaseId.replace(/^local:/, '');
-    return !existsSync(join(this.leasesDir, label));
+    return !existsSync(this.leaseDir(labelOf(handle)));
   }
 
   async listLabeled(prefix: string): Promise<LeaseFacts[]> {
@@ -87,6 +89,13 @@ export class LocalProvider implements Provider {
       .filter((name) => name.startsWith(prefix))
       .sort()
       .map((name) => this.facts(name));
+  }
+
+  /** The folder of a lease. Labels are checked so no handle can name a path outside. */
+  private leaseDir(label: string): string {
+    if (!SAFE_LABEL.test(label))
+      throw new ProviderError(`bad local lease label "${label}"`, { fatal: true });
+    return join(this.leasesDir, label);
   }
 
   private facts(label: string): LeaseFacts {
