@@ -74,6 +74,20 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
+let finished = false;
+// If the event loop empties while a command still waits, Tender lost track of something:
+// never let that look like success.
+process.on('beforeExit', () => {
+  if (finished) return;
+  printError({
+    code: 'internal',
+    message: 'tender stopped waiting before the command finished',
+    hint: 'This is a bug in Tender; run `tender status` to see where things stand.',
+  });
+  process.exit(EXIT.infrastructure);
+});
+
 void main(process.argv.slice(2)).then((code) => {
+  finished = true;
   process.exitCode = code;
 });

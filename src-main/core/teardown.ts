@@ -19,6 +19,7 @@ export async function destroyAll(
   const nodeOutcomes = destroyNodes(core, core.ledger.unfinishedNodes(), 'tear down all');
   const orphanOutcomes = opts.orphans ? await destroyOrphans(core) : [];
   const outcomes = [...(await nodeOutcomes), ...orphanOutcomes];
+  closeUndrivenRuns(core, 'torn down by `tender down --all`');
   return { outcomes, allConfirmed: outcomes.every((o) => o.confirmed) };
 }
 
@@ -38,7 +39,9 @@ export function destroyNodes(
     records.map(async (rec): Promise<DestroyOutcome> => {
       const provider = core.providers.get(rec.desired.provider);
       const manager = owned.get(rec.id) ?? makeNodeManager(ctx, rec, provider);
-      manager.send({ type: 'Destroy', reason });
+      // A destroy a dead process began is picked up again; Destroy itself would be ignored.
+      if (!owned.has(rec.id) && rec.stage === 'destroying') manager.resume();
+      else manager.send({ type: 'Destroy', reason });
       const settled = await Promise.race([
         manager.waitFor(
           (r) =>
@@ -98,4 +101,32 @@ async function destroyOrphans(core: TenderCore): Promise<DestroyOutcome[]> {
     error: `could not list leases: ${u.error}`,
   }));
   return [...(await Promise.all(results)), ...unreached];
+}
+
+/** Runs that no process drives (detached, or left by a crash) and whose nodes are all gone
+ *  have ended: record them as failed, so nothing shows as running that cannot be. */
+function closeUndrivenRuns(core: TenderCore, reason: string): void {
+  const now = core.now();
+  for (const run of core.ledger.listRuns()) {
+    if (core.drivers.has(run.id) || (run.status !== 'pending' && run.status !== 'running'))
+      continue;
+    const nodes = core.ledger.nodesOfRun(run.id);
+    if (!nodes.every((n) => n.stage === 'destroyed')) continue;
+    for (const n of nodes) {
+      const a = core.ledger.getAttempt(n.id);
+      if (!a || a.phase === 'done') continue;
+      const status = a.status === 'completed' ? 'completed' : 'failed';
+      core.ledger.updateAttempt(
+        n.id,
+        { status, phase: 'done', reason: a.reason ?? (status === 'failed' ? reason : null) },
+        { kind: 'job.closed', data: { reason } },
+        now,
+      );
+    }
+    core.ledger.updateRun(
+      run.id,
+      { status: 'failed', failedReason: reason, endedAt: now, detached: false },
+      now,
+    );
+  }
 }

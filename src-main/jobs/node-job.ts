@@ -274,7 +274,10 @@ export class NodeJob {
       this.note('node kept (--keep): it stays listed and billed until `tender down`');
       return { type: 'TeardownComplete', error: null };
     }
-    manager.send({ type: 'Destroy', reason: `job ${this.state.status}` });
+    // A destroy begun by a process that died is re-issued (idempotent); Destroy itself
+    // would be ignored in that stage.
+    if (manager.record.stage === 'destroying') manager.resume();
+    else manager.send({ type: 'Destroy', reason: `job ${this.state.status}` });
     const rec = await manager.waitFor(
       (r) =>
         r.stage === 'destroyed' ||

@@ -21,7 +21,9 @@ const PASSED_ENV = [
 export function localNodeEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const k of PASSED_ENV) if (process.env[k] !== undefined) env[k] = process.env[k];
-  return { ...env, ...extra };
+  // Without SHLVL, bash given a socket for stdin (Node's pipes are socketpairs) decides it
+  // was started by sshd and sources ~/.bashrc: ~100 ms per command, and whatever it prints.
+  return { ...env, SHLVL: '1', ...extra };
 }
 
 /** NodeShell over local child processes; the "node" is a folder on this machine. */
