@@ -113,6 +113,24 @@ describe('Ctrl-C during tender run', () => {
     expect(processesMentioning(marker)).toEqual([]);
   });
 
+  it('SIGTERM (a closed terminal, a timeout wrapper) detaches cleanly instead of dying mid-write', async () => {
+    const { home, root } = newHome();
+    const marker = `mk-term-${Date.now()}`;
+    const job = tickerJob(root, { ticks: 600, intervalS: 0.1, marker });
+    const p = new CliProcess(['run', job], { home });
+    await p.waitFor('stdout', /tick 2\n/);
+    p.child.kill('SIGTERM');
+    const r = await p.exited;
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toMatch(/terminated: detaching/);
+    const s = await statusOf(home);
+    expect(s.runs[0]).toMatchObject({ status: 'running', detached: true });
+    expect(processesMentioning(marker).length).toBeGreaterThan(0);
+    const down = await runCli(['down', '--all'], { home });
+    expect(down.code, down.stderr).toBe(0);
+    expect(processesMentioning(marker)).toEqual([]);
+  });
+
   it('`tender run --detach` returns once the job runs; `tender down --all` tears it down', async () => {
     const { home, root } = newHome();
     const marker = `mk-flag-${Date.now()}`;

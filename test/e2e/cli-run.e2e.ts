@@ -160,5 +160,29 @@ describe('tender run on the local provider', () => {
       expect(existsSync(join(out.outputsDir, n, 'outputs', 'out', 'metrics.json'))).toBe(true);
     expect(r.stdout).toMatch(/^\[node-0\] /m);
     expect(r.stdout).toMatch(/^\[node-1\] /m);
+
+    // One node's stored log, from a sequence number on.
+    const tail = await runCli(['logs', out.runId, '--node', '1', '--from', '3000'], { home });
+    expect(tail.code, tail.stderr).toBe(0);
+    const seqs = agentLog(home, out.runId).length;
+    expect(tail.stdout.trimEnd().split('\n')).toHaveLength(seqs - 3000 + 1);
+    expect(tail.stdout).not.toMatch(/^\[node-/m);
+  });
+
+  it('--keep leaves the node up and listed (billed) after the job; down --all then destroys it', async () => {
+    const home = newHome();
+    const r = await runCli(['run', join(EXAMPLES, 'hello', 'tender.toml'), '--keep', '--json'], {
+      home,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(lastJson(r.stdout)).toMatchObject({
+      status: 'completed',
+      nodes: [{ stage: 'dormant' }],
+    });
+    expect(r.stderr).toMatch(/node kept \(--keep\)/);
+    expect(readdirSync(join(home, 'local', 'leases'))).toHaveLength(1);
+    const down = await runCli(['down', '--all'], { home });
+    expect(down.code, down.stderr).toBe(0);
+    expect(readdirSync(join(home, 'local', 'leases'))).toEqual([]);
   });
 });

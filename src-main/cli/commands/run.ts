@@ -71,21 +71,35 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
     });
     if (values.detach) return await detachWhenRunning(core, run.id);
 
-    let detached = false;
+    // Detaching (asked for, or the terminal went away) leaves the job running on its nodes;
+    // the ledger records the run as detached and any later Tender can pick it up.
+    let markDetached!: (why: 'asked' | 'terminated') => void;
+    const detachedP = new Promise<'asked' | 'terminated'>((r) => (markDetached = r));
+    const detach = (why: 'asked' | 'terminated') =>
+      void call(core, 'run.detach', { runId: run.id }).then(() => {
+        finishDetach(run.id);
+        markDetached(why);
+      });
     const stopAsking = askOnInterrupt({
       onCancel: () => {
         info(red(`cancelling ${run.id}: stopping the job, collecting outputs, tearing down…`));
         void call(core, 'run.cancel', { runId: run.id });
       },
-      onDetach: () => {
-        detached = true;
-        void call(core, 'run.detach', { runId: run.id }).then(() => finishDetach(run.id));
-      },
+      onDetach: () => detach('asked'),
     });
-    const outcome = await Promise.race([core.waitRun(run.id), detachedPromise(() => detached)]);
+    const onTerminate = () => {
+      info(red('terminated: detaching, the job keeps running'));
+      detach('terminated');
+    };
+    process.once('SIGTERM', onTerminate);
+    process.once('SIGHUP', onTerminate);
+    const outcome = await Promise.race([core.waitRun(run.id), detachedP]);
     stopAsking();
+    process.off('SIGTERM', onTerminate);
+    process.off('SIGHUP', onTerminate);
     core.datastream.flush();
-    if (outcome === 'detached') return EXIT.ok;
+    if (outcome === 'asked') return EXIT.ok;
+    if (outcome === 'terminated') return EXIT.infrastructure;
     const view = await call(core, 'run.get', { runId: run.id });
     return summarize(view, values.json === true);
   } finally {
@@ -104,18 +118,6 @@ function finishDetach(runId: string): void {
   info(`detached from ${runId}: the job keeps running on its node(s).`);
   info(`  follow it:   tender logs --follow ${runId}`);
   info(`  tear down:   tender down --all`);
-}
-
-function detachedPromise(isDetached: () => boolean): Promise<'detached'> {
-  return new Promise((resolve) => {
-    const t = setInterval(() => {
-      if (isDetached()) {
-        clearInterval(t);
-        resolve('detached');
-      }
-    }, 50);
-    t.unref();
-  });
 }
 
 /** Prints the outcome and returns the exit code: 0 completed, 1 the job failed, 3 the
