@@ -295,7 +295,6 @@ export class NodeJob {
     const rec = this.deps.manager.record;
     if (!rec.agent || !rec.connection) throw new Error(`node ${rec.id} has no joined agent`);
     const connect = this.deps.connect(rec.connection);
-    let lostSince: number | null = null;
     this.link = new AgentLink({
       connect,
       address: rec.agent.address,
@@ -318,19 +317,20 @@ export class NodeJob {
         this.phaseWaiters.delete(st.phase);
       },
       onState: (state: LinkState, detail) => {
+        if (state === 'lost') void this.checkLost(rec, detail);
         const view: ViewLinkState =
-          state === 'connected' ? 'connected' : state === 'lost' ? 'lost' : this.linkState;
-        if (state === 'lost') {
-          lostSince ??= this.deps.now();
-          void this.checkLost(rec, detail);
-        }
-        if (state === 'connected') lostSince = null;
-        if (view !== this.linkState) {
-          this.linkState = view;
-          if (state === 'lost') this.note(`link lost: ${detail}; reconnecting`);
-          if (state === 'connected' && lostSince === null) this.deps.onChange();
-          this.deps.onChange();
-        }
+          state === 'connected'
+            ? 'connected'
+            : state === 'lost'
+              ? 'lost'
+              : state === 'closed'
+                ? 'none'
+                : this.linkState;
+        if (view === this.linkState) return;
+        if (view === 'lost') this.note(`link lost: ${detail}; reconnecting`);
+        else if (this.linkState === 'lost' && view === 'connected') this.note('link restored');
+        this.linkState = view;
+        this.deps.onChange();
       },
     });
     return this.link;

@@ -2,11 +2,20 @@ import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { JobSpec, JobStatus, LeaseState } from '../contract';
+import type { JobSpec, LeaseState } from '../contract';
 import { LIVE_LEASE_STATES } from '../contract';
 import { TenderError } from '../core/tender-error';
 import type { NodeRecord } from '../nodes/node-record';
-import { leaseStateOf } from './lease-projection';
+import { projectLease } from './lease-projection';
+import {
+  RUN_SELECT,
+  toAttemptRow,
+  toLeaseRow,
+  toRunRow,
+  type RawAttempt,
+  type RawLease,
+  type RawRun,
+} from './row-mapping';
 import { LATEST_SCHEMA_VERSION, migrate, readSchemaVersion } from './migrations';
 import { ProcessLock } from './process-lock';
 import type { AttemptRow, JournalEvent, LeaseRow, RunRow } from './rows';
@@ -241,7 +250,7 @@ export class Ledger {
         )
         .run(next.stage, next.ready ? 1 : 0, next.stageSince, JSON.stringify(next), now, next.id);
       if (changes !== 1) throw new Error(`no node ${next.id} in the ledger`);
-      this.projectLease(next, now);
+      projectLease(this.db, next, now);
       this.append({
         ts: now,
         runId: next.runId,
@@ -250,52 +259,6 @@ export class Ledger {
         data: { msg, from: prev.stage, to: next.stage, ...data },
       });
     });
-  }
-
-  private projectLease(rec: NodeRecord, now: number): void {
-    const state = leaseStateOf(rec);
-    if (!state) return;
-    if (state === 'not_created') {
-      // Only an intent that was written can turn out never to have become a lease.
-      this.db
-        .prepare("UPDATE leases SET state = 'not_created', reason = ? WHERE label = ?")
-        .run(rec.destroyReason ?? rec.failedReason, rec.label);
-      return;
-    }
-    const lease = rec.lease;
-    this.db
-      .prepare(
-        `INSERT INTO leases (label, lease_id, provider, run_id, node_id, state, destroy_handle_json,
-           price_per_hour, requested_at, created_at, destroyed_at, destroy_attempts, last_error, reason)
-         VALUES (@label, @leaseId, @provider, @runId, @nodeId, @state, @handle, @price, @now,
-           @createdAt, @destroyedAt, @attempts, @lastError, @reason)
-         ON CONFLICT(label) DO UPDATE SET
-           lease_id = COALESCE(excluded.lease_id, leases.lease_id),
-           state = excluded.state,
-           destroy_handle_json = COALESCE(excluded.destroy_handle_json, leases.destroy_handle_json),
-           price_per_hour = COALESCE(excluded.price_per_hour, leases.price_per_hour),
-           created_at = COALESCE(leases.created_at, excluded.created_at),
-           destroyed_at = excluded.destroyed_at,
-           destroy_attempts = excluded.destroy_attempts,
-           last_error = excluded.last_error,
-           reason = excluded.reason`,
-      )
-      .run({
-        label: rec.label,
-        leaseId: lease?.leaseId ?? null,
-        provider: rec.desired.provider,
-        runId: rec.runId,
-        nodeId: rec.id,
-        state,
-        handle: lease ? JSON.stringify(lease.destroyHandle) : null,
-        price: lease?.pricePerHour ?? null,
-        now,
-        createdAt: lease ? now : null,
-        destroyedAt: state === 'destroyed' ? rec.destroyedAt : null,
-        attempts: rec.destroyAttempts,
-        lastError: rec.lastError,
-        reason: rec.destroyReason ?? rec.failedReason,
-      });
   }
 
   // ── job attempts ──────────────────────────────────────────────────────────────────────
@@ -456,104 +419,4 @@ function refuseNewer(db: Database.Database, home: string): void {
       'Upgrade Tender, or set TENDER_HOME to another folder. The ledger was not changed.',
     );
   }
-}
-
-const RUN_SELECT = 'SELECT r.*, j.name AS job_name FROM runs r JOIN jobs j ON j.id = r.job_id';
-
-interface RawRun {
-  id: string;
-  job_id: string;
-  job_name: string;
-  provider: string;
-  count: number;
-  pool_json: string;
-  keep: number;
-  status: JobStatus;
-  detached: number;
-  driver_pid: number | null;
-  created_at: number;
-  ended_at: number | null;
-  failed_reason: string | null;
-  outputs_dir: string;
-}
-
-function toRunRow(r: RawRun): RunRow {
-  return {
-    id: r.id,
-    jobId: r.job_id,
-    jobName: r.job_name,
-    provider: r.provider,
-    count: r.count,
-    pool: JSON.parse(r.pool_json) as Record<string, unknown>,
-    keep: r.keep === 1,
-    status: r.status,
-    detached: r.detached === 1,
-    driverPid: r.driver_pid,
-    createdAt: r.created_at,
-    endedAt: r.ended_at,
-    failedReason: r.failed_reason,
-    outputsDir: r.outputs_dir,
-  };
-}
-
-interface RawAttempt {
-  node_id: string;
-  run_id: string;
-  attempt: number;
-  status: AttemptRow['status'];
-  phase: AttemptRow['phase'];
-  exit_code: number | null;
-  reason: string | null;
-  updated_at: number;
-}
-
-function toAttemptRow(r: RawAttempt): AttemptRow {
-  return {
-    nodeId: r.node_id,
-    runId: r.run_id,
-    attempt: r.attempt,
-    status: r.status,
-    phase: r.phase,
-    exitCode: r.exit_code,
-    reason: r.reason,
-    updatedAt: r.updated_at,
-  };
-}
-
-interface RawLease {
-  label: string;
-  lease_id: string | null;
-  provider: string;
-  run_id: string | null;
-  node_id: string | null;
-  state: LeaseState;
-  destroy_handle_json: string | null;
-  price_per_hour: number | null;
-  requested_at: number;
-  created_at: number | null;
-  destroyed_at: number | null;
-  destroy_attempts: number;
-  last_error: string | null;
-  reason: string | null;
-}
-
-function toLeaseRow(r: RawLease): LeaseRow {
-  return {
-    label: r.label,
-    leaseId: r.lease_id,
-    provider: r.provider,
-    runId: r.run_id,
-    nodeId: r.node_id,
-    state: r.state,
-    destroyHandle: r.destroy_handle_json
-      ? (JSON.parse(r.destroy_handle_json) as Record<string, string>)
-      : null,
-    pricePerHour: r.price_per_hour,
-    requestedAt: r.requested_at,
-    createdAt: r.created_at,
-    destroyedAt: r.destroyed_at,
-    destroyAttempts: r.destroy_attempts,
-    lastError: r.last_error,
-    reason: r.reason,
-  };
 }

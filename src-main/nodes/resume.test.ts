@@ -1,35 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { NodeStage as NodeStageSchema, type NodeStage } from '../contract';
-import type { LeaseFacts, NodeEndpoint } from '../providers/provider';
 import type { NodeEffect } from './messages';
-import { newNodeRecord, type NodeRecord } from './node-record';
+import { bareRecordIn, endpoint, lease, T0 } from './node-fixtures';
+import type { NodeRecord } from './node-record';
 import { resume } from './resume';
 
-const T0 = 1_000_000;
-
-const lease: LeaseFacts = {
-  provider: 'local',
-  leaseId: 'local:abc',
-  contractId: 'abc',
-  label: 'tender-i-r-node-0',
-  destroyHandle: { provider: 'local', leaseId: 'local:abc', contractId: 'abc' },
-  pricePerHour: null,
-  metadata: {},
-};
-const endpoint: NodeEndpoint = { kind: 'local', dir: '/tmp/x' };
-
-function recordIn(stage: NodeStage, extra: Partial<NodeRecord> = {}): NodeRecord {
-  const base = newNodeRecord({
-    runId: 'r-test01',
-    logicalId: 'node-0',
-    groupId: 'nodes',
-    role: 'worker',
-    label: 'tender-i-r-node-0',
-    desired: { provider: 'local', shape: {}, verify: [], hostKey: 'hk1_x' },
-    now: T0,
-  });
-  return { ...base, stage, ...extra };
-}
+const recordIn = bareRecordIn;
 
 const withLease = { lease };
 const withBoth = { lease, connection: endpoint };

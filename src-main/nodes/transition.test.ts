@@ -1,25 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeStage } from '../contract';
 import { NodeStage as NodeStageSchema } from '../contract';
-import type { LeaseFacts, NodeEndpoint } from '../providers/provider';
 import { NODE_MSG_TYPES, type NodeMsg, type NodeMsgType } from './messages';
-import { newNodeRecord, type NodeRecord } from './node-record';
+import { address, bareRecordIn, endpoint, lease, T0 } from './node-fixtures';
+import type { NodeRecord } from './node-record';
 import { destroyRetryDelay, transition } from './transition';
 
-const T0 = 1_000_000;
 const NOW = 2_000_000;
-
-const lease: LeaseFacts = {
-  provider: 'local',
-  leaseId: 'local:abc',
-  contractId: 'abc',
-  label: 'tender-i-r-node-0',
-  destroyHandle: { provider: 'local', leaseId: 'local:abc' },
-  pricePerHour: null,
-  metadata: {},
-};
-const endpoint: NodeEndpoint = { kind: 'local', dir: '/tmp/x' };
-const address = { runtime: 'node', bundleWord: 'a.cjs', dirWord: '/tmp/x' };
 
 const messages: Record<NodeMsgType, NodeMsg> = {
   Start: { type: 'Start' },
@@ -46,15 +33,7 @@ const messages: Record<NodeMsgType, NodeMsg> = {
 };
 
 function recordIn(stage: NodeStage, extra: Partial<NodeRecord> = {}): NodeRecord {
-  const base = newNodeRecord({
-    runId: 'r-test01',
-    logicalId: 'node-0',
-    groupId: 'nodes',
-    role: 'worker',
-    label: 'tender-i-r-node-0',
-    desired: { provider: 'local', shape: {}, verify: [], hostKey: 'hk1_x' },
-    now: T0,
-  });
+  const base = bareRecordIn('new');
   const hasLease = !['new', 'lease_requested'].includes(stage);
   const hasEndpoint = hasLease && stage !== 'lease_created';
   const hasAgent = ['agent_joined', 'handed_off', 'dormant'].includes(stage);

@@ -1,30 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CliProcess,
-  killLeftovers,
-  processesMentioning,
-  requireBuilt,
-  runCli,
-  tempHome,
-} from '../helpers/cli';
+import { describe, expect, it } from 'vitest';
+import { CliProcess, processesMentioning, runCli, useTempHomes } from '../helpers/cli';
 import { tickerJob } from '../helpers/job-files';
 
-const homes: ReturnType<typeof tempHome>[] = [];
-function newHome() {
-  const h = tempHome();
-  homes.push(h);
-  return h;
-}
-
-beforeAll(() => requireBuilt());
-afterEach(() => {
-  for (const h of homes.splice(0)) {
-    killLeftovers(h.home);
-    h.cleanup();
-  }
-});
+const newHome = useTempHomes();
 
 function runIdOf(stderr: string): string {
   const m = /run (r-[a-z0-9]+)/.exec(stderr);

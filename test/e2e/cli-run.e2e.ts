@@ -2,15 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  EXAMPLES,
-  killLeftovers,
-  processesMentioning,
-  requireBuilt,
-  runCli,
-  tempHome,
-} from '../helpers/cli';
+import { describe, expect, it } from 'vitest';
+import { EXAMPLES, processesMentioning, runCli, useTempHomes } from '../helpers/cli';
 
 interface StoredRecord {
   seq: number;
@@ -19,20 +12,8 @@ interface StoredRecord {
   line: string;
 }
 
-const homes: ReturnType<typeof tempHome>[] = [];
-function newHome() {
-  const h = tempHome();
-  homes.push(h);
-  return h.home;
-}
-
-beforeAll(() => requireBuilt());
-afterEach(() => {
-  for (const h of homes.splice(0)) {
-    killLeftovers(h.home);
-    h.cleanup();
-  }
-});
+const newHomeOf = useTempHomes();
+const newHome = () => newHomeOf().home;
 
 /** What the example writes when run by hand with the same task environment. */
 function runExampleByHand(extraEnv: Record<string, string>) {

@@ -1,17 +1,10 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { killLeftovers, processesMentioning, requireBuilt, runCli, tempHome } from '../helpers/cli';
+import { describe, expect, it } from 'vitest';
+import { processesMentioning, runCli, useTempHomes } from '../helpers/cli';
 import { tickerJob, writeJob } from '../helpers/job-files';
 
-const homes: ReturnType<typeof tempHome>[] = [];
-beforeAll(() => requireBuilt());
-afterEach(() => {
-  for (const h of homes.splice(0)) {
-    killLeftovers(h.home);
-    h.cleanup();
-  }
-});
+const newHome = useTempHomes();
 
 interface Status {
   runs: { id: string; status: string; detached: boolean; nodes: { stage: string }[] }[];
@@ -43,8 +36,7 @@ const points: { at: string; live: string; dirs: number; jobAlive: boolean; final
 describe('kill -9 of tender run at each effect boundary', () => {
   for (const p of points) {
     it(`${p.at}: no lease lost, none duplicated; down --all destroys what was left`, async () => {
-      const h = tempHome();
-      homes.push(h);
+      const h = newHome();
       const marker = `mk-crash-${p.at}-${Date.now()}`;
       const job =
         p.at === 'job-running'
@@ -88,8 +80,7 @@ describe('kill -9 of tender run at each effect boundary', () => {
   }
 
   it('a run whose driver was killed mid-job is picked up by `tender logs --follow` and finishes', async () => {
-    const h = tempHome();
-    homes.push(h);
+    const h = newHome();
     const marker = `mk-resume-${Date.now()}`;
     const job = tickerJob(h.root, { ticks: 30, intervalS: 0.1, marker });
     const crashed = await runCli(['run', job], {
@@ -113,8 +104,7 @@ describe('kill -9 of tender run at each effect boundary', () => {
   });
 
   it('a crashed run does not block the next one, and the next one leases exactly one node', async () => {
-    const h = tempHome();
-    homes.push(h);
+    const h = newHome();
     const job = writeJob(h.root, 'quick', `[job]\nname = "quick"\nrun = "echo done"\n`);
     const crashed = await runCli(['run', job], {
       home: h.home,

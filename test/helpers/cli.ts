@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:chil
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { afterEach, beforeAll } from 'vitest';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
 export const CLI = join(REPO, 'out', 'cli', 'tender.js');
@@ -108,4 +109,22 @@ export function killLeftovers(home: string): void {
 export function processesMentioning(text: string): string[] {
   const r = spawnSync('pgrep', ['-af', text], { encoding: 'utf8' });
   return r.stdout.split('\n').filter((l) => l.trim() && !l.includes('pgrep'));
+}
+
+/** For an e2e file: checks the CLI is built, and hands out temp homes that are cleaned up
+ *  (their leftover processes killed first) after each test. */
+export function useTempHomes(): () => ReturnType<typeof tempHome> {
+  const homes: ReturnType<typeof tempHome>[] = [];
+  beforeAll(() => requireBuilt());
+  afterEach(() => {
+    for (const h of homes.splice(0)) {
+      killLeftovers(h.home);
+      h.cleanup();
+    }
+  });
+  return () => {
+    const h = tempHome();
+    homes.push(h);
+    return h;
+  };
 }
