@@ -4,6 +4,7 @@ import { runAttach } from './commands/attach';
 import { runPackOutputs } from './commands/pack-outputs';
 import { runRecvWorkspace } from './commands/recv-workspace';
 import { runStart } from './commands/start';
+import { runWorkspaceManifest } from './commands/workspace-manifest';
 import { runDaemon } from './daemon/daemon';
 import { printResult } from './output';
 import { PROTOCOL_VERSION, type VersionOutput } from './protocol';
@@ -15,6 +16,7 @@ const USAGE = `usage: tender-agent <command>
   start  --dir D [--agent-id ID] [--host-key HK]
   attach --dir D
   recv-workspace --dir D
+  workspace-manifest --dir D
   pack-outputs --dir D --spec B64
 `;
 
@@ -44,6 +46,9 @@ async function main(argv: string[]): Promise<number> {
     case 'recv-workspace':
       allowOnly(args, ['dir']);
       return runRecvWorkspace(requireFlag(args, 'dir'));
+    case 'workspace-manifest':
+      allowOnly(args, ['dir']);
+      return runWorkspaceManifest(requireFlag(args, 'dir'));
     case 'pack-outputs':
       allowOnly(args, ['dir', 'spec']);
       return runPackOutputs(requireFlag(args, 'dir'), requireFlag(args, 'spec'));

@@ -148,11 +148,52 @@ export interface StartOutput {
   alreadyRunning: boolean;
 }
 export interface RecvWorkspaceOutput {
+  /** Files received in the stream (a delta: the changed and new ones only). */
   files: number;
   bytes: number;
   /** Entries that are neither files nor folders (symlinks, devices): not extracted. */
   skipped: number;
+  /** `delta` when the stream began with `.tender/delta.json`. */
+  mode: 'full' | 'delta';
+  /** Unchanged files carried over from the previous workspace (hard links; 0 for full). */
+  kept: number;
+  /** Files of the previous workspace left out of the new one (0 for full). */
+  deleted: number;
+  /** `manifestDigest()` of the new `D/workspace.manifest.json`. */
+  manifest: string;
 }
+
+/** One file of a workspace manifest. `mode` is the permission bits (`0o644` → 420). */
+export interface ManifestEntry {
+  size: number;
+  mode: number;
+  sha256: string;
+}
+
+/** What `D/workspace` holds (`workspace-manifest` prints it; the app builds its own). */
+export interface WorkspaceManifest {
+  version: 1;
+  /** POSIX paths relative to the workspace. */
+  files: Record<string, ManifestEntry>;
+  /** Every folder, the root excluded, empty ones included. */
+  dirs: string[];
+}
+
+/** The first entry of a delta push (`DELTA_ENTRY`); the changed files follow it. */
+export interface DeltaHeader {
+  version: 1;
+  /** `manifestDigest()` of the node manifest the app diffed against. */
+  base: string;
+  /** `manifestDigest()` of the workspace once the delta is applied. */
+  target: string;
+  /** Paths of the base manifest that the new workspace no longer has. */
+  deletions: string[];
+  /** The changed and new files, each sent after this entry and checked against its entry. */
+  files: Record<string, ManifestEntry>;
+  /** Every folder of the new workspace. */
+  dirs: string[];
+}
+export const DELTA_ENTRY = '.tender/delta.json';
 export interface CommandError {
   error: { code: string; message: string; path?: string };
 }

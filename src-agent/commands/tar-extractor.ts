@@ -1,37 +1,88 @@
 // Writes tar entries under one root folder. Only files and folders are created: links
 // could point a later entry outside the root, so they are counted as skipped instead.
-import { chmodSync, createWriteStream, mkdirSync, utimesSync } from 'node:fs';
+// Each file is hashed as it is written, so the manifest costs no second read.
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  closeSync,
+  fchmodSync,
+  futimesSync,
+  mkdirSync,
+  openSync,
+  utimesSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join, posix } from 'node:path';
-import { pipeline } from 'node:stream/promises';
+import type { ManifestEntry } from '../protocol';
 import type { TarEntry } from '../tar/reader';
+
+export interface ExtractedFile extends ManifestEntry {
+  path: string;
+}
 
 export class TarExtractor {
   private files = 0;
   private bytes = 0;
   private skipped = 0;
-  private readonly dirs: { path: string; mode: number; mtime: Date }[] = [];
+  private readonly dirs: { path: string; mode: number; mtime: Date | undefined }[] = [];
+  private readonly made = new Set<string>();
+
+  /** Never write into a file that exists: in a delta, every file already in the staging
+   *  folder is a hard link into the live workspace. */
+  isExclusive = false;
 
   constructor(private readonly root: string) {}
 
-  async extract({ header, body }: TarEntry): Promise<void> {
+  /** Writes the entry; for a file, returns what was written. */
+  async extract({ header, body }: TarEntry): Promise<ExtractedFile | undefined> {
     const rel = safeRelativePath(header.path);
     if (rel === '' || (header.type !== 'file' && header.type !== 'directory')) {
       if (rel !== '') this.skipped++;
       body.resume();
-      return;
+      return undefined;
+    }
+    if (header.type === 'directory') {
+      this.makeDirectory(rel, header.mode, header.mtime);
+      return undefined;
     }
     const target = join(this.root, rel);
-    if (header.type === 'directory') {
-      mkdirSync(target, { recursive: true });
-      this.dirs.push({ path: target, mode: header.mode, mtime: header.mtime });
-      return;
-    }
-    mkdirSync(dirname(target), { recursive: true });
-    await pipeline(body, createWriteStream(target));
-    chmodSync(target, header.mode & 0o777); // no setuid/setgid from a pushed archive
-    utimesSync(target, header.mtime, header.mtime);
+    const hash = createHash('sha256');
+    let size = 0;
+    const mode = header.mode & 0o777; // no setuid/setgid from a pushed archive
+    await inEntry(rel, async () => {
+      this.ensureFolder(dirname(target));
+      // Synchronous writes: this one-shot process has nothing else to do meanwhile, and a
+      // thread-pool round trip per chunk and per file costs more than the write itself.
+      const fd = openSync(target, this.isExclusive ? 'wx' : 'w', 0o600);
+      try {
+        for await (const chunk of body as AsyncIterable<Buffer>) {
+          hash.update(chunk);
+          size += chunk.length;
+          for (let at = 0; at < chunk.length;) at += writeSync(fd, chunk, at);
+        }
+        fchmodSync(fd, mode);
+        futimesSync(fd, header.mtime, header.mtime);
+      } finally {
+        closeSync(fd);
+      }
+    });
     this.files++;
-    this.bytes += header.size;
+    this.bytes += size;
+    return { path: rel, size, mode, sha256: hash.digest('hex') };
+  }
+
+  /** A folder of the workspace; its mode and time are set by `finishDirectories`. */
+  makeDirectory(rel: string, mode: number, mtime?: Date): void {
+    const target = join(this.root, rel);
+    inEntrySync(rel, () => this.ensureFolder(target));
+    this.dirs.push({ path: target, mode, mtime });
+  }
+
+  /** mkdir -p, remembering what exists: most files land in a folder made just before. */
+  ensureFolder(path: string): void {
+    if (this.made.has(path)) return;
+    mkdirSync(path, { recursive: true });
+    this.made.add(path);
   }
 
   /** Folder modes and times last (writing into a folder changes its mtime), deepest first.
@@ -39,8 +90,13 @@ export class TarExtractor {
   finishDirectories(): void {
     for (const d of [...this.dirs].reverse()) {
       chmodSync(d.path, (d.mode & 0o777) | 0o700);
-      utimesSync(d.path, d.mtime, d.mtime);
+      if (d.mtime) utimesSync(d.path, d.mtime, d.mtime);
     }
+  }
+
+  /** Relative paths of the folder entries seen. */
+  directoryPaths(): string[] {
+    return this.dirs.map((d) => posix.normalize(d.path.slice(this.root.length + 1)));
   }
 
   totals(): { files: number; bytes: number; skipped: number } {
@@ -59,4 +115,31 @@ export function safeRelativePath(path: string): string {
     throw Object.assign(err, { code: 'unsafe_path', entryPath: path });
   }
   return norm === '.' ? '' : norm;
+}
+
+/** Tags an I/O failure with the workspace path it happened to (for the error message). */
+export async function inEntry<T>(rel: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw tagEntry(err, rel);
+  }
+}
+
+export function inEntrySync<T>(rel: string, work: () => T): T {
+  try {
+    return work();
+  } catch (err) {
+    throw tagEntry(err, rel);
+  }
+}
+
+/** Only system errors (they carry `syscall`) are tagged: a stream error that surfaces
+ *  inside an entry (a truncated archive) keeps meaning a bad archive. */
+function tagEntry(err: unknown, rel: string): unknown {
+  const e = err as { entryPath?: string; syscall?: unknown };
+  if (typeof err === 'object' && err !== null && typeof e.syscall === 'string') {
+    e.entryPath ??= rel;
+  }
+  return err;
 }

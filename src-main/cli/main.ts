@@ -1,5 +1,7 @@
 import { toErrorData } from '../core/tender-error';
 import { downCommand, DOWN_USAGE } from './commands/down';
+import { hostsCommand, HOSTS_USAGE } from './commands/hosts';
+import { sshCommand, SSH_USAGE } from './commands/ssh';
 import { logsCommand, LOGS_USAGE } from './commands/logs';
 import { runCommand, RUN_USAGE } from './commands/run';
 import { statusCommand } from './commands/status';
@@ -17,6 +19,8 @@ usage:
   tender status [--json]
   ${LOGS_USAGE}
   ${DOWN_USAGE}
+  ${HOSTS_USAGE}
+  ${SSH_USAGE}
 
 The data folder is TENDER_HOME (default: Tender's app-data folder).
 Exit codes: 0 completed, 1 job failed, 2 bad input, 3 infrastructure error.`;
@@ -29,6 +33,8 @@ const COMMANDS: Record<
   status: statusCommand,
   logs: logsCommand,
   down: downCommand,
+  hosts: hostsCommand,
+  ssh: sshCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

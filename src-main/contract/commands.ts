@@ -2,6 +2,10 @@ import { z } from 'zod';
 import { JobSpec, PoolSpec } from './job';
 import {
   DestroyAllReport,
+  HostInput,
+  HostView,
+  TerminalExit,
+  TerminalOutput,
   LeaseView,
   LogBatch,
   LogChannel,
@@ -53,6 +57,41 @@ export const commands = {
     output: DestroyAllReport,
   },
   'lease.list': { input: z.object({}).default({}), output: z.array(LeaseView) },
+  'hosts.list': { input: z.object({}).default({}), output: z.array(HostView) },
+  'hosts.add': { input: HostInput, output: HostView },
+  /** Forgets the pinned host key of a host (after the machine was reinstalled). */
+  'hosts.forgetKey': {
+    input: z.object({ name: z.string() }),
+    output: z.object({ forgotten: z.boolean() }),
+  },
+  'hosts.remove': {
+    input: z.object({ name: z.string() }),
+    output: z.object({ removed: z.boolean() }),
+  },
+  /** Opens an interactive shell (pty) on a node; output arrives as terminal.output events. */
+  'terminal.open': {
+    input: z.object({
+      nodeId: z.string(),
+      cols: z.number().int().min(10).max(1000).default(120),
+      rows: z.number().int().min(4).max(500).default(32),
+      term: z.string().default('xterm-256color'),
+    }),
+    output: z.object({ terminalId: z.string() }),
+  },
+  /** Keystrokes, base64. Resolves once the node has accepted them (back-pressure). */
+  'terminal.input': {
+    input: z.object({ terminalId: z.string(), data: z.string() }),
+    output: z.object({}),
+  },
+  'terminal.resize': {
+    input: z.object({
+      terminalId: z.string(),
+      cols: z.number().int().min(10).max(1000),
+      rows: z.number().int().min(4).max(500),
+    }),
+    output: z.object({}),
+  },
+  'terminal.close': { input: z.object({ terminalId: z.string() }), output: z.object({}) },
 } as const;
 
 export const events = {
@@ -60,6 +99,8 @@ export const events = {
   'node.changed': NodeView,
   'lease.changed': LeaseView,
   'log.lines': LogBatch,
+  'terminal.output': TerminalOutput,
+  'terminal.exit': TerminalExit,
 } as const;
 
 export type Commands = typeof commands;

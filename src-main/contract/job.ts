@@ -43,6 +43,8 @@ export const PoolSpec = z
     count: z.number().int().min(1).max(64).default(1),
     /** Commands run on the node during bootstrap; any failing one fails the node. */
     verify: z.array(z.string()).default([]),
+    /** `ssh` provider: the hosts (names from hosts.toml) to claim, one per node. */
+    hosts: z.array(z.string().min(1)).default([]),
   })
   .strict();
 export type PoolSpec = z.infer<typeof PoolSpec>;

@@ -109,3 +109,33 @@ export const DestroyAllReport = z.object({
   allConfirmed: z.boolean(),
 });
 export type DestroyAllReport = z.infer<typeof DestroyAllReport>;
+
+/** A machine of the `ssh` provider (hosts.toml). */
+export const HostView = z.object({
+  name: z.string(),
+  host: z.string(),
+  port: z.number().int(),
+  user: z.string(),
+  identityFile: z.string().nullable(),
+  /** The run that holds it now, if any: a host runs one lease at a time. */
+  claimedBy: z.string().nullable(),
+});
+export type HostView = z.infer<typeof HostView>;
+
+export const HostInput = z
+  .object({
+    name: z.string().regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/, 'letters, digits, . _ - only'),
+    host: z.string().min(1),
+    port: z.number().int().min(1).max(65535).default(22),
+    user: z.string().min(1),
+    identityFile: z.string().min(1).optional(),
+  })
+  .strict();
+export type HostInput = z.input<typeof HostInput>;
+
+export const TerminalOutput = z.object({
+  terminalId: z.string(),
+  /** base64: terminal output is bytes, not always valid UTF-8 at chunk boundaries. */
+  data: z.string(),
+});
+export const TerminalExit = z.object({ terminalId: z.string(), code: z.number().nullable() });

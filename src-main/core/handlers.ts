@@ -1,5 +1,6 @@
 import type { Handlers } from '../api/dispatch';
-import { leaseView } from './views';
+import { findHost, readHosts, writeHosts } from '../providers/ssh/hosts-file';
+import { hostViews, leaseView } from './views';
 import { reconcile } from './reconcile';
 import { destroyAll, destroyNodes } from './teardown';
 import type { TenderCore } from './tender-core';
@@ -42,5 +43,57 @@ export function makeHandlers(core: TenderCore): Handlers {
     },
     'lease.destroyAll': ({ orphans }) => destroyAll(core, { orphans }),
     'lease.list': async () => core.ledger.listLeases().map(leaseView),
+    'hosts.list': async () => hostViews(core),
+    'hosts.add': async (input) => {
+      core.requireWriter();
+      const hosts = readHosts(core.home);
+      if (hosts.some((h) => h.name === input.name)) {
+        throw new TenderError(
+          'conflict',
+          `a host named "${input.name}" exists`,
+          'remove it first, or pick another name',
+        );
+      }
+      writeHosts(core.home, [...hosts, { ...input, identityFile: input.identityFile ?? null }]);
+      return hostViews(core).find((h) => h.name === input.name)!;
+    },
+    'hosts.remove': async ({ name }) => {
+      core.requireWriter();
+      const hosts = readHosts(core.home);
+      const claimed = hostViews(core).find((h) => h.name === name)?.claimedBy;
+      if (claimed)
+        throw new TenderError(
+          'conflict',
+          `host "${name}" is in use by run ${claimed}`,
+          'tear that run down first',
+        );
+      const rest = hosts.filter((h) => h.name !== name);
+      if (rest.length !== hosts.length) writeHosts(core.home, rest);
+      return { removed: rest.length !== hosts.length };
+    },
+    'hosts.forgetKey': async ({ name }) => {
+      core.requireWriter();
+      findHost(core.home, name);
+      const had = core.ledger.getHostKey(`host:${name}`) !== undefined;
+      if (had) core.ledger.forgetHostKey(`host:${name}`, core.now());
+      return { forgotten: had };
+    },
+    'terminal.open': async ({ nodeId, cols, rows, term }) => {
+      const rec = core.ledger.getNode(nodeId);
+      if (!rec) throw new TenderError('not_found', `no node ${nodeId}`);
+      return { terminalId: await core.terminals.open(rec, { cols, rows, term }) };
+    },
+    'terminal.input': async ({ terminalId, data }) => {
+      await core.terminals.input(terminalId, Buffer.from(data, 'base64'));
+      return {};
+    },
+    'terminal.resize': async ({ terminalId, cols, rows }) => {
+      core.terminals.resize(terminalId, cols, rows);
+      return {};
+    },
+    'terminal.close': async ({ terminalId }) => {
+      core.terminals.close(terminalId);
+      return {};
+    },
   };
 }

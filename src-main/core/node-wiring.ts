@@ -4,6 +4,7 @@ import { initialJobState, type JobState } from '../jobs/job-fsm';
 import { NodeJob } from '../jobs/node-job';
 import type { PushPlan } from '../jobs/workspace/push';
 import type { Ledger } from '../ledger/ledger';
+import { hashCacheFile } from '../jobs/workspace/hash-cache';
 import { BootstrapSession } from '../nodes/bootstrap-session';
 import { layoutFor } from '../nodes/node-layout';
 import { NodeManager } from '../nodes/node-manager';
@@ -12,11 +13,12 @@ import type { NodeEndpoint, Provider } from '../providers/provider';
 import { LocalShell } from '../transport/local-shell';
 import type { NodeShell } from '../transport/node-shell';
 import type { AgentBundle } from './agent-bundle';
+import type { NodeRuntime } from './runtime-bundle';
 import { crashPoint } from './crash-points';
+import { sshConnector } from './ssh-connect';
 import { randomId } from './ids';
 import { nodeOutputsDir } from './paths';
 import { LOCAL_TIMING, type Timing } from './settings';
-import { TenderError } from './tender-error';
 
 export interface WiringContext {
   home: string;
@@ -25,20 +27,24 @@ export interface WiringContext {
   now: () => number;
   timing: Timing;
   agentBundle: () => AgentBundle;
+  runtimeFor: (unameM: string) => NodeRuntime | null;
   onNodeChange: (rec: NodeRecord) => void;
   env: NodeJS.ProcessEnv;
 }
 
-/** Opens a shell to a node's endpoint. SSH arrives with the ssh transport. */
-export function connectorFor(endpoint: NodeEndpoint): (signal: AbortSignal) => Promise<NodeShell> {
+/** Opens a shell to a node's endpoint, retrying the connection until `deadlineMs`. */
+export function connectorFor(
+  ctx: Pick<WiringContext, 'home' | 'ledger' | 'now'>,
+  endpoint: NodeEndpoint,
+  deadlineMs: number,
+  onRetry?: (line: string) => void,
+): (signal: AbortSignal) => Promise<NodeShell> {
   if (endpoint.kind === 'local') return async () => new LocalShell(endpoint.dir);
-  return async () => {
-    throw new TenderError(
-      'infrastructure',
-      `no SSH transport in this build for ${endpoint.host}:${endpoint.port}`,
-    );
-  };
+  return sshConnector(endpoint, ctx, deadlineMs, onRetry);
 }
+
+/** A dropped link or a bulk channel reconnects within this; the link itself keeps retrying. */
+const LINK_CONNECT_DEADLINE_MS = 60_000;
 
 export function timingFor(provider: Provider, base: Timing): Timing {
   return provider.kind === 'local' ? { ...base, ...LOCAL_TIMING } : base;
@@ -81,9 +87,12 @@ export function makeNodeManager(
     bootstrap: (r, endpoint, _lease, cb) =>
       new BootstrapSession(
         {
-          connect: connectorFor(endpoint),
+          connect: connectorFor(ctx, endpoint, timing.deadlines.connectMs, (line) =>
+            cb.log('stderr', line),
+          ),
           layout: layoutFor(endpoint, r.label, ctx.home),
           agentBundle: ctx.agentBundle(),
+          runtimeFor: ctx.runtimeFor,
           verify: r.desired.verify,
           agentId: `ag-${randomId(10)}`,
           hostKey: r.desired.hostKey,
@@ -135,7 +144,8 @@ export function makeNodeJob(
       jobId: w.jobId,
       keep: w.keep,
       outputsDir,
-      connect: connectorFor,
+      hashCacheFile: hashCacheFile(ctx.home),
+      connect: (endpoint) => connectorFor(ctx, endpoint, LINK_CONNECT_DEADLINE_MS),
       workspacePlan: w.workspacePlan,
       isLeaseGone: async (r) =>
         r.lease ? provider.isGone(r.lease.destroyHandle, new AbortController().signal) : false,

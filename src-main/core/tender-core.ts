@@ -13,9 +13,13 @@ import type { NodeJob } from '../jobs/node-job';
 import type { NodeManager } from '../nodes/node-manager';
 import { newNodeRecord, type NodeRecord } from '../nodes/node-record';
 import { LocalProvider } from '../providers/local/local-provider';
+import { endpointOf, SshProvider } from '../providers/ssh/ssh-provider';
+import { findHost } from '../providers/ssh/hosts-file';
+import { sshConnector, type SshEndpoint } from './ssh-connect';
 import type { Provider } from '../providers/provider';
 import { ProviderRegistry } from '../providers/registry';
 import { loadAgentBundle, type AgentBundle } from './agent-bundle';
+import { runtimeLookup } from './runtime-bundle';
 import { EventBus } from './event-bus';
 import { makeHandlers } from './handlers';
 import { hostKey } from './host-key';
@@ -23,13 +27,30 @@ import { leaseLabel, newRunId } from './ids';
 import { makeNodeJob, makeNodeManager, type WiringContext } from './node-wiring';
 import { homePaths } from './paths';
 import { DEFAULT_TIMING, type Timing } from './settings';
+import { Terminals } from './terminals';
 import { TenderError } from './tender-error';
 import { runView, nodeView } from './views';
+
+export interface ProviderDeps {
+  home: string;
+  now: () => number;
+  ledger: Ledger;
+}
+
+/** local (a sandbox folder on this machine) and ssh (machines in hosts.toml). */
+export function defaultProviders(d: ProviderDeps): Provider[] {
+  return [
+    new LocalProvider(d.home, d.now),
+    new SshProvider(d.home, (host, signal) =>
+      sshConnector(endpointOf(host) as SshEndpoint, d, 60_000)(signal),
+    ),
+  ];
+}
 
 export interface CoreOptions {
   home: string;
   now?: () => number;
-  providers?: (home: string, now: () => number) => Provider[];
+  providers?: (deps: ProviderDeps) => Provider[];
   timing?: Partial<Timing>;
   env?: NodeJS.ProcessEnv;
 }
@@ -45,6 +66,7 @@ export class TenderCore {
   readonly client: TenderClient;
   readonly now: () => number;
   readonly drivers = new Map<string, RunDriver>();
+  readonly terminals: Terminals;
   private bundle: AgentBundle | null = null;
   private readonly timing: Timing;
 
@@ -60,8 +82,12 @@ export class TenderCore {
       this.bus.emit('log.lines', { records }),
     );
     this.providers = new ProviderRegistry(
-      (opts.providers ?? ((h, n) => [new LocalProvider(h, n)]))(home, this.now),
+      (opts.providers ?? defaultProviders)({ home, now: this.now, ledger }),
     );
+    this.terminals = new Terminals(this.bus, (rec) => {
+      if (rec.connection?.kind !== 'ssh') throw new TenderError('internal', 'not an ssh node');
+      return sshConnector(rec.connection, { home, ledger, now: this.now }, 60_000);
+    });
     this.handlers = makeHandlers(this);
     this.client = createInProcessClient(this.handlers, this.bus);
   }
@@ -100,11 +126,12 @@ export class TenderCore {
     this.requireWriter();
     const provider = this.providers.get(args.pool.provider);
     const job = validateJob(args.job);
+    const shapes = nodeShapes(this.home, provider.kind, args.pool);
     const runId = newRunId();
     const install = this.ledger.installId();
     const now = this.now();
     const nodes: NodeRecord[] = [];
-    for (let i = 0; i < args.pool.count; i++) {
+    for (const [i, shape] of shapes.entries()) {
       const logicalId = `node-${i}`;
       nodes.push(
         newNodeRecord({
@@ -115,7 +142,7 @@ export class TenderCore {
           label: leaseLabel(install, runId, logicalId),
           desired: {
             provider: provider.kind,
-            shape: {},
+            shape,
             verify: args.pool.verify,
             hostKey: hostKey({ runner: 'tender-agent', provider: provider.kind }),
           },
@@ -131,7 +158,7 @@ export class TenderCore {
         jobSpec: redactJob(job),
         source: args.source ?? null,
         provider: provider.kind,
-        count: args.pool.count,
+        count: shapes.length,
         pool: args.pool,
         keep: args.keep,
         outputsDir: join(homePaths(this.home).runs, runId),
@@ -281,6 +308,7 @@ export class TenderCore {
       now: this.now,
       timing: this.timing,
       agentBundle: () => (this.bundle ??= loadAgentBundle(this.opts.env)),
+      runtimeFor: runtimeLookup(this.opts.env),
       onNodeChange: (rec) => this.emitNode(rec.id),
       env: this.opts.env ?? process.env,
     };
@@ -319,6 +347,7 @@ export class TenderCore {
 
   /** Stops driving every run (they keep going on their nodes) and closes the ledger. */
   async close(): Promise<void> {
+    this.terminals.closeAll();
     for (const [id, d] of this.drivers) {
       d.detach();
       this.drivers.delete(id);
@@ -326,6 +355,37 @@ export class TenderCore {
     this.datastream.close();
     this.ledger.close();
   }
+}
+
+/** The desired shape of each node: one per `count`, or one per named host for `ssh`. */
+function nodeShapes(
+  home: string,
+  kind: string,
+  pool: CommandArgs<'run.start'>['pool'],
+): Record<string, unknown>[] {
+  if (kind !== 'ssh') {
+    if (pool.hosts.length > 0)
+      throw new TenderError('bad_input', `hosts are for the ssh provider, not ${kind}`);
+    return Array.from({ length: pool.count }, () => ({}));
+  }
+  if (pool.hosts.length === 0) {
+    throw new TenderError(
+      'bad_input',
+      'the ssh provider needs hosts',
+      'pass --hosts lab1,lab2 or set hosts in [pool]; `tender hosts add` registers one',
+    );
+  }
+  if (pool.count > 1 && pool.count !== pool.hosts.length) {
+    throw new TenderError(
+      'bad_input',
+      `count ${pool.count} does not match the ${pool.hosts.length} hosts given`,
+      'with the ssh provider each host is one node; leave count out',
+    );
+  }
+  if (new Set(pool.hosts).size !== pool.hosts.length)
+    throw new TenderError('bad_input', 'a host is named twice in hosts');
+  for (const name of pool.hosts) findHost(home, name); // unknown names are bad input, named
+  return pool.hosts.map((host) => ({ host }));
 }
 
 /** Checks a job that came through the contract (the job-file loader checks its own). */

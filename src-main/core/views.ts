@@ -1,4 +1,6 @@
-import type { LeaseView, NodeView, RunView } from '../contract';
+import type { HostView, LeaseView, NodeView, RunView } from '../contract';
+import { LIVE_LEASE_STATES } from '../contract';
+import { readHosts } from '../providers/ssh/hosts-file';
 import type { Ledger } from '../ledger/ledger';
 import type { LeaseRow, RunRow } from '../ledger/rows';
 import type { NodeRecord } from '../nodes/node-record';
@@ -43,6 +45,21 @@ export function runView(ledger: Ledger, run: RunRow, linkState: LinkStateOf): Ru
     outputsDir: run.outputsDir,
     nodes: ledger.nodesOfRun(run.id).map((n) => nodeView(ledger, n, linkState)),
   };
+}
+
+/** hosts.toml, with the run holding each host now (a live ssh lease on it). */
+export function hostViews(core: { home: string; ledger: Ledger }): HostView[] {
+  const live = core.ledger.listLeases(LIVE_LEASE_STATES).filter((l) => l.provider === 'ssh');
+  return readHosts(core.home).map((h) => ({
+    name: h.name,
+    host: h.host,
+    port: h.port,
+    user: h.user,
+    identityFile: h.identityFile,
+    claimedBy:
+      live.find((l) => l.leaseId?.startsWith(`ssh:${h.name}/`) || l.destroyHandle?.host === h.name)
+        ?.runId ?? null,
+  }));
 }
 
 export function leaseView(l: LeaseRow): LeaseView {

@@ -186,6 +186,7 @@ params = { LR = "3e-4" }
 provider = "ssh"
 count = 2
 verify = ["nvidia-smi"]
+hosts = ["lab1", "lab2"]
 `);
     expect(loaded).toEqual({
       file,
@@ -202,7 +203,7 @@ verify = ["nvidia-smi"]
         },
         params: { LR: '3e-4' },
       },
-      pool: { provider: 'ssh', count: 2, verify: ['nvidia-smi'] },
+      pool: { provider: 'ssh', count: 2, verify: ['nvidia-smi'], hosts: ['lab1', 'lab2'] },
     });
   });
 
@@ -218,7 +219,7 @@ verify = ["nvidia-smi"]
         env: {},
         params: {},
       },
-      pool: { provider: 'local', count: 1, verify: [] },
+      pool: { provider: 'local', count: 1, verify: [], hosts: [] },
     });
     expect('setup' in loaded.job).toBe(false);
   });

@@ -10,7 +10,9 @@ import type { NodeShell } from '../transport/node-shell';
 import { jobTransition, type JobCommand, type JobEvent, type JobState } from './job-fsm';
 import { pullOutputs } from './outputs/pull';
 import { REDACTED } from './redact-job';
-import { pushWorkspace, type PushPlan } from './workspace/push';
+import { formatCount } from './workspace/human-units';
+import type { PushPlan } from './workspace/push';
+import { syncWorkspace } from './workspace/sync';
 
 export interface NodeJobDeps {
   ledger: Ledger;
@@ -20,6 +22,8 @@ export interface NodeJobDeps {
   jobId: string;
   keep: boolean;
   outputsDir: string;
+  /** Where file hashes are cached between pushes (hash-cache.ts). */
+  hashCacheFile: string;
   connect(endpoint: NodeEndpoint): (signal: AbortSignal) => Promise<NodeShell>;
   workspacePlan(): Promise<PushPlan | null>;
   isLeaseGone(rec: NodeRecord): Promise<boolean>;
@@ -183,14 +187,24 @@ export class NodeJob {
       const total = plan.files.reduce((n, f) => n + f.size, 0);
       this.note(`pushing workspace: ${plan.files.length} files, ${mb(total)}`);
       let lastNote = this.deps.now();
-      const res = await pushWorkspace(shell, this.address(), plan, (p) => {
-        if (this.deps.now() - lastNote < 1_000) return;
-        lastNote = this.deps.now();
-        this.note(
-          `pushing workspace: ${p.files}/${p.totalFiles} files, ${mb(p.bytes)} of ${mb(p.totalBytes)}`,
-        );
+      const res = await syncWorkspace(shell, this.address(), plan, {
+        hashCacheFile: this.deps.hashCacheFile,
+        onProgress: (p) => {
+          if (this.deps.now() - lastNote < 1_000) return;
+          lastNote = this.deps.now();
+          this.note(
+            p.stage === 'hashing'
+              ? `hashing workspace: ${p.files}/${p.totalFiles} files`
+              : `pushing workspace: ${p.files}/${p.totalFiles} files, ${mb(p.bytes)} of ${mb(p.totalBytes)}`,
+          );
+        },
       });
-      this.note(`workspace ready: ${res.files} files, ${mb(res.bytes)}`);
+      this.note(
+        res.mode === 'full'
+          ? `workspace ready: ${res.filesSent} files, ${mb(res.bytesSent)}`
+          : `workspace: ${formatCount(res.filesSent)} changed, ${formatCount(res.deleted)} deleted, ` +
+              `${formatCount(res.unchanged)} unchanged (${mb(res.bytesSent)} sent)`,
+      );
       return { type: 'WorkspaceMaterialized' };
     } finally {
       await shell.close();

@@ -129,7 +129,7 @@ function leaseRow(ledger: Ledger, label: string) {
 }
 
 describe('schema', () => {
-  it('creates schema v1 and records schema_version', () => {
+  it('migrates to the latest schema and records schema_version', () => {
     const home = tempHome();
     writer(home).close();
 
@@ -143,8 +143,8 @@ describe('schema', () => {
     const version = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get();
     db.close();
 
-    expect(LATEST_SCHEMA_VERSION).toBe(1);
-    expect(version).toEqual({ value: '1' });
+    expect(LATEST_SCHEMA_VERSION).toBe(2);
+    expect(version).toEqual({ value: '2' });
     for (const table of [
       'meta',
       'jobs',
@@ -154,10 +154,46 @@ describe('schema', () => {
       'leases',
       'events',
       'log_cursors',
+      'host_keys',
     ])
       expect(names).toContain(`table:${table}`);
     expect(names).toContain('trigger:events_no_update');
     expect(names).toContain('trigger:events_no_delete');
+  });
+
+  it('upgrades a v1 ledger in place, keeping its rows', () => {
+    const home = tempHome();
+    const first = writer(home);
+    const install = first.installId();
+    first.close();
+    const db = raw(home);
+    db.exec("DROP TABLE host_keys; UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+    db.close();
+
+    const again = writer(home);
+    expect(again.installId()).toBe(install);
+    expect(again.getHostKey('host:x')).toBeUndefined();
+    again.close();
+  });
+
+  it('pins a host key once and never silently replaces it', () => {
+    const home = tempHome();
+    const ledger = writer(home);
+    const pin = {
+      scope: 'lease:l1',
+      endpoint: '1.2.3.4:22',
+      keyType: 'ssh-ed25519',
+      fingerprint: 'SHA256:aaa',
+      pinnedAt: T0,
+    };
+    expect(ledger.pinHostKey(pin)).toEqual(pin);
+    expect(ledger.pinHostKey({ ...pin, fingerprint: 'SHA256:evil', pinnedAt: T0 + 1 })).toEqual(
+      pin,
+    );
+    expect(ledger.journal().filter((e) => e.kind === 'host_key.pinned')).toHaveLength(1);
+    ledger.forgetHostKey('lease:l1', T0 + 2);
+    expect(ledger.getHostKey('lease:l1')).toBeUndefined();
+    ledger.close();
   });
 
   it('reopens idempotently: same install id, same version, rows kept', () => {

@@ -18,7 +18,7 @@ import {
 } from './row-mapping';
 import { LATEST_SCHEMA_VERSION, migrate, readSchemaVersion } from './migrations';
 import { ProcessLock } from './process-lock';
-import type { AttemptRow, JournalEvent, LeaseRow, RunRow } from './rows';
+import type { AttemptRow, HostKeyPin, JournalEvent, LeaseRow, RunRow } from './rows';
 
 export interface NewRun {
   id: string;
@@ -388,6 +388,66 @@ export class Ledger {
       kind: r.kind,
       data: JSON.parse(r.data_json) as Record<string, unknown>,
     }));
+  }
+
+  // ── host keys ─────────────────────────────────────────────────────────────────────────
+
+  getHostKey(scope: string): HostKeyPin | undefined {
+    const row = this.db.prepare('SELECT * FROM host_keys WHERE scope = ?').get(scope) as
+      | {
+          scope: string;
+          endpoint: string;
+          key_type: string;
+          fingerprint: string;
+          pinned_at: number;
+        }
+      | undefined;
+    return (
+      row && {
+        scope: row.scope,
+        endpoint: row.endpoint,
+        keyType: row.key_type,
+        fingerprint: row.fingerprint,
+        pinnedAt: row.pinned_at,
+      }
+    );
+  }
+
+  /** Pins a key on first contact; never replaces an existing pin (a changed key is refused
+   *  by the caller, not silently re-pinned). Returns the pin in force. */
+  pinHostKey(pin: HostKeyPin): HostKeyPin {
+    this.tx(() => {
+      const inserted = this.db
+        .prepare(
+          `INSERT OR IGNORE INTO host_keys (scope, endpoint, key_type, fingerprint, pinned_at)
+           VALUES (?, ?, ?, ?, ?)`,
+        )
+        .run(pin.scope, pin.endpoint, pin.keyType, pin.fingerprint, pin.pinnedAt);
+      if (inserted.changes === 1) {
+        this.append({
+          ts: pin.pinnedAt,
+          runId: null,
+          nodeId: null,
+          kind: 'host_key.pinned',
+          data: { ...pin },
+        });
+      }
+    });
+    return this.getHostKey(pin.scope)!;
+  }
+
+  /** Forgets a pin (the user confirmed the host was reinstalled). Journaled. */
+  forgetHostKey(scope: string, now: number): void {
+    this.tx(() => {
+      this.db.prepare('DELETE FROM host_keys WHERE scope = ?').run(scope);
+      this.append({
+        ts: now,
+        runId: null,
+        nodeId: null,
+        kind: 'host_key.forgotten',
+        data: { scope },
+      });
+    });
   }
 
   // ── log cursors ───────────────────────────────────────────────────────────────────────

@@ -103,6 +103,21 @@ CREATE TABLE log_cursors (
 );
 `,
   },
+  {
+    version: 2,
+    sql: `
+-- SSH host keys pinned on first contact. \`scope\` is what the key belongs to: a lease
+-- (\`lease:<label>\`, rented machines whose address is reused by others later) or a host
+-- of the ssh provider (\`host:<name>\`).
+CREATE TABLE host_keys (
+  scope TEXT PRIMARY KEY,
+  endpoint TEXT NOT NULL,            -- host:port, for messages
+  key_type TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,         -- SHA256:base64, as ssh-keygen -l prints it
+  pinned_at INTEGER NOT NULL
+);
+`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -53,3 +53,11 @@ export interface JournalEvent {
   kind: string;
   data: Record<string, unknown>;
 }
+
+export interface HostKeyPin {
+  scope: string;
+  endpoint: string;
+  keyType: string;
+  fingerprint: string;
+  pinnedAt: number;
+}

@@ -1,5 +1,7 @@
 import type { HelloResult, StartOutput, VersionOutput } from '../../src-agent/protocol';
 import type { BootstrapStage } from '../contract';
+import { randomBytes } from 'node:crypto';
+import type { NodeRuntime } from '../core/runtime-bundle';
 import { execCapture, parseAfterMarker, shq } from '../transport/exec-helpers';
 import type { NodeShell, ShellConnector } from '../transport/node-shell';
 import { AgentClient } from './agent-client';
@@ -24,6 +26,8 @@ export interface BootstrapSpec {
   connect: ShellConnector;
   layout: NodeLayout;
   agentBundle: { bytes: Buffer; sha256: string; version: string };
+  /** The pinned runtime for a node's `uname -m`, installed when the node has no Node >= 18. */
+  runtimeFor: (unameM: string) => NodeRuntime | null;
   verify: string[];
   agentId: string;
   hostKey: string;
@@ -42,6 +46,9 @@ const MIN_NODE_MAJOR = 18;
  *  the agent are there, verify, start the agent detached, wait for its hello, and close once
  *  the NodeManager has recorded the join. Every line the node prints is logged. */
 export class BootstrapSession {
+  /** Marks the lines our probes print. A login shell may print anything (a noisy .bashrc),
+   *  but it cannot print a nonce it never saw. */
+  private readonly nonce = randomBytes(6).toString('hex');
   private converged!: () => void;
   private readonly convergence = new Promise<void>((r) => (this.converged = r));
 
@@ -126,21 +133,25 @@ export class BootstrapSession {
   private async probeAndPrepare(shell: NodeShell, signal: AbortSignal): Promise<AgentAddress> {
     const { layout } = this.spec;
     const log = (stream: 'stdout' | 'stderr', line: string) => this.cb.log(stream, line);
-    // Prove the machine is touchable, and record what it is.
+    // Prove the machine is touchable, and record what it is. Everything the node prints is
+    // logged (a .bashrc's words included), except our own marker line.
+    const marker = `TENDER-PROBE-${this.nonce}`;
     const probe = await execCapture(
       shell,
-      'echo "TENDER-PROBE $(uname -sm)"; (nvidia-smi -L 2>/dev/null || echo "no NVIDIA GPU visible")',
-      { signal, onLine: log },
+      `echo "${marker} $(uname -sm)"; (nvidia-smi -L 2>/dev/null || echo "no NVIDIA GPU visible")`,
+      { signal, onLine: (stream, line) => !line.startsWith(marker) && log(stream, line) },
     );
-    if (!probe.stdout.includes('TENDER-PROBE')) {
+    const probed = new RegExp(`${marker} (\\S+) (\\S+)`).exec(probe.stdout);
+    if (!probed) {
       throw new BootstrapError(
         'boot_check_failed',
         `the probe command failed (exit ${probe.code}): ${tail(probe.stderr)}`,
       );
     }
+    this.cb.log('info', `machine: ${probed[1]} ${probed[2]}`);
     this.stage('stdout_streaming');
     this.stage('boot_checking');
-    const runtime = await this.findRuntime(shell, signal);
+    const runtime = await this.findRuntime(shell, probed[2]!, signal);
     const bundleWord = await this.ensureAgent(shell, runtime, signal);
     for (const cmd of this.spec.verify) {
       this.cb.log('info', `verify: ${cmd}`);
@@ -162,27 +173,86 @@ export class BootstrapSession {
     return { runtime, bundleWord, dirWord: layout.dirWord };
   }
 
-  /** The first candidate that runs Node >= 18: the hints, then `node` / `nodejs` on PATH. */
-  private async findRuntime(shell: NodeShell, signal: AbortSignal): Promise<string> {
-    const candidates = [...this.spec.layout.runtimeHints, 'node', 'nodejs'];
+  /** The first candidate that runs Node >= 18: the hints, `node` / `nodejs` on PATH, then
+   *  the runtime Tender installed before. With none, installs the pinned runtime. */
+  private async findRuntime(
+    shell: NodeShell,
+    unameM: string,
+    signal: AbortSignal,
+  ): Promise<string> {
+    const pinned = this.spec.runtimeFor(unameM);
+    const installedWord = pinned
+      ? `${this.spec.layout.cacheWord}/runtime/node-${pinned.version}-${pinned.gzSha256.slice(0, 12)}/bin/node`
+      : null;
+    const candidates = [
+      ...this.spec.layout.runtimeHints,
+      'node',
+      'nodejs',
+      ...(installedWord ? [installedWord] : []),
+    ];
+    const found = await this.firstWorking(shell, candidates, signal);
+    if (found) return found;
+    if (!pinned || !installedWord) {
+      throw new BootstrapError(
+        'boot_check_failed',
+        `no Node.js ${MIN_NODE_MAJOR} or newer on the node (tried ${candidates.join(', ')}), and ` +
+          `Tender has no runtime to install for ${unameM}: install Node ${MIN_NODE_MAJOR}+ on the image`,
+      );
+    }
+    await this.installRuntime(shell, pinned, installedWord, signal);
+    const installed = await this.firstWorking(shell, [installedWord], signal);
+    if (!installed)
+      throw new BootstrapError(
+        'boot_check_failed',
+        `the installed runtime at ${installedWord} does not run`,
+      );
+    return installed;
+  }
+
+  private async firstWorking(
+    shell: NodeShell,
+    candidates: string[],
+    signal: AbortSignal,
+  ): Promise<string | null> {
     const script = candidates
       .map(
         (c, i) =>
           `v=$(${c} -e 'process.stdout.write(process.versions.node)' 2>/dev/null) && ` +
-          `[ "\${v%%.*}" -ge ${MIN_NODE_MAJOR} ] 2>/dev/null && { echo "TENDER-RUNTIME ${i} $v"; exit 0; }`,
+          `[ "\${v%%.*}" -ge ${MIN_NODE_MAJOR} ] 2>/dev/null && { echo "TENDER-RUNTIME-${this.nonce} ${i} $v"; exit 0; }`,
       )
       .join('\n');
-    const r = await execCapture(shell, `${script}\necho "TENDER-RUNTIME none"`, { signal });
-    const m = /TENDER-RUNTIME (\d+) (\S+)/.exec(r.stdout);
-    if (!m) {
-      throw new BootstrapError(
-        'boot_check_failed',
-        `no Node.js ${MIN_NODE_MAJOR} or newer on the node (tried ${candidates.join(', ')})`,
-      );
-    }
+    const r = await execCapture(shell, script, { signal });
+    const m = new RegExp(`TENDER-RUNTIME-${this.nonce} (\\d+) (\\S+)`).exec(r.stdout);
+    if (!m) return null;
     const runtime = candidates[Number(m[1])]!;
     this.cb.log('info', `runtime: Node ${m[2]} (${runtime})`);
     return runtime;
+  }
+
+  /** Pushes the gzipped runtime once; it stays cached on the node by hash across leases. */
+  private async installRuntime(
+    shell: NodeShell,
+    rt: NodeRuntime,
+    nodeWord: string,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const gz = rt.gz();
+    this.cb.log(
+      'info',
+      `no Node ${MIN_NODE_MAJOR}+ here: installing Node ${rt.version} (${rt.arch}, ${(gz.length / 1e6).toFixed(0)} MB)`,
+    );
+    const dir = nodeWord.replace(/\/bin\/node$/, '');
+    const tmp = `${dir}/bin/node.tmp.$$`;
+    const r = await execCapture(
+      shell,
+      `mkdir -p ${dir}/bin && gzip -dc > ${tmp} && chmod 755 ${tmp} && mv -f ${tmp} ${nodeWord}`,
+      { signal, stdin: gz },
+    );
+    if (r.code !== 0)
+      throw new BootstrapError(
+        'boot_check_failed',
+        `installing Node ${rt.version} failed: ${tail(r.stderr)}`,
+      );
   }
 
   /** Pushes the agent bundle unless a file with its hash is already cached on the node. */
@@ -194,10 +264,14 @@ export class BootstrapSession {
     const { agentBundle, layout } = this.spec;
     const dirWord = `${layout.cacheWord}/agent`;
     const bundleWord = `${dirWord}/tender-agent-${agentBundle.sha256.slice(0, 16)}.cjs`;
-    const check = await execCapture(shell, `test -s ${bundleWord} && echo TENDER-HAVE-AGENT`, {
-      signal,
-    });
-    if (check.stdout.includes('TENDER-HAVE-AGENT')) {
+    const check = await execCapture(
+      shell,
+      `test -s ${bundleWord} && echo TENDER-HAVE-AGENT-${this.nonce}`,
+      {
+        signal,
+      },
+    );
+    if (check.stdout.includes(`TENDER-HAVE-AGENT-${this.nonce}`)) {
       this.cb.log('info', `agent ${agentBundle.version} already on the node`);
     } else {
       this.cb.log(
@@ -237,7 +311,11 @@ export class BootstrapSession {
     const cmd =
       `mkdir -p ${addr.dirWord} && ` +
       `${agentCommand(addr, 'start')} --agent-id ${shq(this.spec.agentId)} --host-key ${shq(this.spec.hostKey)}`;
-    const r = await execCapture(shell, cmd, { signal, onLine: (s, l) => this.cb.log(s, l) });
+    // stdout is the machine-readable answer; stderr is for people.
+    const r = await execCapture(shell, cmd, {
+      signal,
+      onLine: (stream, line) => stream === 'stderr' && this.cb.log(stream, line),
+    });
     const out = parseAfterMarker<StartOutput>(r.stdout);
     if (r.code !== 0 || !out)
       throw new BootstrapError('start_failed', `agent start exited ${r.code}: ${tail(r.stderr)}`);

@@ -35,7 +35,9 @@ export type NodeMsgType = NodeMsg['type'];
 /** Outbound effects (seed 000 §7.5): imperative orders the runner performs. Each is
  *  idempotent, because a crash can fall between the commit and the effect. */
 export type NodeEffect =
-  | { type: 'CreateLease' } // looks the label up first; creates only if nothing carries it
+  /** Creates the lease. With `lookupFirst` (a resume: a create may already have happened
+   *  before a crash) it looks the label up first and creates only if nothing carries it. */
+  | { type: 'CreateLease'; lookupFirst: boolean }
   | { type: 'FindLease' } // looks the label up; never creates
   | { type: 'LookupEndpoint'; lease: LeaseFacts }
   | { type: 'StartBootstrap'; endpoint: NodeEndpoint; lease: LeaseFacts }

@@ -121,7 +121,7 @@ export class NodeManager {
   private runEffect(effect: NodeEffect): void {
     switch (effect.type) {
       case 'CreateLease':
-        return void this.createLease();
+        return void this.createLease(effect.lookupFirst);
       case 'FindLease':
         if (!this.createInFlight) void this.findLease();
         return;
@@ -144,15 +144,18 @@ export class NodeManager {
     }
   }
 
-  private async createLease(): Promise<void> {
+  private async createLease(lookupFirst: boolean): Promise<void> {
     const { provider } = this.deps;
     const label = this.rec.label;
     this.createInFlight = true;
     const signal = new AbortController().signal; // a create is never abandoned half-way
     try {
-      // Never create without first checking the label: a crash may have left one behind.
-      const existing = await this.findByLabel(label, signal);
-      if (existing) return this.send({ type: 'LeaseFound', lease: existing, endpoint: null });
+      // A create is never retried without first checking the label: a crash between the
+      // call and its commit may have left a lease behind.
+      if (lookupFirst) {
+        const existing = await this.findByLabel(label, signal);
+        if (existing) return this.send({ type: 'LeaseFound', lease: existing, endpoint: null });
+      }
       this.deps.crashPoint('before-create-call');
       const result = await provider.createLease(
         {

@@ -15,7 +15,11 @@ const bootstrap: NodeEffect[] = [{ type: 'StartBootstrap', endpoint, lease }];
 const table: Record<NodeStage, [string, Partial<NodeRecord>, NodeEffect[]][]> = {
   new: [['fresh', {}, []]],
   lease_requested: [
-    ['create call may not have happened', {}, [{ type: 'CreateLease' }]],
+    [
+      'create call may have happened before a crash: look the label up first',
+      {},
+      [{ type: 'CreateLease', lookupFirst: true }],
+    ],
     // Destroy arrived while the create was in flight: find what carries the label, never create.
     ['destroy requested', { destroyRequested: true }, [{ type: 'FindLease' }]],
   ],

@@ -12,7 +12,9 @@ export function resume(rec: NodeRecord): NodeEffect[] {
     case 'destroyed':
       return [];
     case 'lease_requested':
-      return [{ type: rec.destroyRequested ? 'FindLease' : 'CreateLease' }];
+      return [
+        rec.destroyRequested ? { type: 'FindLease' } : { type: 'CreateLease', lookupFirst: true },
+      ];
     case 'lease_created':
       return rec.lease ? [{ type: 'LookupEndpoint', lease: rec.lease }] : [];
     case 'endpoint_known':

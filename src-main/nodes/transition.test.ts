@@ -322,6 +322,11 @@ describe('NodeManager transition: the details the table does not show', () => {
     expect(JSON.stringify(rec)).toBe(frozen);
   });
 
+  it('a fresh start creates without a label lookup: no create can have happened yet', () => {
+    const out = transition(recordIn('new'), messages.Start, NOW);
+    expect(out.effects).toEqual([{ type: 'CreateLease', lookupFirst: false }]);
+  });
+
   it('a lease with its endpoint goes straight to endpoint_known and starts the bootstrap', () => {
     const out = transition(
       recordIn('lease_requested'),

@@ -30,8 +30,10 @@ export function transition(rec: NodeRecord, msg: NodeMsg, now: number): Step {
 
   switch (rec.stage) {
     case 'new':
-      if (msg.type === 'Start')
-        return step(to(rec, 'lease_requested', now), { type: 'CreateLease' });
+      // A fresh label: no create can have happened yet, so nothing to look up first.
+      if (msg.type === 'Start') {
+        return step(to(rec, 'lease_requested', now), { type: 'CreateLease', lookupFirst: false });
+      }
       return ignore(rec, msg);
 
     case 'lease_requested':

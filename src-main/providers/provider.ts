@@ -7,7 +7,19 @@
 /** Where a node is reached. `local` nodes are folders on this machine. */
 export type NodeEndpoint =
   | { kind: 'local'; dir: string }
-  | { kind: 'ssh'; host: string; port: number; user: string; authRef: string };
+  | {
+      kind: 'ssh';
+      host: string;
+      port: number;
+      user: string;
+      /** `tender` (Tender's own key) or the path of a private key file. */
+      authRef: string;
+      /** What the host key is pinned to: `host:<name>` for your machines, `lease:<label>` for
+       *  rented ones (whose addresses are reused by strangers later). */
+      hostKeyScope: string;
+      /** Whether ~/.ssh/known_hosts is consulted (your machines), besides the pin. */
+      knownHosts: boolean;
+    };
 
 /** What a provider needs to destroy a lease, with no other state. Stored in the ledger. */
 export type DestroyHandle = { provider: string; leaseId: string } & Record<string, string>;

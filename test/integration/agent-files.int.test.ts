@@ -54,6 +54,10 @@ describe('recv-workspace', () => {
       files: 3,
       bytes: 9 + 8 + 5,
       skipped: 0,
+      mode: 'full',
+      kept: 0,
+      deleted: 0,
+      manifest: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     expect(await readFile(join(D, 'workspace', longName), 'utf8')).toBe('deep\n');
 

@@ -80,7 +80,7 @@ describe('the core on the local provider, through the contract', () => {
 
     const boot = await core.client.invoke('logs.read', { runId: run.id, channel: 'bootstrap' });
     expect(boot.ok && boot.value.records.map((r) => r.line).join('\n')).toMatch(
-      /TENDER-PROBE [\s\S]*runtime: Node [\s\S]*agent started/,
+      /machine: Linux [\s\S]*runtime: Node [\s\S]*agent started/,
     );
     const out = await core.client.invoke('logs.read', { runId: run.id, channel: 'agent' });
     expect(

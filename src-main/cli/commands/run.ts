@@ -10,7 +10,7 @@ import { askOnInterrupt } from '../interrupt';
 import { makeLogPrinter } from '../log-printer';
 import { bold, green, info, red } from '../output';
 
-export const RUN_USAGE = `tender run <job.toml> [--provider P] [--count N] [--keep] [--detach] [--json]`;
+export const RUN_USAGE = `tender run <job.toml> [--provider P] [--count N] [--hosts a,b] [--keep] [--detach] [--json]`;
 
 export async function runCommand(argv: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -19,6 +19,7 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
     options: {
       provider: { type: 'string' },
       count: { type: 'string' },
+      hosts: { type: 'string' },
       keep: { type: 'boolean', default: false },
       detach: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
@@ -40,6 +41,13 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
     }
     pool.provider = values.provider;
   }
+  if (values.hosts !== undefined) {
+    pool.hosts = values.hosts
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean);
+    if (values.provider === undefined && pool.provider === 'local') pool.provider = 'ssh';
+  }
   if (values.count !== undefined) {
     const n = Number(values.count);
     if (!Number.isInteger(n) || n < 1 || n > 64)
@@ -53,7 +61,7 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
   const core = TenderCore.open(ctx.coreOptions);
   try {
     const print = makeLogPrinter({
-      prefixNodes: pool.count > 1,
+      prefixNodes: pool.count > 1 || pool.hosts.length > 1,
       showBootstrap: values.verbose === true,
     });
     core.bus.on('log.lines', ({ records }) => print(records));

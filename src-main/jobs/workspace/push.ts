@@ -1,12 +1,20 @@
-import { createReadStream } from 'node:fs';
+// The full push: every file of the plan as one tar stream into `recv-workspace`, which swaps
+// it in atomically. Each file is read once: hashed as it is sent (unless the hash cache
+// already knows it), so the manifest of what was sent costs no second pass.
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import type { CommandError, RecvWorkspaceOutput } from '../../../src-agent/protocol';
-import { createTarWriter } from '../../../src-agent/tar';
+import type { Readable } from 'node:stream';
+import { Transform } from 'node:stream';
+import type { RecvWorkspaceOutput } from '../../../src-agent/protocol';
+import type { TarWriter } from '../../../src-agent/tar';
+import { manifestDigest, type ManifestFiles } from '../../../src-agent/workspace-manifest';
 import { TenderError } from '../../core/tender-error';
-import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
-import { parseAfterMarker } from '../../transport/exec-helpers';
+import type { AgentAddress } from '../../nodes/node-layout';
 import type { NodeShell } from '../../transport/node-shell';
+import { HashCache } from './hash-cache';
+import { localFile } from './manifest';
+import { type OpenedFile, readAhead } from './read-ahead';
+import { sendToRecv } from './recv-channel';
 
 export interface PushFile {
   path: string;
@@ -26,67 +34,120 @@ export interface PushProgress {
   bytes: number;
   totalFiles: number;
   totalBytes: number;
+  /** `hashing`: reading files the hash cache does not know, before a delta is sent. */
+  stage?: 'hashing' | 'sending';
 }
 
-/** Sends the workspace as one tar stream into `recv-workspace`, which swaps it in
- *  atomically: the node never runs against a half-pushed workspace. */
+export interface FullPushResult {
+  output: RecvWorkspaceOutput;
+  streamBytes: number;
+  filesSent: number;
+  bytesSent: number;
+}
+
+/** The source of a full push: a plan (or scan), any file list with a root and folders. */
+export interface FullPushSource {
+  root: string;
+  dirs: string[];
+  files: { path: string; size: number }[];
+}
+
+/**
+ * Sends every file; returns once the node has swapped the new workspace in. The node's
+ * manifest must then equal the one built from what was read, or the transfer was damaged.
+ */
+export async function pushFull(
+  shell: NodeShell,
+  address: AgentAddress,
+  plan: FullPushSource,
+  opts: { cache: HashCache; onProgress?: (p: PushProgress) => void; now?: () => number },
+): Promise<FullPushResult> {
+  const now = opts.now ?? Date.now;
+  const progress: PushProgress = {
+    files: 0,
+    bytes: 0,
+    totalFiles: plan.files.length,
+    totalBytes: plan.files.reduce((n, f) => n + f.size, 0),
+    stage: 'sending',
+  };
+  const sent: ManifestFiles = new Map();
+  const answer = await sendToRecv(shell, address, async (tar) => {
+    for (const d of plan.dirs) await tar.addDirectory(d, { mode: 0o755 });
+    const paths = plan.files.map((f) => f.path);
+    for await (const file of readAhead(plan.root, paths, now)) {
+      const abs = join(plan.root, file.path);
+      const key = localFile(file.path, file.st);
+      const cached = opts.cache.get(abs, key);
+      const sha256 = await addFile(tar, file, cached === undefined);
+      const sha = cached ?? sha256!;
+      if (cached === undefined) opts.cache.set(abs, key, sha, file.openedAtMs);
+      sent.set(file.path, { size: key.size, mode: key.mode, sha256: sha });
+      progress.files++;
+      progress.bytes += key.size;
+      opts.onProgress?.(progress);
+    }
+  });
+  const expected = manifestDigest(sent, plan.dirs);
+  if (answer.output.manifest !== undefined && answer.output.manifest !== expected) {
+    throw new TenderError(
+      'infrastructure',
+      `the node's copy of the workspace differs from what was sent (manifest ${answer.output.manifest.slice(0, 12)}, expected ${expected.slice(0, 12)})`,
+      'The transfer was damaged; run again.',
+    );
+  }
+  return {
+    output: answer.output,
+    streamBytes: answer.streamBytes,
+    filesSent: sent.size,
+    bytesSent: progress.bytes,
+  };
+}
+
+/**
+ * Adds one opened file to the tar (closing it), hashing the bytes sent when `isHashing`.
+ * Reads no more than the size in the header, even if the file grows meanwhile.
+ */
+export async function addFile(
+  tar: TarWriter,
+  file: OpenedFile,
+  isHashing: boolean,
+): Promise<string | undefined> {
+  const meta = { size: file.st.size, mode: file.st.mode & 0o777, mtime: file.st.mtime };
+  if (file.data) {
+    await tar.addFile(file.path, meta, file.data);
+    return isHashing ? createHash('sha256').update(file.data).digest('hex') : undefined;
+  }
+  const handle = file.handle!;
+  const raw = handle.createReadStream({ start: 0, end: file.st.size - 1, autoClose: false });
+  try {
+    const hash = createHash('sha256');
+    let source: Readable = raw;
+    if (isHashing) {
+      source = raw.pipe(
+        new Transform({
+          transform(chunk: Buffer, _enc, done) {
+            hash.update(chunk);
+            done(null, chunk);
+          },
+        }),
+      );
+      raw.on('error', (err) => source.destroy(err));
+    }
+    await tar.addFile(file.path, meta, source);
+    return isHashing ? hash.digest('hex') : undefined;
+  } finally {
+    raw.destroy(); // a no-op once read to the end; releases a read cut short
+    await handle.close();
+  }
+}
+
+/** Sends the whole workspace (no manifest exchange, no hash cache): the push of old. */
 export async function pushWorkspace(
   shell: NodeShell,
   address: AgentAddress,
   plan: PushPlan,
   onProgress: (p: PushProgress) => void = () => {},
 ): Promise<RecvWorkspaceOutput> {
-  const ch = shell.exec(agentCommand(address, 'recv-workspace'));
-  const out: Buffer[] = [];
-  let stderr = '';
-  ch.stdout.on('data', (c: Buffer) => out.push(c));
-  ch.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
-
-  const totalBytes = plan.files.reduce((n, f) => n + f.size, 0);
-  const progress: PushProgress = { files: 0, bytes: 0, totalFiles: plan.files.length, totalBytes };
-  const tar = createTarWriter();
-  const writing = (async () => {
-    for (const d of plan.dirs) await tar.addDirectory(d, { mode: 0o755 });
-    for (const f of plan.files) {
-      await tar.addFile(
-        f.path,
-        { size: f.size, mode: f.mode & 0o7777, mtime: new Date(f.mtimeMs) },
-        createReadStream(join(plan.root, f.path)),
-      );
-      progress.files++;
-      progress.bytes += f.size;
-      onProgress(progress);
-    }
-    await tar.finish();
-  })();
-  const sending = pipeline(tar, ch.stdin).catch(() => {
-    /* the remote side closed early; its exit status and output say why */
-  });
-  const [wrote] = await Promise.allSettled([writing, sending]);
-  if (wrote.status === 'rejected') {
-    ch.close();
-    await ch.exit;
-    throw new TenderError(
-      'bad_input',
-      `reading the workspace failed: ${(wrote.reason as Error).message}`,
-      'A file changed or vanished while it was being pushed; run again.',
-    );
-  }
-  const status = await ch.exit;
-  const stdout = Buffer.concat(out).toString('utf8');
-  const result = parseAfterMarker<RecvWorkspaceOutput | CommandError>(stdout);
-  if (result && 'error' in result) {
-    const where = result.error.path ? ` (${result.error.path})` : '';
-    throw new TenderError(
-      'infrastructure',
-      `the node refused the workspace: ${result.error.message}${where}`,
-    );
-  }
-  if (status.code !== 0 || !result) {
-    throw new TenderError(
-      'infrastructure',
-      `workspace push failed (exit ${status.code ?? status.signal}): ${stderr.trim().split('\n').pop() ?? ''}`,
-    );
-  }
-  return result;
+  const cache = await HashCache.load(undefined);
+  return (await pushFull(shell, address, plan, { cache, onProgress })).output;
 }

@@ -3,6 +3,7 @@ import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BadInputError } from '../bad-input-error';
 import { excludeRules, gitignoreRules, matchRules, type RuleSet } from './ignore-rules';
+import { createLimiter } from './limiter';
 import { secretPatternOf } from './secret-patterns';
 
 export interface ScannedFile {
@@ -205,22 +206,5 @@ function readabilityCheck(): (st: Stats) => boolean {
     if (st.uid === uid) return (st.mode & 0o400) !== 0;
     if (groups.has(st.gid)) return (st.mode & 0o040) !== 0;
     return (st.mode & 0o004) !== 0;
-  };
-}
-
-/** Runs at most `n` of the given tasks at once; the rest wait in order. */
-function createLimiter(n: number): <T>(task: () => Promise<T>) => Promise<T> {
-  let active = 0;
-  const waiting: (() => void)[] = [];
-  return async (task) => {
-    if (active < n) active++;
-    else await new Promise<void>((resolve) => waiting.push(resolve)); // the slot is handed over
-    try {
-      return await task();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else active--;
-    }
   };
 }

@@ -1,0 +1,212 @@
+// Builds the next workspace in a staging folder from the tar entries of `recv-workspace`:
+// a full archive, or a delta (first entry `.tender/delta.json`) whose unchanged files are
+// hard links of the current workspace, so nothing is copied and the current one is never
+// written to. Every received file is hashed as it is written and, in a delta, checked.
+import { constants, copyFileSync, linkSync, lstatSync } from 'node:fs';
+import { dirname, join, posix } from 'node:path';
+import type { NodePaths } from '../paths';
+import { DELTA_ENTRY, type DeltaHeader, type ManifestEntry } from '../protocol';
+import type { TarEntry } from '../tar/reader';
+import {
+  filesOf,
+  manifestDigest,
+  type ManifestFiles,
+  sameEntry,
+  stringsOf,
+} from '../workspace-manifest';
+import { readNodeManifest } from './node-manifest';
+import { inEntrySync, safeRelativePath, TarExtractor } from './tar-extractor';
+
+/** A delta header lists every changed file; far more than any workspace needs. */
+const MAX_DELTA_HEADER_BYTES = 256 * 1024 * 1024;
+
+export interface ReceivedWorkspace {
+  files: ManifestFiles;
+  dirs: string[];
+  mode: 'full' | 'delta';
+  kept: number;
+  deleted: number;
+}
+
+interface Delta {
+  /** Files still to arrive, with what each must hash to. */
+  expected: ManifestFiles;
+  files: ManifestFiles;
+  dirs: string[];
+  kept: number;
+  deleted: number;
+}
+
+export class WorkspaceReceiver {
+  private mode: 'full' | 'delta' | undefined;
+  private delta: Delta | undefined;
+  private readonly received: ManifestFiles = new Map();
+  private readonly extractor: TarExtractor;
+
+  constructor(
+    private readonly paths: NodePaths,
+    private readonly staging: string,
+  ) {
+    this.extractor = new TarExtractor(staging);
+  }
+
+  get totals(): { files: number; bytes: number; skipped: number } {
+    return this.extractor.totals();
+  }
+
+  async onEntry(entry: TarEntry): Promise<void> {
+    if (this.mode === undefined) {
+      const isDelta =
+        entry.header.type === 'file' && safeRelativePath(entry.header.path) === DELTA_ENTRY;
+      this.mode = isDelta ? 'delta' : 'full';
+      if (isDelta) {
+        this.extractor.isExclusive = true;
+        this.delta = this.startDelta(await readHeader(entry));
+        return;
+      }
+    }
+    const delta = this.delta;
+    const rel = safeRelativePath(entry.header.path);
+    if (delta && entry.header.type === 'file' && !delta.expected.has(rel)) {
+      throw coded('bad_delta', `the delta sent ${rel}, which its header did not announce`, rel);
+    }
+    const file = await this.extractor.extract(entry);
+    if (!file) return;
+    const want = delta?.expected.get(file.path);
+    if (want && !sameEntry(want, file)) {
+      throw coded(
+        'hash_mismatch',
+        `${file.path} arrived damaged: got ${describe(file)}, the app sent ${describe(want)}; push again`,
+        file.path,
+      );
+    }
+    delta?.expected.delete(file.path);
+    this.received.set(file.path, file);
+  }
+
+  /** Checks that everything arrived; sets folder modes. */
+  finish(): ReceivedWorkspace {
+    this.extractor.finishDirectories();
+    const delta = this.delta;
+    if (!delta) {
+      return {
+        files: this.received,
+        dirs: foldersOf(this.received, this.extractor.directoryPaths()),
+        mode: 'full',
+        kept: 0,
+        deleted: 0,
+      };
+    }
+    const missing = [...delta.expected.keys()];
+    if (missing.length > 0) {
+      throw coded(
+        'bad_delta',
+        `the delta ended without ${missing.length} announced file(s): ${missing.slice(0, 5).join(', ')}`,
+        missing[0],
+      );
+    }
+    return { ...delta, mode: 'delta' };
+  }
+
+  /** Checks the header against the current manifest, then lays out the staging folder:
+   *  every folder, and a hard link for every file the delta leaves unchanged. */
+  private startDelta(header: DeltaHeader): Delta {
+    const current = readNodeManifest(this.paths);
+    if (!current) {
+      throw coded('stale_base', 'the node has no workspace manifest to apply a delta to');
+    }
+    const now = manifestDigest(current.files, current.dirs);
+    if (now !== header.base) {
+      throw coded(
+        'stale_base',
+        `the node's workspace is ${now.slice(0, 12)}, the delta was made against ${header.base.slice(0, 12)}`,
+      );
+    }
+    const changed = filesOf(header.files, 'delta header');
+    const files = new Map(current.files);
+    for (const path of header.deletions) files.delete(path);
+    for (const [path, entry] of changed) files.set(path, entry);
+    if (manifestDigest(files, header.dirs) !== header.target) {
+      throw coded('bad_delta', 'the delta does not add up to the workspace it announces');
+    }
+    for (const dir of header.dirs) this.extractor.makeDirectory(dir, 0o755);
+    let kept = 0;
+    for (const path of files.keys()) {
+      if (changed.has(path)) continue;
+      this.carryOver(path, current.inodes.get(path)!);
+      kept++;
+    }
+    const deleted = [...current.files.keys()].filter((p) => !files.has(p)).length;
+    return { expected: changed, files, dirs: header.dirs, kept, deleted };
+  }
+
+  /** Hard-links an unchanged file into staging; copies where the file system has no hard
+   *  links. A link that does not land on the inode just checked means the file changed. */
+  private carryOver(path: string, ino: number): void {
+    const from = join(this.paths.workspace, path);
+    const to = join(this.staging, path);
+    inEntrySync(path, () => {
+      this.extractor.ensureFolder(dirname(to));
+      try {
+        linkSync(from, to);
+      } catch (err) {
+        if (!NO_HARD_LINKS.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
+        copyFileSync(from, to, constants.COPYFILE_FICLONE);
+        return;
+      }
+      if (lstatSync(to).ino !== ino) {
+        throw coded('stale_base', `${path} changed on the node while the delta was applied`, path);
+      }
+    });
+  }
+}
+
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK', 'EXDEV']);
+
+async function readHeader({ header, body }: TarEntry): Promise<DeltaHeader> {
+  if (header.size > MAX_DELTA_HEADER_BYTES) {
+    throw coded('bad_delta', `${DELTA_ENTRY} is ${header.size} bytes; too large`);
+  }
+  const parts: Buffer[] = [];
+  for await (const chunk of body) parts.push(chunk as Buffer);
+  let raw: Partial<DeltaHeader>;
+  try {
+    raw = JSON.parse(Buffer.concat(parts).toString('utf8')) as Partial<DeltaHeader>;
+    if (raw.version !== 1) throw new Error(`version ${String(raw.version)} is not 1`);
+    if (typeof raw.base !== 'string' || typeof raw.target !== 'string')
+      throw new Error('base and target must be manifest digests');
+    const files = filesOf(raw.files, DELTA_ENTRY);
+    const paths = [
+      ...files.keys(),
+      ...stringsOf(raw.deletions, 'deletions'),
+      ...stringsOf(raw.dirs, 'dirs'),
+    ];
+    for (const p of paths) {
+      if (safeRelativePath(p) !== p || p === '') throw new Error(`bad path ${JSON.stringify(p)}`);
+    }
+  } catch (err) {
+    if ((err as { code?: string }).code === 'unsafe_path') throw err;
+    throw coded('bad_delta', `unreadable ${DELTA_ENTRY}: ${(err as Error).message}`);
+  }
+  return raw as DeltaHeader;
+}
+
+/** Folders of a full archive: its folder entries and every file's parents. */
+function foldersOf(files: ManifestFiles, entries: string[]): string[] {
+  const dirs = new Set<string>();
+  // Every folder in the set has its parents in it too, so a walk up can stop at one.
+  const add = (dir: string) => {
+    for (let d = dir; d !== '.' && d !== '' && !dirs.has(d); d = posix.dirname(d)) dirs.add(d);
+  };
+  for (const dir of entries) add(dir);
+  for (const path of files.keys()) add(posix.dirname(path));
+  return [...dirs];
+}
+
+function describe(e: ManifestEntry): string {
+  return `${e.size} bytes, mode ${e.mode.toString(8)}, sha256 ${e.sha256.slice(0, 12)}`;
+}
+
+function coded(code: string, message: string, entryPath?: string): Error {
+  return Object.assign(new Error(message), { code, entryPath });
+}

@@ -1,0 +1,98 @@
+// One `recv-workspace` exec: the caller writes a tar, the agent answers once it has swapped
+// the result in (or refused it, leaving the node's workspace as it was).
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { CommandError, RecvWorkspaceOutput } from '../../../src-agent/protocol';
+import { createTarWriter, type TarWriter } from '../../../src-agent/tar';
+import { TenderError } from '../../core/tender-error';
+import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
+import { parseAfterMarker } from '../../transport/exec-helpers';
+import type { NodeShell } from '../../transport/node-shell';
+
+/** The agent refused the stream; `nodeCode` is its error code (`stale_base`, `ENOSPC`, …). */
+export class WorkspaceRefusedError extends TenderError {
+  constructor(
+    readonly nodeCode: string,
+    readonly nodeMessage: string,
+    readonly path?: string,
+  ) {
+    super(
+      'infrastructure',
+      `the node refused the workspace: ${nodeMessage}${path ? ` (${path})` : ''}`,
+    );
+  }
+}
+
+/** A local file changed between hashing and sending; starting over will pick it up. */
+export class LocalChangeError extends Error {
+  override readonly name = 'LocalChangeError';
+}
+
+export interface RecvAnswer {
+  output: RecvWorkspaceOutput;
+  /** Bytes of tar written to the node (headers and padding included). */
+  streamBytes: number;
+}
+
+/** Runs `recv-workspace`, lets `write` fill the tar (finished here), returns the answer. */
+export async function sendToRecv(
+  shell: NodeShell,
+  address: AgentAddress,
+  write: (tar: TarWriter) => Promise<void>,
+): Promise<RecvAnswer> {
+  const ch = shell.exec(agentCommand(address, 'recv-workspace'));
+  const out: Buffer[] = [];
+  let stderr = '';
+  ch.stdout.on('data', (c: Buffer) => out.push(c));
+  ch.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
+
+  const tar = createTarWriter();
+  let streamBytes = 0;
+  const counting = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      streamBytes += chunk.length;
+      done(null, chunk);
+    },
+  });
+  const writing = (async () => {
+    await write(tar);
+    await tar.finish();
+  })();
+  const sending = pipeline(tar, counting, ch.stdin).catch(() => {
+    /* the remote side closed early; its exit status and output say why */
+  });
+  // Once the agent has exited (it refused the stream) nothing more can arrive: stop writing
+  // rather than wait on a channel that may neither drain nor fail.
+  void ch.exit.then(() => {
+    if (!tar.destroyed && !tar.readableEnded) tar.destroy(new Error('the node stopped reading'));
+  });
+  const [wrote] = await Promise.allSettled([writing, sending]);
+  if (wrote.status === 'rejected') {
+    // Without the end-of-archive block the agent applies nothing.
+    tar.destroy();
+    ch.close();
+  }
+  const status = await ch.exit;
+  const result = parseAfterMarker<RecvWorkspaceOutput | CommandError>(
+    Buffer.concat(out).toString('utf8'),
+  );
+  const failure = wrote.status === 'rejected' ? (wrote.reason as Error) : undefined;
+  if (failure instanceof LocalChangeError) throw failure;
+  if (result && 'error' in result) {
+    throw new WorkspaceRefusedError(result.error.code, result.error.message, result.error.path);
+  }
+  if (failure) {
+    throw new TenderError(
+      'bad_input',
+      `reading the workspace failed: ${failure.message}`,
+      'A file changed or vanished while it was being pushed; run again.',
+    );
+  }
+  if (status.code !== 0 || !result) {
+    throw new TenderError(
+      'infrastructure',
+      `workspace push failed (exit ${status.code ?? status.signal}): ${stderr.trim().split('\n').pop() ?? ''}`,
+    );
+  }
+  return { output: result, streamBytes };
+}

@@ -1,0 +1,156 @@
+// Incremental workspace push: ask the node for its manifest, send only what differs as one
+// tar stream, fall back to a full push when the node has no manifest or a different one
+// than it reported (`stale_base`). Either way the node swaps the result in atomically: a
+// partially pushed workspace is never what `run` sees.
+import type { WorkspaceManifest } from '../../../src-agent/protocol';
+import {
+  filesOf,
+  manifestDigest,
+  type ManifestFiles,
+  stringsOf,
+} from '../../../src-agent/workspace-manifest';
+import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
+import { execCapture, parseAfterMarker } from '../../transport/exec-helpers';
+import type { NodeShell } from '../../transport/node-shell';
+import { pushDelta } from './delta-push';
+import { acquireHashCache, type HashCache } from './hash-cache';
+import { buildManifest, diffManifests, type ManifestSource, statFiles } from './manifest';
+import { type FullPushResult, pushFull, type PushProgress } from './push';
+import { LocalChangeError, WorkspaceRefusedError } from './recv-channel';
+
+export interface SyncOptions {
+  /** The persistent hash cache (`hashCacheFile(home)`); without one, hashes last this call. */
+  hashCacheFile?: string;
+  onProgress?: (p: PushProgress) => void;
+  /** Files hashed at once when the cache misses. */
+  hashConcurrency?: number;
+  now?: () => number;
+}
+
+export interface SyncResult {
+  mode: 'full' | 'delta';
+  filesSent: number;
+  /** File bytes sent (tar headers not counted; see `streamBytes`). */
+  bytesSent: number;
+  deleted: number;
+  /** Files the node already had (hard-linked over; 0 for a full push). */
+  unchanged: number;
+  elapsedMs: number;
+  streamBytes: number;
+  /** Local files read to hash them before sending (cache misses of a delta). */
+  hashed: number;
+  /** Why a full push was made: `first` (no manifest on the node) or `stale_base`. */
+  fullReason?: 'first' | 'stale_base';
+}
+
+export interface NodeManifest {
+  files: ManifestFiles;
+  dirs: string[];
+  digest: string;
+}
+
+/** What the node holds, or null when it holds no workspace it can vouch for (or its agent
+ *  predates `workspace-manifest`): either way, a full push. */
+export async function fetchNodeManifest(
+  shell: NodeShell,
+  address: AgentAddress,
+): Promise<NodeManifest | null> {
+  const res = await execCapture(shell, agentCommand(address, 'workspace-manifest'));
+  if (res.code !== 0) return null;
+  const m = parseAfterMarker<WorkspaceManifest>(res.stdout);
+  if (!m || m.version !== 1) return null;
+  try {
+    const files = filesOf(m.files, 'node manifest');
+    const dirs = stringsOf(m.dirs, 'node manifest dirs');
+    return { files, dirs, digest: manifestDigest(files, dirs) };
+  } catch {
+    return null;
+  }
+}
+
+export async function syncWorkspace(
+  shell: NodeShell,
+  address: AgentAddress,
+  source: ManifestSource & { files: { path: string; size: number }[] },
+  opts: SyncOptions = {},
+): Promise<SyncResult> {
+  const now = opts.now ?? Date.now;
+  const started = now();
+  const { cache, release } = await acquireHashCache(opts.hashCacheFile);
+  const done = (r: FullPushResult, extra: Partial<SyncResult>): SyncResult => ({
+    mode: r.output.mode ?? 'full',
+    filesSent: r.filesSent,
+    bytesSent: r.bytesSent,
+    deleted: r.output.deleted ?? 0,
+    unchanged: r.output.kept ?? 0,
+    streamBytes: r.streamBytes,
+    hashed: 0,
+    ...extra,
+    elapsedMs: now() - started,
+  });
+  try {
+    // A file that changes between hashing and sending makes one more attempt worthwhile.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const delta = await tryDelta(shell, address, source, cache, opts);
+        if (delta.kind === 'sent') return done(delta.result, { hashed: delta.hashed });
+        const full = await pushFull(shell, address, source, {
+          cache,
+          onProgress: opts.onProgress,
+          now,
+        });
+        return done(full, { fullReason: delta.why });
+      } catch (err) {
+        if (!(err instanceof LocalChangeError) || attempt >= 2) throw err;
+      }
+    }
+  } finally {
+    await release();
+  }
+}
+
+/** The delta push, or why a full one is needed instead. */
+async function tryDelta(
+  shell: NodeShell,
+  address: AgentAddress,
+  source: ManifestSource,
+  cache: HashCache,
+  opts: SyncOptions,
+): Promise<
+  | { kind: 'sent'; result: FullPushResult; hashed: number }
+  | { kind: 'full'; why: 'first' | 'stale_base' }
+> {
+  // Stats (and cache look-ups) run while the node answers; hashing waits for its answer,
+  // since a first push hashes as it sends instead.
+  const [remote, stats] = await Promise.all([fetchNodeManifest(shell, address), statFiles(source)]);
+  if (!remote) return { kind: 'full', why: 'first' };
+  const local = await buildManifest(
+    source,
+    {
+      cache,
+      concurrency: opts.hashConcurrency,
+      now: opts.now,
+      onHashed: (n, total) =>
+        opts.onProgress?.({
+          files: n,
+          bytes: 0,
+          totalFiles: total,
+          totalBytes: 0,
+          stage: 'hashing',
+        }),
+    },
+    stats,
+  );
+  // Sent even when nothing differs: the node then rebuilds the workspace from hard links,
+  // dropping whatever a job added to it, so the result is exactly the local folder.
+  const diff = diffManifests(local.files, remote.files);
+  try {
+    const result = await pushDelta(shell, address, source.root, local, remote.digest, diff, opts);
+    return { kind: 'sent', result, hashed: local.hashed };
+  } catch (err) {
+    if (err instanceof WorkspaceRefusedError && err.nodeCode === 'stale_base') {
+      return { kind: 'full', why: 'stale_base' };
+    }
+    throw err;
+  }
+}

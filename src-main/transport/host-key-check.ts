@@ -1,0 +1,76 @@
+import type { Ledger } from '../ledger/ledger';
+import type { HostKeyCheck, HostKeyInfo } from './host-key-info';
+import { type KnownHostEntry, knownHostKeys } from './known-hosts';
+
+/** Where pinned keys live: the ledger in the app, a map in tests. */
+export interface HostKeyPins {
+  get(scope: string): { fingerprint: string; keyType: string } | undefined;
+  pin(p: { scope: string; endpoint: string; keyType: string; fingerprint: string }): void;
+}
+
+export interface HostKeyCheckOptions {
+  /** What the pin belongs to, and the name `tender hosts forget-key` takes. */
+  scope: string;
+  /** `host:port` (or `[v6]:port`) as dialled: the known_hosts lookup key. */
+  endpoint: string;
+  pins: HostKeyPins;
+  /** The user's known_hosts: when it lists keys for this host:port they are binding. */
+  knownHosts?: KnownHostEntry[];
+}
+
+/** Trust on first use, pinned; the user's known_hosts, when it knows the host, is binding
+ *  even on first contact; a @revoked key is never accepted. A pin is never replaced here. */
+export function hostKeyCheck(opts: HostKeyCheckOptions): HostKeyCheck {
+  const { scope, endpoint, pins } = opts;
+  const { host, port } = splitEndpoint(endpoint);
+  const known = knownHostKeys(opts.knownHosts ?? [], host, port);
+  const label = scope === endpoint ? endpoint : `${scope} (${endpoint})`;
+
+  const check = (info: HostKeyInfo): string | null => {
+    const revoked = known.revoked.find((k) => k.fingerprint === info.fingerprint);
+    if (revoked)
+      return `the host key ${info.fingerprint} offered by ${label} is marked @revoked in known_hosts (line ${revoked.line}) — refusing to connect`;
+    if (known.keys.length > 0 && !known.keys.some((k) => k.fingerprint === info.fingerprint)) {
+      const listed = known.keys.map((k) => `${k.fingerprint} (${k.keyType})`).join(', ');
+      const sshName = port === 22 ? host : `[${host}]:${port}`;
+      return (
+        `host key for ${label} does not match known_hosts: it lists ${listed}, the server offered ${info.fingerprint} (${info.type}) — refusing to connect. ` +
+        `If the machine was reinstalled, remove the old entry (\`ssh-keygen -R '${sshName}'\`) and connect again.`
+      );
+    }
+    let pinned = pins.get(scope);
+    if (!pinned) {
+      pins.pin({ scope, endpoint, keyType: info.type, fingerprint: info.fingerprint });
+      // Read back: a racing first contact may have pinned another key a moment earlier.
+      pinned = pins.get(scope) ?? { fingerprint: info.fingerprint, keyType: info.type };
+    }
+    if (pinned.fingerprint === info.fingerprint) return null;
+    return (
+      `host key for ${label} changed: pinned ${pinned.fingerprint}, offered ${info.fingerprint} — refusing to connect ` +
+      `(it may be another machine at that address, or someone in between). ` +
+      `If the machine was reinstalled, run \`tender hosts forget-key ${scope}\` and connect again.`
+    );
+  };
+  check.preferredKeyTypes = () => {
+    const pinned = pins.get(scope)?.keyType;
+    return [...new Set([...(pinned ? [pinned] : []), ...known.keys.map((k) => k.keyType)])];
+  };
+  return check;
+}
+
+/** The ledger as a pin store. */
+export function ledgerPins(
+  ledger: Pick<Ledger, 'getHostKey' | 'pinHostKey'>,
+  now: () => number = Date.now,
+): HostKeyPins {
+  return {
+    get: (scope) => ledger.getHostKey(scope),
+    pin: (p) => void ledger.pinHostKey({ ...p, pinnedAt: now() }),
+  };
+}
+
+export function splitEndpoint(endpoint: string): { host: string; port: number } {
+  const m = /^\[(.+)\]:(\d+)$/.exec(endpoint) ?? /^([^:]+):(\d+)$/.exec(endpoint);
+  if (!m) return { host: endpoint, port: 22 };
+  return { host: m[1]!, port: Number(m[2]) };
+}

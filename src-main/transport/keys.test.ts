@@ -1,0 +1,66 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ensureTenderKey } from './keys';
+
+let home: string;
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), 'tender-keys-'));
+});
+afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+const mode = (path: string) => statSync(path).mode & 0o777;
+
+describe("Tender's SSH key", () => {
+  it('is created on first use: ed25519, private 0600 in a 0700 folder, and a .pub', () => {
+    const key = ensureTenderKey(home);
+    expect(key.privatePath).toBe(join(home, 'keys', 'id_ed25519'));
+    expect(mode(join(home, 'keys'))).toBe(0o700);
+    expect(mode(key.privatePath)).toBe(0o600);
+    expect(key.privateKey).toMatch(/^-----BEGIN OPENSSH PRIVATE KEY-----/);
+    expect(key.publicKey).toMatch(new RegExp(`^ssh-ed25519 AAAA\\S+ tender@${hostname()}$`));
+    expect(readFileSync(`${key.privatePath}.pub`, 'utf8')).toBe(`${key.publicKey}\n`);
+    // OpenSSH itself reads the key and derives the same public half.
+    const derived = execFileSync('ssh-keygen', ['-y', '-f', key.privatePath], { encoding: 'utf8' });
+    expect(derived.split(' ').slice(0, 2)).toEqual(key.publicKey.split(' ').slice(0, 2));
+  });
+
+  it('is read, not replaced, on later calls', () => {
+    const first = ensureTenderKey(home);
+    const again = ensureTenderKey(home);
+    expect(again).toEqual(first);
+  });
+
+  it('rewrites a lost .pub from the private key', () => {
+    const first = ensureTenderKey(home);
+    rmSync(`${first.privatePath}.pub`);
+    expect(ensureTenderKey(home).publicKey).toBe(first.publicKey);
+    expect(readFileSync(`${first.privatePath}.pub`, 'utf8')).toBe(`${first.publicKey}\n`);
+  });
+
+  it('refuses a private key others can read, saying how to fix it', () => {
+    const { privatePath } = ensureTenderKey(home);
+    for (const loose of [0o644, 0o640, 0o604, 0o660]) {
+      chmodSync(privatePath, loose);
+      expect(() => ensureTenderKey(home)).toThrow(`chmod 600 ${privatePath}`);
+    }
+    chmodSync(privatePath, 0o400);
+    expect(() => ensureTenderKey(home)).not.toThrow();
+  });
+
+  it('does not put the key in the error about a broken key file', () => {
+    const { privatePath, privateKey } = ensureTenderKey(home);
+    const broken = privateKey.replace(/\n[A-Za-z0-9+/]{20}/, '\n!!!!!!!!!!!!!!!!!!!!');
+    execFileSync('sh', ['-c', `cat > ${privatePath}`], { input: broken });
+    let message = '';
+    try {
+      ensureTenderKey(home);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain('not a usable private key');
+    expect(message).not.toContain(privateKey.split('\n')[2]!);
+  });
+});

@@ -1,0 +1,572 @@
+// A real OpenSSH sshd on 127.0.0.1 for tests: its own port, host key, config, client key
+// and (by default) a throw-away Unix user, all removed again by stop(). Needs root.
+//
+// sshd runs under a tiny python3 "subreaper" (prctl PR_SET_CHILD_SUBREAPER): when the
+// listener is killed to simulate an sshd restart, its sessions and any daemon a session
+// detached are re-parented to that wrapper instead of to PID 1. The wrapper reaps them (an
+// init that does not reap would leave `[sshd] <defunct>` behind) and keeps them findable,
+// so stop() ends every process this fixture caused, by PID, and nothing else.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { utils } from 'ssh2';
+
+export interface SshdOptions {
+  /** `fresh` (default): a new user `tnd…` with an empty temp HOME. `root`: HOME is /root. */
+  user?: 'fresh' | 'root';
+  /** Written to the user's ~/.bashrc, which Debian's bash sources for every ssh command. */
+  bashrc?: string;
+  /** The PATH sessions get (e.g. `minimalBin()` to hide `node`). */
+  path?: string;
+  /** Reserve the port now, start listening only after this long. */
+  startDelayMs?: number;
+}
+
+export interface ExecResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const SSHD = '/usr/sbin/sshd';
+const READY_TIMEOUT_MS = 10_000;
+const LOG_LINES = 300;
+
+// Forks sshd, prints its pid, forwards SIGTERM to it alone, and reaps every process that
+// lands on it until none is left.
+const SUBREAPER = `
+import ctypes, os, signal, sys
+if ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) != 0:
+    sys.exit("prctl(PR_SET_CHILD_SUBREAPER) failed")
+child = os.fork()
+if child == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+print(child, flush=True)
+def forward(signum, frame):
+    try:
+        os.kill(child, signum)
+    except ProcessLookupError:
+        pass
+signal.signal(signal.SIGTERM, forward)
+while True:
+    try:
+        os.wait()
+    except ChildProcessError:
+        break
+`;
+
+interface Listener {
+  wrapper: ChildProcess;
+  wrapperExited: Promise<void>;
+  /** The sshd listener's pid (0 until the wrapper has said it). */
+  pid: number;
+}
+
+const live = new Set<SshdFixture>();
+/** Folders minimalBin() made on its own; a fixture given one as `path` takes it over. */
+const scratchDirs = new Set<string>();
+let isExitHookSet = false;
+
+/** Starts sshd; resolves once it listens (or at once with `startDelayMs`). */
+export async function startSshd(opts: SshdOptions = {}): Promise<SshdFixture> {
+  requireRoot();
+  const fixture = new SshdFixture(opts, await freePort());
+  try {
+    await fixture.begin(opts.startDelayMs ?? 0);
+  } catch (err) {
+    await fixture.stop();
+    throw err;
+  }
+  return fixture;
+}
+
+export class SshdFixture {
+  readonly host = '127.0.0.1' as const;
+  readonly user: string;
+  readonly home: string;
+  readonly clientKey: { privateKey: string; publicKey: string };
+  private readonly dir: string;
+  private readonly ownedDirs: string[] = [];
+  private readonly isFreshUser: boolean;
+  private uid = 0;
+  private hostPub = '';
+  private hostFp = '';
+  private current: Listener | null = null;
+  private readonly listeners: Listener[] = [];
+  private ready: Promise<void> = Promise.resolve();
+  private pending: { timer: NodeJS.Timeout; cancel: () => void } | null = null;
+  private logLines: string[] = [];
+  private isStopped = false;
+
+  constructor(
+    opts: SshdOptions,
+    readonly port: number,
+  ) {
+    this.isFreshUser = (opts.user ?? 'fresh') === 'fresh';
+    if (!this.isFreshUser && opts.bashrc !== undefined)
+      throw new Error(
+        "sshd fixture: `bashrc` needs user 'fresh' (it would overwrite /root/.bashrc)",
+      );
+    this.dir = mkdtempSync(join(tmpdir(), 'tender-sshd-'));
+    this.user = this.isFreshUser ? `tnd${randomBytes(4).toString('hex')}` : 'root';
+    this.home = this.isFreshUser ? join(this.dir, 'home') : '/root';
+    const pair = utils.generateKeyPairSync('ed25519', { comment: 'tender-test-client' });
+    this.clientKey = { privateKey: pair.private, publicKey: pair.public };
+    live.add(this);
+    setExitHook();
+    try {
+      chmodSync(this.dir, 0o755); // sshd reads authorized_keys as the user
+      writeFileSync(join(this.dir, 'client_ed25519'), pair.private, { mode: 0o600 });
+      writeFileSync(join(this.dir, 'authorized_keys'), `${pair.public}\n`, { mode: 0o644 });
+      this.newHostKey();
+      if (this.isFreshUser) this.createUser(opts.bashrc);
+      writeFileSync(join(this.dir, 'sshd_config'), this.config(opts.path));
+      if (opts.path !== undefined && scratchDirs.delete(opts.path)) this.ownedDirs.push(opts.path);
+    } catch (err) {
+      this.stopNow();
+      live.delete(this);
+      throw err;
+    }
+  }
+
+  get hostPublicKey(): string {
+    return this.hostPub;
+  }
+
+  /** `SHA256:…`, as `ssh-keygen -l` prints it. */
+  get hostKeyFingerprint(): string {
+    return this.hostFp;
+  }
+
+  /** Resolves once sshd accepts connections (after a delayed start, pause or restart). */
+  listening(): Promise<void> {
+    return this.ready;
+  }
+
+  /** The last lines sshd logged, for failure messages. */
+  log(): string {
+    return this.logLines.join('\n');
+  }
+
+  async begin(delayMs: number): Promise<void> {
+    if (delayMs <= 0) return this.listen(3);
+    this.listenLater(delayMs);
+  }
+
+  /** Kills every per-connection sshd (and what its session runs); the listener stays, and
+   *  so do daemons a session detached. Clients see their connection drop. */
+  killSessions(): Promise<void> {
+    const table = processTable();
+    const victims: number[] = [];
+    for (const l of this.listeners) {
+      for (const [pid, p] of table) {
+        const isSession =
+          (p.ppid === l.pid && pid !== l.pid) ||
+          (p.ppid === l.wrapper.pid && pid !== l.pid && p.comm === 'sshd');
+        if (isSession) victims.push(pid, ...descendantsOf(table, pid));
+      }
+    }
+    return killAndReap(victims);
+  }
+
+  /** Stops accepting (the listener dies; sessions live), listens again after `ms`. */
+  async pauseListener(ms: number): Promise<void> {
+    await this.stopListener();
+    this.listenLater(ms);
+  }
+
+  /** Restarts sshd on the same port, as `systemctl restart ssh` does: sessions live. */
+  async restart(opts: { newHostKey?: boolean } = {}): Promise<void> {
+    this.cancelPending();
+    await this.stopListener();
+    if (opts.newHostKey) this.newHostKey();
+    this.ready = this.listen(1);
+    await this.ready;
+  }
+
+  /** Runs `cmd` as the user through the system ssh client (for assertions). */
+  exec(cmd: string): Promise<ExecResult> {
+    writeFileSync(
+      join(this.dir, 'known_hosts'),
+      `[${this.host}]:${this.port} ${this.hostPub.split(' ').slice(0, 2).join(' ')}\n`,
+    );
+    const args = [
+      '-F',
+      '/dev/null',
+      '-i',
+      join(this.dir, 'client_ed25519'),
+      '-p',
+      String(this.port),
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      'IdentitiesOnly=yes',
+      '-o',
+      'StrictHostKeyChecking=yes',
+      '-o',
+      `UserKnownHostsFile=${join(this.dir, 'known_hosts')}`,
+      '-o',
+      'GlobalKnownHostsFile=/dev/null',
+      '-o',
+      'LogLevel=ERROR',
+      `${this.user}@${this.host}`,
+      cmd,
+    ];
+    return new Promise((resolve, reject) => {
+      const child = spawn('ssh', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  }
+
+  /** Ends every process this fixture caused, deletes its user and its folder. Idempotent. */
+  async stop(): Promise<void> {
+    if (this.isStopped) return;
+    this.isStopped = true;
+    this.cancelPending();
+    await this.ready.catch(() => {});
+    const table = processTable();
+    const victims = this.listeners.flatMap((l) =>
+      l.wrapper.pid ? descendantsOf(table, l.wrapper.pid) : [],
+    );
+    if (this.isFreshUser && this.uid > 0) victims.push(...pidsOfUser(table, this.uid));
+    await killAndReap(victims);
+    for (const l of this.listeners) await exitOrKill(l);
+    if (this.isFreshUser && this.uid > 0) await removeUser(this.user);
+    for (const d of [this.dir, ...this.ownedDirs]) rmSync(d, { recursive: true, force: true });
+    live.delete(this);
+  }
+
+  /** The synchronous part of stop(), for a test process that exits without calling it. */
+  stopNow(): void {
+    this.cancelPending();
+    const table = processTable();
+    for (const l of this.listeners) {
+      const pids = l.wrapper.pid ? [...descendantsOf(table, l.wrapper.pid), l.wrapper.pid] : [];
+      for (const pid of pids) tryKill(pid, 'SIGKILL');
+    }
+    if (this.isFreshUser && this.uid > 0) {
+      for (const pid of pidsOfUser(table, this.uid)) tryKill(pid, 'SIGKILL');
+      spawnSync('userdel', ['-f', this.user], { stdio: 'ignore' });
+    }
+    for (const d of [this.dir, ...this.ownedDirs]) rmSync(d, { recursive: true, force: true });
+  }
+
+  private listenLater(ms: number): void {
+    this.ready = new Promise((resolve, reject) => {
+      this.pending = {
+        timer: setTimeout(() => {
+          this.pending = null;
+          this.listen(1).then(resolve, reject);
+        }, ms),
+        cancel: () => reject(new Error('sshd fixture: stopped before it listened')),
+      };
+    });
+    this.ready.catch(() => {}); // reported to whoever awaits listening()
+  }
+
+  private cancelPending(): void {
+    if (!this.pending) return;
+    clearTimeout(this.pending.timer);
+    this.pending.cancel();
+    this.pending = null;
+  }
+
+  private async listen(tries: number): Promise<void> {
+    if (this.isStopped) throw new Error('sshd fixture: stopped');
+    mkdirSync('/run/sshd', { recursive: true, mode: 0o755 }); // sshd's privsep chroot
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.spawnListener();
+      } catch (err) {
+        // The port was free when picked; another process may have taken it since.
+        if (attempt >= tries || !/Address already in use/.test(this.log())) throw err;
+        (this as { port: number }).port = await freePort();
+      }
+    }
+  }
+
+  private spawnListener(): Promise<void> {
+    const args = [SSHD, '-D', '-e', '-f', join(this.dir, 'sshd_config'), '-p', String(this.port)];
+    const wrapper = spawn('python3', ['-c', SUBREAPER, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const wrapperExited = new Promise<void>((resolve) => wrapper.once('close', () => resolve()));
+    const listener: Listener = { wrapper, wrapperExited, pid: 0 };
+    this.listeners.push(listener);
+    this.current = listener;
+    return new Promise((resolve, reject) => {
+      let isDone = false;
+      const done = (err?: Error) => {
+        if (isDone) return;
+        isDone = true;
+        clearTimeout(timer);
+        if (err) reject(err);
+        else resolve();
+      };
+      const timer = setTimeout(
+        () => done(new Error(`sshd did not start within ${READY_TIMEOUT_MS} ms:\n${this.log()}`)),
+        READY_TIMEOUT_MS,
+      );
+      wrapper.stdout!.setEncoding('utf8');
+      wrapper.stdout!.on('data', (s: string) => {
+        const pid = Number.parseInt(s, 10);
+        if (listener.pid === 0 && pid > 0) listener.pid = pid;
+      });
+      let carry = '';
+      wrapper.stderr!.setEncoding('utf8');
+      wrapper.stderr!.on('data', (s: string) => {
+        carry += s;
+        const lines = carry.split('\n');
+        carry = lines.pop()!;
+        for (const line of lines) {
+          this.logLines.push(line);
+          if (/^Server listening on /.test(line)) done();
+        }
+        if (this.logLines.length > LOG_LINES)
+          this.logLines.splice(0, this.logLines.length - LOG_LINES);
+      });
+      wrapper.once('error', (err) =>
+        done(new Error(`cannot run python3 for the sshd fixture: ${err.message}`)),
+      );
+      wrapper.once('close', (code) =>
+        done(new Error(`sshd exited (${code}) before listening:\n${this.log()}`)),
+      );
+    });
+  }
+
+  /** Kills the listener alone (SIGTERM, through the wrapper) and waits until it is gone. */
+  private async stopListener(): Promise<void> {
+    await this.ready.catch(() => {});
+    const l = this.current;
+    this.current = null;
+    if (!l || l.wrapper.exitCode !== null || l.wrapper.signalCode !== null) return;
+    const pid = l.pid;
+    l.wrapper.kill('SIGTERM');
+    const until = Date.now() + 5_000;
+    while (pid > 0 && processTable().has(pid) && Date.now() < until) await sleep(20);
+    if (pid > 0 && processTable().has(pid)) await killAndReap([pid]);
+  }
+
+  private newHostKey(): void {
+    const key = join(this.dir, 'host_ed25519');
+    rmSync(key, { force: true });
+    rmSync(`${key}.pub`, { force: true });
+    run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'tender-test-host', '-f', key]);
+    this.hostPub = readFileSync(`${key}.pub`, 'utf8').trim();
+    this.hostFp = run('ssh-keygen', ['-l', '-f', `${key}.pub`]).split(' ')[1]!;
+  }
+
+  private createUser(bashrc: string | undefined): void {
+    mkdirSync(this.home, { mode: 0o755 });
+    runRetrying('useradd', ['-M', '-d', this.home, '-s', '/bin/bash', this.user]);
+    this.uid = Number(run('id', ['-u', this.user]).trim());
+    // A user with no password is "locked" to sshd even for key logins.
+    runRetrying('usermod', ['-p', '*', this.user]);
+    const gid = Number(run('id', ['-g', this.user]).trim());
+    chownSync(this.home, this.uid, gid);
+    if (bashrc !== undefined) {
+      const rc = join(this.home, '.bashrc');
+      writeFileSync(rc, bashrc);
+      chownSync(rc, this.uid, gid);
+    }
+  }
+
+  private config(path: string | undefined): string {
+    const lines = [
+      'ListenAddress 127.0.0.1',
+      `HostKey ${join(this.dir, 'host_ed25519')}`,
+      `PidFile ${join(this.dir, 'sshd.pid')}`,
+      `AuthorizedKeysFile ${join(this.dir, 'authorized_keys')}`,
+      'StrictModes no',
+      'UsePAM no',
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'PermitRootLogin prohibit-password',
+      'AllowStreamLocalForwarding yes',
+      'MaxSessions 10',
+      'PrintMotd no',
+    ];
+    if (path !== undefined) lines.push(`SetEnv "PATH=${path}"`);
+    return `${lines.join('\n')}\n`;
+  }
+}
+
+/** A folder of symlinks to the tools a bootstrap needs, and no `node`: give it as `path`
+ *  to simulate a node without Node. Without `dir`, a temp folder removed at exit. */
+export function minimalBin(dir?: string): string {
+  const bin = dir ?? mkdtempSync(join(tmpdir(), 'tender-minbin-'));
+  if (!dir) scratchDirs.add(bin);
+  setExitHook();
+  mkdirSync(bin, { recursive: true });
+  chmodSync(bin, 0o755);
+  for (const tool of MINIMAL_TOOLS) {
+    const target = SYSTEM_BIN.map((d) => join(d, tool)).find((p) => existsSync(p));
+    if (!target) throw new Error(`minimalBin: ${tool} is not installed on this machine`);
+    if (!existsSync(join(bin, tool))) symlinkSync(target, join(bin, tool));
+  }
+  return bin;
+}
+
+const MINIMAL_TOOLS = (
+  'sh bash cat mkdir mv rm ls test uname tar gzip sha256sum sleep env id chmod head tail grep ' +
+  'sed awk dirname basename kill nohup setsid df'
+).split(' ');
+const SYSTEM_BIN = ['/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin'];
+
+function requireRoot(): void {
+  if (process.getuid?.() !== 0)
+    throw new Error(
+      'the SSH tests need root: they run /usr/sbin/sshd and create throw-away users. ' +
+        'Run them as root (the CI container does), or on a machine where you can.',
+    );
+  if (!existsSync(SSHD))
+    throw new Error(`${SSHD} is missing: apt-get install openssh-server openssh-client`);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function run(cmd: string, args: string[]): string {
+  const r = spawnSync(cmd, args, { encoding: 'utf8' });
+  if (r.status !== 0)
+    throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr || r.error}`);
+  return r.stdout;
+}
+
+/** useradd and friends lock /etc/passwd; parallel test files may hold the lock a moment. */
+function runRetrying(cmd: string, args: string[]): void {
+  for (let i = 0; ; i++) {
+    const r = spawnSync(cmd, args, { encoding: 'utf8' });
+    if (r.status === 0) return;
+    if (i >= 50 || !/lock/i.test(r.stderr))
+      throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+  }
+}
+
+async function removeUser(user: string): Promise<void> {
+  for (let i = 0; ; i++) {
+    const r = spawnSync('userdel', [user], { encoding: 'utf8' });
+    if (r.status === 0 || /does not exist/.test(r.stderr)) return;
+    if (i >= 50) throw new Error(`userdel ${user} failed (${r.status}): ${r.stderr}`);
+    await sleep(100);
+  }
+}
+
+async function exitOrKill(l: Listener): Promise<void> {
+  const gone = await Promise.race([
+    l.wrapperExited.then(() => true),
+    sleep(5_000).then(() => false),
+  ]);
+  if (!gone) {
+    tryKill(l.wrapper.pid, 'SIGKILL');
+    await l.wrapperExited;
+  }
+}
+
+function tryKill(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (!pid) return;
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function setExitHook(): void {
+  if (isExitHookSet) return;
+  isExitHookSet = true;
+  process.on('exit', () => {
+    for (const f of live) f.stopNow();
+    for (const d of scratchDirs) rmSync(d, { recursive: true, force: true });
+  });
+}
+
+// ── processes, from /proc ─────────────────────────────────────────────────────────────
+
+interface ProcessInfo {
+  ppid: number;
+  comm: string;
+  uid: number;
+}
+
+type ProcessTable = Map<number, ProcessInfo>;
+
+function processTable(): ProcessTable {
+  const table: ProcessTable = new Map();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const open = stat.indexOf('(');
+      const close = stat.lastIndexOf(')');
+      const rest = stat.slice(close + 2).split(' '); // state ppid …
+      const uid = statSync(`/proc/${name}`).uid;
+      table.set(Number(name), { comm: stat.slice(open + 1, close), ppid: Number(rest[1]), uid });
+    } catch {
+      // exited while we looked
+    }
+  }
+  return table;
+}
+
+function descendantsOf(table: ProcessTable, root: number): number[] {
+  const out: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    const parent = queue.shift()!;
+    for (const [pid, p] of table)
+      if (p.ppid === parent && !out.includes(pid)) {
+        out.push(pid);
+        queue.push(pid);
+      }
+  }
+  return out;
+}
+
+function pidsOfUser(table: ProcessTable, uid: number): number[] {
+  return [...table].filter(([, p]) => p.uid === uid).map(([pid]) => pid);
+}
+
+/** SIGKILLs `pids` and waits until they have been reaped (gone from /proc). */
+async function killAndReap(pids: number[]): Promise<void> {
+  for (const pid of pids) tryKill(pid, 'SIGKILL');
+  const until = Date.now() + 5_000;
+  while (Date.now() < until) {
+    const table = processTable();
+    if (!pids.some((pid) => table.has(pid))) return;
+    await sleep(20);
+  }
+}
