@@ -7,11 +7,17 @@ export interface CommandArgs {
   flags: Map<string, string>;
 }
 
-export function parseArgs(argv: string[]): CommandArgs {
+/** `switches` are flags without a value (`--in-place`); each reads as `'true'`. */
+export function parseArgs(argv: string[], switches: readonly string[] = []): CommandArgs {
   const [command = '', ...rest] = argv;
   const flags = new Map<string, string>();
   for (let i = 0; i < rest.length; i += 2) {
     const flag = rest[i] as string;
+    if (flag.startsWith('--') && switches.includes(flag.slice(2))) {
+      flags.set(flag.slice(2), 'true');
+      i -= 1; // a switch takes one word, not two
+      continue;
+    }
     const value = rest[i + 1];
     if (!flag.startsWith('--') || value === undefined) {
       throw new UsageError(

@@ -15,13 +15,13 @@ const USAGE = `usage: tender-agent <command>
   daemon --dir D [--agent-id ID] [--host-key HK]
   start  --dir D [--agent-id ID] [--host-key HK]
   attach --dir D
-  recv-workspace --dir D
+  recv-workspace --dir D [--in-place]
   workspace-manifest --dir D
   pack-outputs --dir D --spec B64
 `;
 
 async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
+  const args = parseArgs(argv, ['in-place']);
   const daemonFlags = () => {
     allowOnly(args, ['dir', 'agent-id', 'host-key']);
     return {
@@ -44,8 +44,8 @@ async function main(argv: string[]): Promise<number> {
       allowOnly(args, ['dir']);
       return runAttach(requireFlag(args, 'dir'));
     case 'recv-workspace':
-      allowOnly(args, ['dir']);
-      return runRecvWorkspace(requireFlag(args, 'dir'));
+      allowOnly(args, ['dir', 'in-place']);
+      return runRecvWorkspace(requireFlag(args, 'dir'), { isInPlace: args.flags.has('in-place') });
     case 'workspace-manifest':
       allowOnly(args, ['dir']);
       return runWorkspaceManifest(requireFlag(args, 'dir'));

@@ -3,17 +3,18 @@
 // was written. A reader drops every file whose stat no longer matches (a job edited,
 // replaced or removed it), so the app re-sends it, and ignores the whole manifest when the
 // folder's inode differs (a crash between the swap and the manifest's rename, or anything
-// else that replaced the folder): the app then pushes in full.
+// else that replaced the folder): the app then pushes in full. An in-place push marks the
+// manifest `partial` while it changes the live folder (in-place.ts), for the same effect.
 import { lstatSync, readFileSync, renameSync, rmSync, type Stats, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NodePaths } from '../paths';
 import type { WorkspaceManifest } from '../protocol';
 import { filesOf, type ManifestFiles, stringsOf, toManifest } from '../workspace-manifest';
 
-type Signature = [ino: number, size: number, mtimeMs: number, mode: number];
+export type Signature = [ino: number, size: number, mtimeMs: number, mode: number];
 
 interface StoredManifest extends WorkspaceManifest {
-  node: { workspaceIno: number; stat: Record<string, Signature> };
+  node: { workspaceIno: number; stat: Record<string, Signature>; partial?: true };
 }
 
 export interface NodeManifest {
@@ -21,6 +22,8 @@ export interface NodeManifest {
   dirs: string[];
   /** Each file's inode as just checked: a hard link made from it must share it. */
   inodes: Map<string, number>;
+  /** Each file's signature as just checked (an in-place push carries it over). */
+  signatures: Map<string, Signature>;
 }
 
 export const manifestFile = (paths: NodePaths): string =>
@@ -36,13 +39,19 @@ export function readNodeManifest(paths: NodePaths): NodeManifest | null {
     files = filesOf(stored.files, 'workspace manifest');
     dirs = stringsOf(stored.dirs, 'workspace manifest dirs');
     if (stored.version !== 1 || typeof stored.node?.stat !== 'object') return null;
+    if (stored.node.partial === true) return null; // an in-place push stopped halfway
   } catch {
     return null; // missing, torn or from another version: a full push rebuilds it
   }
   const root = lstatOrNull(paths.workspace);
   if (!root?.isDirectory() || root.ino !== stored.node.workspaceIno) return null;
 
-  const kept: NodeManifest = { files: new Map(), dirs: [], inodes: new Map() };
+  const kept: NodeManifest = {
+    files: new Map(),
+    dirs: [],
+    inodes: new Map(),
+    signatures: new Map(),
+  };
   const stat = new Map(Object.entries(stored.node.stat));
   for (const [path, entry] of files) {
     const sig = stat.get(path);
@@ -50,16 +59,35 @@ export function readNodeManifest(paths: NodePaths): NodeManifest | null {
     if (!sig || !st?.isFile() || !sameSignature(signatureOf(st), sig)) continue;
     kept.files.set(path, entry);
     kept.inodes.set(path, st.ino);
+    kept.signatures.set(path, signatureOf(st));
   }
   kept.dirs = dirs.filter((d) => lstatOrNull(join(paths.workspace, d))?.isDirectory() === true);
   return kept;
 }
 
+/** What the manifest file lists, without any check against the folder (none: null). An
+ *  in-place full push deletes what it listed and the new workspace lacks. */
+export function readRawManifest(paths: NodePaths): { files: ManifestFiles; dirs: string[] } | null {
+  try {
+    const stored = JSON.parse(readFileSync(manifestFile(paths), 'utf8')) as StoredManifest;
+    if (stored.version !== 1) return null;
+    return {
+      files: filesOf(stored.files, 'workspace manifest'),
+      dirs: stringsOf(stored.dirs, 'workspace manifest dirs'),
+    };
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Writes the manifest of the folder `root` (the staging folder, about to become
- * D/workspace) to a temporary file beside the manifest and returns its path; renaming it
- * into place is the caller's last step of the swap. Renames keep inodes, and hard links
- * change none of the signature's fields, so what is read here holds after the swap.
+ * D/workspace; or D/workspace itself after an in-place push) to a temporary file beside
+ * the manifest and returns its path; renaming it into place is the caller's last step.
+ * Renames keep inodes, and hard links change none of the signature's fields, so what is
+ * read here holds after the swap. `known` gives signatures taken earlier (a file staged
+ * before it was moved in, or one an in-place delta left alone): those files are not read.
+ * `isPartial`: a manifest no reader trusts, listing what an in-place push may leave behind.
  */
 export function stageNodeManifest(
   paths: NodePaths,
@@ -67,13 +95,16 @@ export function stageNodeManifest(
   files: ManifestFiles,
   dirs: readonly string[],
   tag: string,
+  opts: { known?: ReadonlyMap<string, Signature>; isPartial?: boolean } = {},
 ): string {
   const stat: Record<string, Signature> = {};
-  for (const path of files.keys()) stat[path] = signatureOf(lstatSync(join(root, path)));
-  const stored: StoredManifest = {
-    ...toManifest(files, dirs),
-    node: { workspaceIno: lstatSync(root).ino, stat },
-  };
+  if (!opts.isPartial) {
+    for (const path of files.keys())
+      stat[path] = opts.known?.get(path) ?? signatureOf(lstatSync(join(root, path)));
+  }
+  const node: StoredManifest['node'] = { workspaceIno: lstatSync(root).ino, stat };
+  if (opts.isPartial) node.partial = true;
+  const stored: StoredManifest = { ...toManifest(files, dirs), node };
   const tmp = `${manifestFile(paths)}.tmp-${tag}`;
   try {
     writeFileSync(tmp, `${JSON.stringify(stored)}\n`);
@@ -88,7 +119,37 @@ export function commitNodeManifest(paths: NodePaths, staged: string): void {
   renameSync(staged, manifestFile(paths));
 }
 
-const signatureOf = (st: Stats): Signature => [st.ino, st.size, st.mtimeMs, st.mode & 0o7777];
+/** The manifest file as it is (null: none), to put back with `writeManifestBytes`. */
+export function readManifestBytes(paths: NodePaths): Buffer | null {
+  try {
+    return readFileSync(manifestFile(paths));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+export function writeManifestBytes(paths: NodePaths, bytes: Buffer | null, tag: string): void {
+  if (bytes === null) {
+    rmSync(manifestFile(paths), { force: true });
+    return;
+  }
+  const tmp = `${manifestFile(paths)}.tmp-${tag}`;
+  try {
+    writeFileSync(tmp, bytes);
+    commitNodeManifest(paths, tmp);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+
+export const signatureOf = (st: Stats): Signature => [
+  st.ino,
+  st.size,
+  st.mtimeMs,
+  st.mode & 0o7777,
+];
 
 function sameSignature(a: Signature, b: unknown): boolean {
   return Array.isArray(b) && b.length === 4 && a.every((v, i) => v === b[i]);

@@ -1,9 +1,11 @@
 // `recv-workspace --dir D`: a tar on stdin becomes D/workspace, all or nothing. The next
 // workspace is built in a staging folder beside it (workspace-receiver.ts), its manifest
-// written beside the manifest, and then both are renamed into place.
+// written beside the manifest, and then both are renamed into place. `--in-place` (for a
+// workspace a job is running in) stages only what arrived and moves it into the live
+// folder file by file instead (in-place.ts).
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { commandError, printResult } from '../output';
@@ -11,17 +13,24 @@ import { nodePaths, type NodePaths } from '../paths';
 import type { CommandError, RecvWorkspaceOutput } from '../protocol';
 import { createTarReader } from '../tar/reader';
 import { manifestDigest } from '../workspace-manifest';
+import { applyInPlace } from './in-place';
 import { commitNodeManifest, stageNodeManifest } from './node-manifest';
 import { type ReceivedWorkspace, WorkspaceReceiver } from './workspace-receiver';
 
-export async function runRecvWorkspace(dir: string): Promise<number> {
+export async function runRecvWorkspace(
+  dir: string,
+  opts: { isInPlace?: boolean } = {},
+): Promise<number> {
   const paths = nodePaths(dir);
   mkdirSync(paths.dir, { recursive: true });
   removeLeftovers(paths.dir);
   const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
   const staging = join(paths.dir, `.workspace-staging-${tag}`);
-  const receiver = new WorkspaceReceiver(paths, staging);
+  // In place only into a workspace that exists: the first one is swapped in as usual.
+  const isInPlace = opts.isInPlace === true && isFolder(paths.workspace);
+  const receiver = new WorkspaceReceiver(paths, staging, isInPlace);
   let received: ReceivedWorkspace;
+  let deleted: number;
   try {
     mkdirSync(staging);
     await pipeline(
@@ -29,7 +38,17 @@ export async function runRecvWorkspace(dir: string): Promise<number> {
       createTarReader((entry) => receiver.onEntry(entry)),
     );
     received = receiver.finish();
-    swapIn(paths, staging, received, tag);
+    if (isInPlace) {
+      deleted = applyInPlace(paths, staging, received, tag);
+      try {
+        rmSync(staging, { recursive: true, force: true }); // only empty folders are left
+      } catch {
+        // Applied all the same; the next recv-workspace removes it.
+      }
+    } else {
+      swapIn(paths, staging, received, tag);
+      deleted = received.deleted;
+    }
   } catch (err) {
     rmSync(staging, { recursive: true, force: true });
     await printResult(describeFailure(err, paths.dir, staging));
@@ -39,7 +58,7 @@ export async function runRecvWorkspace(dir: string): Promise<number> {
     ...receiver.totals,
     mode: received.mode,
     kept: received.kept,
-    deleted: received.deleted,
+    deleted,
     manifest: manifestDigest(received.files, received.dirs),
   };
   await printResult(out);
@@ -93,6 +112,14 @@ function removeLeftovers(dir: string): void {
   }
 }
 
+function isFolder(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -102,7 +129,7 @@ function isAlive(pid: number): boolean {
   }
 }
 
-type Failure = NodeJS.ErrnoException & { entryPath?: string };
+type Failure = NodeJS.ErrnoException & { entryPath?: string; isPartial?: boolean };
 
 /** `code`: the errno code for I/O errors, else the receiver's own; the message names the
  *  workspace path it happened to and, for a full disk, what is free and what to do. */
@@ -119,6 +146,11 @@ function describeFailure(err: unknown, dir: string, staging: string): CommandErr
       `; ${free === undefined ? 'unknown space' : `${free} bytes`} free under ${dir} once the ` +
       'partial copy was removed. Free space on the node, or leave large files out with ' +
       '[job.workspace] exclude';
+  }
+  if (e.isPartial === true) {
+    message +=
+      '; the workspace was partly updated in place (each file is either its old or its new ' +
+      'version) and the next push is a full one';
   }
   return commandError(code, message, e.path ?? e.entryPath ?? staging);
 }

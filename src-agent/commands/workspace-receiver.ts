@@ -2,6 +2,7 @@
 // a full archive, or a delta (first entry `.tender/delta.json`) whose unchanged files are
 // hard links of the current workspace, so nothing is copied and the current one is never
 // written to. Every received file is hashed as it is written and, in a delta, checked.
+// In place (in-place.ts), staging holds only the received files: nothing is linked over.
 import { constants, copyFileSync, linkSync, lstatSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import type { NodePaths } from '../paths';
@@ -14,7 +15,7 @@ import {
   sameEntry,
   stringsOf,
 } from '../workspace-manifest';
-import { readNodeManifest } from './node-manifest';
+import { type NodeManifest, readNodeManifest } from './node-manifest';
 import { inEntrySync, safeRelativePath, TarExtractor } from './tar-extractor';
 
 /** A delta header lists every changed file; far more than any workspace needs. */
@@ -26,6 +27,10 @@ export interface ReceivedWorkspace {
   mode: 'full' | 'delta';
   kept: number;
   deleted: number;
+  /** The files that arrived in the stream (all of them for a full push). */
+  received: ManifestFiles;
+  /** A delta's base as checked: the files it keeps, and those it deletes. */
+  base?: { manifest: NodeManifest; deletions: string[] };
 }
 
 interface Delta {
@@ -35,6 +40,7 @@ interface Delta {
   dirs: string[];
   kept: number;
   deleted: number;
+  base: { manifest: NodeManifest; deletions: string[] };
 }
 
 export class WorkspaceReceiver {
@@ -43,9 +49,11 @@ export class WorkspaceReceiver {
   private readonly received: ManifestFiles = new Map();
   private readonly extractor: TarExtractor;
 
+  /** `isInPlace`: a delta stages only what arrives; the caller moves it in (in-place.ts). */
   constructor(
     private readonly paths: NodePaths,
     private readonly staging: string,
+    private readonly isInPlace = false,
   ) {
     this.extractor = new TarExtractor(staging);
   }
@@ -95,6 +103,7 @@ export class WorkspaceReceiver {
         mode: 'full',
         kept: 0,
         deleted: 0,
+        received: this.received,
       };
     }
     const missing = [...delta.expected.keys()];
@@ -105,7 +114,8 @@ export class WorkspaceReceiver {
         missing[0],
       );
     }
-    return { ...delta, mode: 'delta' };
+    const { files, dirs, kept, deleted, base } = delta;
+    return { files, dirs, kept, deleted, base, mode: 'delta', received: this.received };
   }
 
   /** Checks the header against the current manifest, then lays out the staging folder:
@@ -129,15 +139,23 @@ export class WorkspaceReceiver {
     if (manifestDigest(files, header.dirs) !== header.target) {
       throw coded('bad_delta', 'the delta does not add up to the workspace it announces');
     }
-    for (const dir of header.dirs) this.extractor.makeDirectory(dir, 0o755);
+    if (!this.isInPlace) for (const dir of header.dirs) this.extractor.makeDirectory(dir, 0o755);
     let kept = 0;
     for (const path of files.keys()) {
       if (changed.has(path)) continue;
-      this.carryOver(path, current.inodes.get(path)!);
+      if (!this.isInPlace) this.carryOver(path, current.inodes.get(path)!);
       kept++;
     }
-    const deleted = [...current.files.keys()].filter((p) => !files.has(p)).length;
-    return { expected: changed, files, dirs: header.dirs, kept, deleted };
+    // Only files of the checked base: a path the job made is never deleted.
+    const deletions = [...current.files.keys()].filter((p) => !files.has(p));
+    return {
+      expected: changed,
+      files,
+      dirs: header.dirs,
+      kept,
+      deleted: deletions.length,
+      base: { manifest: current, deletions },
+    };
   }
 
   /** Hard-links an unchanged file into staging; copies where the file system has no hard

@@ -1,10 +1,12 @@
 import { toErrorData } from '../core/tender-error';
 import { downCommand, DOWN_USAGE } from './commands/down';
 import { hostsCommand, HOSTS_USAGE } from './commands/hosts';
+import { pushCommand, PUSH_USAGE } from './commands/push';
 import { sshCommand, SSH_USAGE } from './commands/ssh';
 import { logsCommand, LOGS_USAGE } from './commands/logs';
 import { runCommand, RUN_USAGE } from './commands/run';
 import { statusCommand } from './commands/status';
+import { syncCommand, SYNC_USAGE } from './commands/sync';
 import { cliContext } from './context';
 import { EXIT } from './exit-codes';
 import { printError } from './output';
@@ -18,7 +20,9 @@ usage:
   ${RUN_USAGE}
   tender status [--json]
   ${LOGS_USAGE}
+  ${SYNC_USAGE}
   ${DOWN_USAGE}
+  ${PUSH_USAGE}
   ${HOSTS_USAGE}
   ${SSH_USAGE}
 
@@ -32,7 +36,9 @@ const COMMANDS: Record<
   run: runCommand,
   status: statusCommand,
   logs: logsCommand,
+  sync: syncCommand,
   down: downCommand,
+  push: pushCommand,
   hosts: hostsCommand,
   ssh: sshCommand,
 };

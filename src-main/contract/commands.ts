@@ -6,6 +6,7 @@ import {
   HostView,
   TerminalExit,
   TerminalOutput,
+  WorkspacePreview,
   LeaseView,
   LogBatch,
   LogChannel,
@@ -57,6 +58,30 @@ export const commands = {
     output: DestroyAllReport,
   },
   'lease.list': { input: z.object({}).default({}), output: z.array(LeaseView) },
+  'workspace.preview': {
+    input: z
+      .object({ workdir: z.string().min(1), exclude: z.array(z.string()).default([]) })
+      .strict(),
+    output: WorkspacePreview,
+  },
+  /** Pushes what changed in a run's workspace into each node running its job, in place:
+   *  the job keeps its cwd and the files it made. Writes nothing to the ledger. */
+  'workspace.sync': {
+    input: z.object({ runId: z.string() }),
+    output: z.object({
+      nodes: z.array(
+        z.object({
+          nodeId: z.string(),
+          mode: z.enum(['full', 'delta']),
+          filesSent: z.number(),
+          bytesSent: z.number(),
+          deleted: z.number(),
+          unchanged: z.number(),
+          elapsedMs: z.number(),
+        }),
+      ),
+    }),
+  },
   'hosts.list': { input: z.object({}).default({}), output: z.array(HostView) },
   'hosts.add': { input: HostInput, output: HostView },
   /** Forgets the pinned host key of a host (after the machine was reinstalled). */

@@ -1,4 +1,7 @@
 import type { Handlers } from '../api/dispatch';
+import { previewWorkspace } from '../jobs/workspace/preview';
+import { syncRunWorkspace } from '../jobs/workspace/run-sync';
+import { scanWorkspace } from '../jobs/workspace/scan';
 import { findHost, readHosts, writeHosts } from '../providers/ssh/hosts-file';
 import { hostViews, leaseView } from './views';
 import { reconcile } from './reconcile';
@@ -43,6 +46,11 @@ export function makeHandlers(core: TenderCore): Handlers {
     },
     'lease.destroyAll': ({ orphans }) => destroyAll(core, { orphans }),
     'lease.list': async () => core.ledger.listLeases().map(leaseView),
+    'workspace.preview': async ({ workdir, exclude }) => {
+      const scan = await scanWorkspace(workdir, exclude);
+      return { root: scan.root, ...previewWorkspace(scan) };
+    },
+    'workspace.sync': ({ runId }) => syncRunWorkspace(core, runId),
     'hosts.list': async () => hostViews(core),
     'hosts.add': async (input) => {
       core.requireWriter();

@@ -29,6 +29,8 @@ export interface WiringContext {
   agentBundle: () => AgentBundle;
   runtimeFor: (unameM: string) => NodeRuntime | null;
   onNodeChange: (rec: NodeRecord) => void;
+  /** Every NodeManager made is handed here, so the core can stop them all on close. */
+  adopt: (manager: NodeManager) => void;
   env: NodeJS.ProcessEnv;
 }
 
@@ -80,7 +82,7 @@ export function makeNodeManager(
             : `node ${r.stage}`;
     ctx.datastream.append(r.id, 'events', { source: 'event', stream: 'info', line, ts: ctx.now() });
   };
-  return new NodeManager(rec, {
+  const manager = new NodeManager(rec, {
     ledger: ctx.ledger,
     provider,
     now: ctx.now,
@@ -109,6 +111,8 @@ export function makeNodeManager(
     crashPoint: (name) => crashPoint(name, ctx.env),
     timing,
   });
+  ctx.adopt(manager);
+  return manager;
 }
 
 export interface JobWiring {

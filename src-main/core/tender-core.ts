@@ -66,6 +66,7 @@ export class TenderCore {
   readonly client: TenderClient;
   readonly now: () => number;
   readonly drivers = new Map<string, RunDriver>();
+  private readonly managers = new Set<NodeManager>();
   readonly terminals: Terminals;
   private bundle: AgentBundle | null = null;
   private readonly timing: Timing;
@@ -294,7 +295,15 @@ export class TenderCore {
       this.emitRun(runId),
     );
     this.drivers.set(runId, driver);
-    void driver.done.then(() => this.drivers.delete(runId));
+    void driver.done.then(() => {
+      this.drivers.delete(runId);
+      // A long-lived app keeps only managers with something left to do (a destroy retrying).
+      for (const m of managers.values()) {
+        if (m.record.stage !== 'destroyed') continue;
+        m.stop();
+        this.managers.delete(m);
+      }
+    });
     return driver;
   }
 
@@ -310,6 +319,7 @@ export class TenderCore {
       agentBundle: () => (this.bundle ??= loadAgentBundle(this.opts.env)),
       runtimeFor: runtimeLookup(this.opts.env),
       onNodeChange: (rec) => this.emitNode(rec.id),
+      adopt: (m) => this.managers.add(m),
       env: this.opts.env ?? process.env,
     };
   }
@@ -352,6 +362,9 @@ export class TenderCore {
       d.detach();
       this.drivers.delete(id);
     }
+    // Managers outlive their drivers (a destroy still retrying): none may act after this.
+    for (const m of this.managers) m.stop();
+    this.managers.clear();
     this.datastream.close();
     this.ledger.close();
   }

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { utils } from 'ssh2';
+import ssh2 from 'ssh2';
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../ledger/ledger';
 import { hostKeyCheck, type HostKeyPins, ledgerPins, splitEndpoint } from './host-key-check';
@@ -13,8 +13,8 @@ import { parseKnownHosts } from './known-hosts';
 function newKey(type: 'ed25519' | 'ecdsa' = 'ed25519'): HostKeyInfo {
   const pair =
     type === 'ed25519'
-      ? utils.generateKeyPairSync('ed25519')
-      : utils.generateKeyPairSync('ecdsa', { bits: 256 });
+      ? ssh2.utils.generateKeyPairSync('ed25519')
+      : ssh2.utils.generateKeyPairSync('ecdsa', { bits: 256 });
   return hostKeyInfo(Buffer.from(pair.public.split(' ')[1]!, 'base64'));
 }
 

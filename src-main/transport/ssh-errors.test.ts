@@ -1,6 +1,6 @@
 // How ssh2's failures map to Tender's classes and messages, and that a key never leaks into
 // one. Real connections are in test/integration/ssh-shell.int.test.ts.
-import { utils } from 'ssh2';
+import ssh2 from 'ssh2';
 import { describe, expect, it } from 'vitest';
 import {
   classifySshFailure,
@@ -75,14 +75,14 @@ describe('finalSshError', () => {
 
 describe('keys stay out of messages', () => {
   it('redacts key material from library text', () => {
-    const { private: pem } = utils.generateKeyPairSync('ed25519');
+    const { private: pem } = ssh2.utils.generateKeyPairSync('ed25519');
     const out = redactSecrets(`oops: ${pem} and ${pem.split('\n')[1]}`);
     expect(out).not.toContain(pem.split('\n')[1]!);
     expect(out).toContain('oops');
   });
 
   it('refuses an unusable key before dialling, without quoting it', async () => {
-    const locked = utils.generateKeyPairSync('ed25519', {
+    const locked = ssh2.utils.generateKeyPairSync('ed25519', {
       passphrase: 'secret',
       cipher: 'aes256-ctr',
       rounds: 16,

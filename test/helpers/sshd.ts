@@ -24,7 +24,7 @@ import {
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { utils } from 'ssh2';
+import ssh2 from 'ssh2';
 
 export interface SshdOptions {
   /** `fresh` (default): a new user `tnd…` with an empty temp HOME. `root`: HOME is /root. */
@@ -125,7 +125,7 @@ export class SshdFixture {
     this.dir = mkdtempSync(join(tmpdir(), 'tender-sshd-'));
     this.user = this.isFreshUser ? `tnd${randomBytes(4).toString('hex')}` : 'root';
     this.home = this.isFreshUser ? join(this.dir, 'home') : '/root';
-    const pair = utils.generateKeyPairSync('ed25519', { comment: 'tender-test-client' });
+    const pair = ssh2.utils.generateKeyPairSync('ed25519', { comment: 'tender-test-client' });
     this.clientKey = { privateKey: pair.private, publicKey: pair.public };
     live.add(this);
     setExitHook();

@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { utils } from 'ssh2';
+import ssh2 from 'ssh2';
 import { MarkerScanner } from '../../src-agent/marker';
 import { Ledger } from '../../src-main/ledger/ledger';
 import { execCapture } from '../../src-main/transport/exec-helpers';
@@ -88,7 +88,10 @@ function nothingListening(): Promise<SshdFixture> {
   return new Promise((resolve) => {
     const srv = createServer().listen(0, '127.0.0.1', () => {
       const { port } = srv.address() as { port: number };
-      const clientKey = { privateKey: utils.generateKeyPairSync('ed25519').private, publicKey: '' };
+      const clientKey = {
+        privateKey: ssh2.utils.generateKeyPairSync('ed25519').private,
+        publicKey: '',
+      };
       srv.close(() => resolve({ host: '127.0.0.1', port, user: 'root', clientKey } as SshdFixture));
     });
   });
@@ -200,7 +203,7 @@ describe('connectSsh', () => {
 
   it('reports a key the node does not accept as "auth", naming the user', async () => {
     const f = await sshd();
-    const stranger = utils.generateKeyPairSync('ed25519').private;
+    const stranger = ssh2.utils.generateKeyPairSync('ed25519').private;
     let retries = 0;
     const err = await connectError(
       connect(f, { privateKey: stranger, deadlineMs: 15_000, onRetry: () => retries++ }),

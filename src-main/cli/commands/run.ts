@@ -4,6 +4,7 @@ import { TenderCore } from '../../core/tender-core';
 import { TenderError } from '../../core/tender-error';
 import { loadJobFile } from '../../jobs/job-file';
 import { KNOWN_PROVIDERS } from '../../providers/known';
+import { findHost } from '../../providers/ssh/hosts-file';
 import { call, type CliContext } from '../context';
 import { EXIT } from '../exit-codes';
 import { askOnInterrupt } from '../interrupt';
@@ -58,6 +59,8 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
     pool.count = n;
   }
 
+  // Host names too are checked before anything is opened or written.
+  for (const name of pool.provider === 'ssh' ? pool.hosts : []) findHost(ctx.home, name);
   const core = TenderCore.open(ctx.coreOptions);
   try {
     const print = makeLogPrinter({

@@ -18,7 +18,7 @@ export async function pushDelta(
   local: LocalManifest,
   base: string,
   diff: ManifestDiff,
-  opts: { onProgress?: (p: PushProgress) => void; now?: () => number },
+  opts: { onProgress?: (p: PushProgress) => void; now?: () => number; isInPlace?: boolean },
 ): Promise<FullPushResult> {
   const changed = new Map(diff.changed.map((p) => [p, local.files.get(p)!]));
   const header: DeltaHeader = {
@@ -36,30 +36,35 @@ export async function pushDelta(
     totalBytes: [...changed.values()].reduce((n, e) => n + e.size, 0),
     stage: 'sending',
   };
-  const answer = await sendToRecv(shell, address, async (tar) => {
-    const body = Buffer.from(JSON.stringify(header));
-    await tar.addFile(DELTA_ENTRY, { size: body.length, mode: 0o600 }, body);
-    let arrived = 0;
-    for await (const file of readAhead(root, diff.changed, opts.now)) {
-      arrived++;
-      const was = local.stats.get(file.path)!;
-      const now = localFile(file.path, file.st);
-      if (now.size !== was.size || now.mtimeMs !== was.mtimeMs || now.ino !== was.ino) {
-        await file.handle?.close();
-        throw new LocalChangeError(`${join(root, file.path)} changed while it was being pushed`);
+  const answer = await sendToRecv(
+    shell,
+    address,
+    async (tar) => {
+      const body = Buffer.from(JSON.stringify(header));
+      await tar.addFile(DELTA_ENTRY, { size: body.length, mode: 0o600 }, body);
+      let arrived = 0;
+      for await (const file of readAhead(root, diff.changed, opts.now)) {
+        arrived++;
+        const was = local.stats.get(file.path)!;
+        const now = localFile(file.path, file.st);
+        if (now.size !== was.size || now.mtimeMs !== was.mtimeMs || now.ino !== was.ino) {
+          await file.handle?.close();
+          throw new LocalChangeError(`${join(root, file.path)} changed while it was being pushed`);
+        }
+        const sha256 = await addFile(tar, file, true);
+        if (sha256 !== changed.get(file.path)!.sha256 || now.mode !== was.mode) {
+          throw new LocalChangeError(`${join(root, file.path)} changed while it was being pushed`);
+        }
+        progress.files++;
+        progress.bytes += now.size;
+        opts.onProgress?.(progress);
       }
-      const sha256 = await addFile(tar, file, true);
-      if (sha256 !== changed.get(file.path)!.sha256 || now.mode !== was.mode) {
-        throw new LocalChangeError(`${join(root, file.path)} changed while it was being pushed`);
+      if (arrived !== changed.size) {
+        throw new LocalChangeError(`a file of ${root} vanished while the workspace was pushed`);
       }
-      progress.files++;
-      progress.bytes += now.size;
-      opts.onProgress?.(progress);
-    }
-    if (arrived !== changed.size) {
-      throw new LocalChangeError(`a file of ${root} vanished while the workspace was pushed`);
-    }
-  });
+    },
+    opts.isInPlace,
+  );
   return {
     output: answer.output,
     streamBytes: answer.streamBytes,

@@ -60,7 +60,13 @@ export async function pushFull(
   shell: NodeShell,
   address: AgentAddress,
   plan: FullPushSource,
-  opts: { cache: HashCache; onProgress?: (p: PushProgress) => void; now?: () => number },
+  opts: {
+    cache: HashCache;
+    onProgress?: (p: PushProgress) => void;
+    now?: () => number;
+    /** Into the live workspace, file by file (`recv-workspace --in-place`). */
+    isInPlace?: boolean;
+  },
 ): Promise<FullPushResult> {
   const now = opts.now ?? Date.now;
   const progress: PushProgress = {
@@ -71,22 +77,27 @@ export async function pushFull(
     stage: 'sending',
   };
   const sent: ManifestFiles = new Map();
-  const answer = await sendToRecv(shell, address, async (tar) => {
-    for (const d of plan.dirs) await tar.addDirectory(d, { mode: 0o755 });
-    const paths = plan.files.map((f) => f.path);
-    for await (const file of readAhead(plan.root, paths, now)) {
-      const abs = join(plan.root, file.path);
-      const key = localFile(file.path, file.st);
-      const cached = opts.cache.get(abs, key);
-      const sha256 = await addFile(tar, file, cached === undefined);
-      const sha = cached ?? sha256!;
-      if (cached === undefined) opts.cache.set(abs, key, sha, file.openedAtMs);
-      sent.set(file.path, { size: key.size, mode: key.mode, sha256: sha });
-      progress.files++;
-      progress.bytes += key.size;
-      opts.onProgress?.(progress);
-    }
-  });
+  const answer = await sendToRecv(
+    shell,
+    address,
+    async (tar) => {
+      for (const d of plan.dirs) await tar.addDirectory(d, { mode: 0o755 });
+      const paths = plan.files.map((f) => f.path);
+      for await (const file of readAhead(plan.root, paths, now)) {
+        const abs = join(plan.root, file.path);
+        const key = localFile(file.path, file.st);
+        const cached = opts.cache.get(abs, key);
+        const sha256 = await addFile(tar, file, cached === undefined);
+        const sha = cached ?? sha256!;
+        if (cached === undefined) opts.cache.set(abs, key, sha, file.openedAtMs);
+        sent.set(file.path, { size: key.size, mode: key.mode, sha256: sha });
+        progress.files++;
+        progress.bytes += key.size;
+        opts.onProgress?.(progress);
+      }
+    },
+    opts.isInPlace,
+  );
   const expected = manifestDigest(sent, plan.dirs);
   if (answer.output.manifest !== undefined && answer.output.manifest !== expected) {
     throw new TenderError(

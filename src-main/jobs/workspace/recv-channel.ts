@@ -34,13 +34,16 @@ export interface RecvAnswer {
   streamBytes: number;
 }
 
-/** Runs `recv-workspace`, lets `write` fill the tar (finished here), returns the answer. */
+/** Runs `recv-workspace`, lets `write` fill the tar (finished here), returns the answer.
+ *  `isInPlace`: into the live workspace of a running job (`--in-place`), never a swap. */
 export async function sendToRecv(
   shell: NodeShell,
   address: AgentAddress,
   write: (tar: TarWriter) => Promise<void>,
+  isInPlace = false,
 ): Promise<RecvAnswer> {
-  const ch = shell.exec(agentCommand(address, 'recv-workspace'));
+  const command = agentCommand(address, 'recv-workspace');
+  const ch = shell.exec(isInPlace ? `${command} --in-place` : command);
   const out: Buffer[] = [];
   let stderr = '';
   ch.stdout.on('data', (c: Buffer) => out.push(c));
@@ -86,6 +89,13 @@ export async function sendToRecv(
       'bad_input',
       `reading the workspace failed: ${failure.message}`,
       'A file changed or vanished while it was being pushed; run again.',
+    );
+  }
+  if (isInPlace && status.code === 2 && /--in-place/.test(stderr)) {
+    throw new TenderError(
+      'conflict',
+      "the node's agent is older than live workspace sync (recv-workspace --in-place)",
+      'Start the run again with this version of Tender to sync into it while it runs.',
     );
   }
   if (status.code !== 0 || !result) {

@@ -1,7 +1,9 @@
 // Incremental workspace push: ask the node for its manifest, send only what differs as one
 // tar stream, fall back to a full push when the node has no manifest or a different one
 // than it reported (`stale_base`). Either way the node swaps the result in atomically: a
-// partially pushed workspace is never what `run` sees.
+// partially pushed workspace is never what `run` sees. With `inPlace` (live sync into a
+// running job) the node instead moves each file into the live folder, keeping the job's
+// cwd and the files it made; each file is replaced atomically, the whole is not.
 import type { WorkspaceManifest } from '../../../src-agent/protocol';
 import {
   filesOf,
@@ -21,6 +23,9 @@ import { LocalChangeError, WorkspaceRefusedError } from './recv-channel';
 export interface SyncOptions {
   /** The persistent hash cache (`hashCacheFile(home)`); without one, hashes last this call. */
   hashCacheFile?: string;
+  /** A job runs in the workspace: update it in place (`recv-workspace --in-place`), the
+   *  delta and, on a stale base, the full push alike; never swap the folder. */
+  inPlace?: boolean;
   onProgress?: (p: PushProgress) => void;
   /** Files hashed at once when the cache misses. */
   hashConcurrency?: number;
@@ -98,6 +103,7 @@ export async function syncWorkspace(
           cache,
           onProgress: opts.onProgress,
           now,
+          isInPlace: opts.inPlace,
         });
         return done(full, { fullReason: delta.why });
       } catch (err) {
@@ -142,10 +148,14 @@ async function tryDelta(
     stats,
   );
   // Sent even when nothing differs: the node then rebuilds the workspace from hard links,
-  // dropping whatever a job added to it, so the result is exactly the local folder.
+  // dropping whatever a job added to it, so the result is exactly the local folder (in
+  // place, it only re-checks its manifest and leaves the job's files).
   const diff = diffManifests(local.files, remote.files);
   try {
-    const result = await pushDelta(shell, address, source.root, local, remote.digest, diff, opts);
+    const result = await pushDelta(shell, address, source.root, local, remote.digest, diff, {
+      ...opts,
+      isInPlace: opts.inPlace,
+    });
     return { kind: 'sent', result, hashed: local.hashed };
   } catch (err) {
     if (err instanceof WorkspaceRefusedError && err.nodeCode === 'stale_base') {

@@ -1,0 +1,103 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadAgentBundle } from '../src-main/core/agent-bundle';
+import { connectSsh, type SshShell } from '../src-main/transport/ssh-shell';
+import { execCapture } from '../src-main/transport/exec-helpers';
+import type { SshdFixture } from '../test/helpers/sshd';
+
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+export const ms = (x: number) => `${x.toFixed(0)} ms`;
+
+export async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const t0 = process.hrtime.bigint();
+  const value = await fn();
+  return { ms: Number(process.hrtime.bigint() - t0) / 1e6, value };
+}
+
+/** An SSH shell to the fixture, trusting exactly its host key. */
+export function connect(f: SshdFixture): Promise<SshShell> {
+  return connectSsh(
+    { host: f.host, port: f.port, user: f.user, privateKey: f.clientKey.privateKey },
+    {
+      hostKey: (info) => (info.fingerprint === f.hostKeyFingerprint ? null : 'not the fixture'),
+      signal: AbortSignal.timeout(60_000),
+      deadlineMs: 30_000,
+    },
+  );
+}
+
+/** Puts the built agent on the fixture (what a bootstrap would have done). */
+export async function installAgent(
+  shell: SshShell,
+): Promise<{ runtime: string; bundleWord: string }> {
+  const bundle = loadAgentBundle();
+  const bundleWord = `"$HOME"/.tender/cache/agent/tender-agent-${bundle.sha256.slice(0, 16)}.cjs`;
+  await execCapture(shell, `mkdir -p "$HOME"/.tender/cache/agent && cat > ${bundleWord}`, {
+    stdin: bundle.bytes,
+  });
+  return { runtime: 'node', bundleWord };
+}
+
+/** The system ssh client's options to reach the fixture (for tar | ssh and rsync -e ssh). */
+export function sshArgs(f: SshdFixture, dir: string): string[] {
+  const key = join(dir, 'client-key');
+  writeFileSync(key, f.clientKey.privateKey);
+  chmodSync(key, 0o600);
+  return [
+    '-p',
+    String(f.port),
+    '-i',
+    key,
+    '-o',
+    'StrictHostKeyChecking=no',
+    '-o',
+    'UserKnownHostsFile=/dev/null',
+    '-o',
+    'LogLevel=ERROR',
+    '-o',
+    'BatchMode=yes',
+  ];
+}
+
+export function sh(cmd: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const c = spawn('bash', ['-c', cmd], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    c.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    c.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${cmd.slice(0, 80)}… exited ${code}: ${err}`)),
+    );
+  });
+}
+
+/** A deterministic pseudo-random generator (xorshift32), so every run builds the same tree. */
+export function rng(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 0x100000000;
+  };
+}
+
+export function randomBytesFrom(next: () => number, n: number): Buffer {
+  const b = Buffer.allocUnsafe(n);
+  for (let i = 0; i < n; i += 4)
+    b.writeUInt32LE(Math.floor(next() * 0x100000000), Math.min(i, n - 4));
+  return b;
+}
+
+export function ensureDir(p: string): void {
+  mkdirSync(p, { recursive: true });
+}
+
+export function hasCommand(c: string): boolean {
+  try {
+    execFileSync('bash', ['-c', `command -v ${c}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}

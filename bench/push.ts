@@ -1,0 +1,131 @@
+// Workspace push to a real sshd on loopback, side by side in one run:
+//   first push:  Tender (cold hash cache)  vs  tar -c | ssh host tar -x  vs  rsync -a -e ssh
+//   re-push after touching 10 files:  Tender (delta)  vs  rsync
+// Workspace: ~5 000 files of 1–20 KB plus 5 files of 50 MB. Prints medians and ratios.
+// Targets (issue 3): first push ≤ 1.0× tar|ssh, re-push ≤ 0.5× rsync.
+// Usage: node bench/run.mjs push [reps=3] [bigMB=50]   (as root, after `npm run build`)
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { scanWorkspace } from '../src-main/jobs/workspace/scan';
+import { syncWorkspace } from '../src-main/jobs/workspace/sync';
+import { startSshd } from '../test/helpers/sshd';
+import {
+  connect,
+  ensureDir,
+  hasCommand,
+  installAgent,
+  median,
+  ms,
+  randomBytesFrom,
+  rng,
+  sh,
+  sshArgs,
+  timed,
+} from './bench-helpers';
+
+const REPS = Number(process.argv[2] ?? 3);
+const BIG_MB = Number(process.argv[3] ?? 50);
+const SMALL_FILES = 5_000;
+
+const root = mkdtempSync(join(tmpdir(), 'tender-bench-push-'));
+const ws = join(root, 'ws');
+const fixture = await startSshd();
+try {
+  if (!hasCommand('rsync')) throw new Error('rsync is not installed (apt-get install rsync)');
+  const next = rng(42);
+  for (let i = 0; i < SMALL_FILES; i++) {
+    const dir = join(ws, `pkg${Math.floor(i / 100)}`, `mod${Math.floor(i / 10) % 10}`);
+    ensureDir(dir);
+    writeFileSync(
+      join(dir, `file${i}.py`),
+      randomBytesFrom(next, 1024 + Math.floor(next() * 19 * 1024)),
+    );
+  }
+  ensureDir(join(ws, 'weights'));
+  for (let i = 0; i < 5; i++)
+    writeFileSync(join(ws, 'weights', `shard${i}.bin`), randomBytes(BIG_MB * 1024 * 1024));
+  const scan0 = await scanWorkspace(ws, []);
+  const totalMB = scan0.totalBytes / 1e6;
+  console.log(
+    `workspace: ${scan0.files.length} files, ${totalMB.toFixed(0)} MB; sshd on 127.0.0.1:${fixture.port}`,
+  );
+
+  const shell = await connect(fixture);
+  const agent = await installAgent(shell);
+  const ssh = sshArgs(fixture, root).join(' ');
+  const target = `${fixture.user}@127.0.0.1`;
+
+  const tender: number[] = [];
+  const tarSsh: number[] = [];
+  const rsyncFirst: number[] = [];
+  const tenderRe: number[] = [];
+  const rsyncRe: number[] = [];
+  let lastTender = '';
+  for (let rep = 0; rep < REPS; rep++) {
+    const dirWord = `"$HOME"/.tender/nodes/bench-${rep}`;
+    const cache = join(root, `hashes-${rep}.json`); // cold cache: the first push hashes everything
+    const first = await timed(async () =>
+      syncWorkspace(shell, { ...agent, dirWord }, await scanWorkspace(ws, []), {
+        hashCacheFile: cache,
+      }),
+    );
+    tender.push(first.ms);
+    tarSsh.push(
+      (
+        await timed(() =>
+          sh(
+            `tar -C ${ws} -cf - . | ssh ${ssh} ${target} 'mkdir -p tar-${rep} && tar -C tar-${rep} -xf -'`,
+          ),
+        )
+      ).ms,
+    );
+    rsyncFirst.push(
+      (await timed(() => sh(`rsync -a -e "ssh ${ssh}" ${ws}/ ${target}:rsync-${rep}/`))).ms,
+    );
+
+    // Touch 10 small files (new content, same size class), then re-push both ways.
+    for (let k = 0; k < 10; k++) {
+      const i = (rep * 97 + k * 487) % SMALL_FILES;
+      const dir = join(ws, `pkg${Math.floor(i / 100)}`, `mod${Math.floor(i / 10) % 10}`);
+      writeFileSync(join(dir, `file${i}.py`), randomBytes(2048 + k));
+    }
+    const re = await timed(async () =>
+      syncWorkspace(shell, { ...agent, dirWord }, await scanWorkspace(ws, []), {
+        hashCacheFile: cache,
+      }),
+    );
+    tenderRe.push(re.ms);
+    lastTender = `${re.value.mode}: ${re.value.filesSent} files, ${re.value.bytesSent} bytes sent, ${re.value.unchanged} unchanged`;
+    rsyncRe.push(
+      (await timed(() => sh(`rsync -a -e "ssh ${ssh}" ${ws}/ ${target}:rsync-${rep}/`))).ms,
+    );
+    await sh(`ssh ${ssh} ${target} 'rm -rf tar-${rep} rsync-${rep} .tender/nodes/bench-${rep}'`);
+  }
+  await shell.close();
+
+  const m = {
+    tender: median(tender),
+    tarSsh: median(tarSsh),
+    rsync: median(rsyncFirst),
+    tenderRe: median(tenderRe),
+    rsyncRe: median(rsyncRe),
+  };
+  console.log(`\nfirst push (median of ${REPS}):`);
+  console.log(
+    `  tender          ${ms(m.tender)}   (${(totalMB / (m.tender / 1000)).toFixed(0)} MB/s)`,
+  );
+  console.log(
+    `  tar -c | ssh    ${ms(m.tarSsh)}   (${(totalMB / (m.tarSsh / 1000)).toFixed(0)} MB/s)`,
+  );
+  console.log(`  rsync -a -e ssh ${ms(m.rsync)}`);
+  console.log(`  ratio tender / tar|ssh: ${(m.tender / m.tarSsh).toFixed(2)}×   (target ≤ 1.0×)`);
+  console.log(`\nre-push after touching 10 files (median of ${REPS}):`);
+  console.log(`  tender          ${ms(m.tenderRe)}   (${lastTender})`);
+  console.log(`  rsync -a -e ssh ${ms(m.rsyncRe)}`);
+  console.log(`  ratio tender / rsync: ${(m.tenderRe / m.rsyncRe).toFixed(2)}×   (target ≤ 0.5×)`);
+} finally {
+  await fixture.stop();
+  rmSync(root, { recursive: true, force: true });
+}

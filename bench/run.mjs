@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// Runs a TypeScript bench (bench/<name>.ts) against the real code: bundles it with esbuild
+// (dependencies stay external) into out/bench/ and runs it with the arguments that follow.
+// Usage: node bench/run.mjs push [reps]   |   node bench/run.mjs join [runs]
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
+
+const [name, ...args] = process.argv.slice(2);
+const root = resolve(import.meta.dirname, '..');
+const entry = join(root, 'bench', `${name}.ts`);
+if (!name || !existsSync(entry)) {
+  console.error('usage: node bench/run.mjs <push|join> [args]   (npm run build first)');
+  process.exit(2);
+}
+const outfile = join(root, 'out', 'bench', `${name}.mjs`);
+await build({
+  entryPoints: [entry],
+  outfile,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  logLevel: 'warning',
+});
+const r = spawnSync(process.execPath, [outfile, ...args], { stdio: 'inherit', cwd: root });
+process.exit(r.status ?? 1);

@@ -1,0 +1,128 @@
+// applyInPlace on real folders, with one fault injected: a rename out of staging that fails
+// (EIO). Tests run as root in CI, where no permission trick makes a real rename fail.
+import type * as Fs from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { nodePaths, type NodePaths } from '../paths';
+import type { ManifestEntry } from '../protocol';
+import { applyInPlace } from './in-place';
+import {
+  commitNodeManifest,
+  manifestFile,
+  readNodeManifest,
+  readRawManifest,
+  stageNodeManifest,
+} from './node-manifest';
+import type { ReceivedWorkspace } from './workspace-receiver';
+
+const fault = vi.hoisted(() => ({ stagedRenamesBeforeFailure: Infinity }));
+
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof Fs>();
+  return {
+    ...fs,
+    renameSync: (from: string, to: string) => {
+      if (from.includes('.workspace-staging-') && fault.stagedRenamesBeforeFailure-- <= 0) {
+        throw Object.assign(new Error(`EIO: i/o error, rename '${from}'`), {
+          code: 'EIO',
+          syscall: 'rename',
+        });
+      }
+      fs.renameSync(from, to);
+    },
+  };
+});
+
+const entry = (text: string): ManifestEntry => ({
+  size: Buffer.byteLength(text),
+  mode: 0o644,
+  sha256: 'f'.repeat(64), // the manifest's hashes are not checked here
+});
+
+let root: string;
+let paths: NodePaths;
+let staging: string;
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'tender-inplace-'));
+  paths = nodePaths(join(root, 'D'));
+  staging = join(paths.dir, '.workspace-staging-1-test');
+  fault.stagedRenamesBeforeFailure = Infinity;
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+/** D/workspace holding `files`, with a trusted manifest of them. */
+function workspace(files: Record<string, string>): void {
+  mkdirSync(paths.workspace, { recursive: true });
+  for (const [p, text] of Object.entries(files)) writeFileSync(join(paths.workspace, p), text);
+  const entries = new Map(Object.entries(files).map(([p, t]) => [p, entry(t)]));
+  commitNodeManifest(paths, stageNodeManifest(paths, paths.workspace, entries, [], 'seed'));
+}
+
+/** A delta as the receiver hands it over: `incoming` already written into staging. */
+function delta(incoming: Record<string, string>, deletions: string[]): ReceivedWorkspace {
+  mkdirSync(staging, { recursive: true });
+  for (const [p, text] of Object.entries(incoming)) writeFileSync(join(staging, p), text);
+  const base = readNodeManifest(paths)!;
+  const received = new Map(Object.entries(incoming).map(([p, t]) => [p, entry(t)]));
+  const files = new Map([...base.files, ...received]);
+  for (const p of deletions) files.delete(p);
+  return {
+    files,
+    dirs: [],
+    mode: 'delta',
+    kept: files.size - received.size,
+    deleted: deletions.length,
+    received,
+    base: { manifest: base, deletions },
+  };
+}
+
+const read = (p: string) => readFileSync(join(paths.workspace, p), 'utf8');
+
+describe('applyInPlace', () => {
+  test('a failure after the first change leaves each file old or new, and a distrusted manifest', () => {
+    workspace({ 'a.txt': 'a1', 'b.txt': 'b1', 'c.txt': 'c1' });
+    const ws = delta({ 'a.txt': 'a2', 'b.txt': 'b2' }, ['c.txt']);
+    fault.stagedRenamesBeforeFailure = 1;
+
+    let err: unknown;
+    try {
+      applyInPlace(paths, staging, ws, '1-test');
+    } catch (e) {
+      err = e;
+    }
+
+    expect(err).toMatchObject({ code: 'EIO', isPartial: true });
+    expect([read('a.txt'), read('b.txt')]).toEqual(['a2', 'b1']);
+    expect(() => read('c.txt')).toThrow(/ENOENT/);
+    // No reader trusts it, so the next push is full; it still lists every file the app put
+    // there, old and new, so that push can delete what is stale.
+    expect(readNodeManifest(paths)).toBeNull();
+    expect([...readRawManifest(paths)!.files.keys()].sort()).toEqual(['a.txt', 'b.txt', 'c.txt']);
+  });
+
+  test('a failure before anything changed puts the manifest back byte for byte', () => {
+    workspace({ 'a.txt': 'a1', 'b.txt': 'b1' });
+    const before = readFileSync(manifestFile(paths));
+    const ws = delta({ 'a.txt': 'a2', 'b.txt': 'b2' }, []);
+    fault.stagedRenamesBeforeFailure = 0;
+
+    expect(() => applyInPlace(paths, staging, ws, '1-test')).toThrow(/EIO/);
+
+    expect([read('a.txt'), read('b.txt')]).toEqual(['a1', 'b1']);
+    expect(readFileSync(manifestFile(paths)).equals(before)).toBe(true);
+    expect(readNodeManifest(paths)).not.toBeNull();
+  });
+
+  test('without a failure the manifest is trusted and describes the new files', () => {
+    workspace({ 'a.txt': 'a1', 'c.txt': 'c1' });
+    applyInPlace(paths, staging, delta({ 'a.txt': 'a2' }, ['c.txt']), '1-test');
+
+    const now = readNodeManifest(paths)!;
+    expect([...now.files.keys()]).toEqual(['a.txt']);
+    expect(now.files.get('a.txt')).toEqual(entry('a2'));
+    expect(read('a.txt')).toBe('a2');
+  });
+});
