@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scanWorkspace } from '../src-main/jobs/workspace/scan';
+import { NodeManifestMemory } from '../src-main/jobs/workspace/node-manifest-memory';
 import { syncWorkspace } from '../src-main/jobs/workspace/sync';
 import { startSshd } from '../test/helpers/sshd';
 import {
@@ -66,9 +67,15 @@ try {
   for (let rep = 0; rep < REPS; rep++) {
     const dirWord = `"$HOME"/.tender/nodes/bench-${rep}`;
     const cache = join(root, `hashes-${rep}.json`); // cold cache: the first push hashes everything
+    // What the app remembers it pushed to this node (as a run's materialize step does).
+    const memory = {
+      store: new NodeManifestMemory(join(root, `manifests-${rep}`)),
+      key: `bench-${rep}`,
+    };
     const first = await timed(async () =>
       syncWorkspace(shell, { ...agent, dirWord }, await scanWorkspace(ws, []), {
         hashCacheFile: cache,
+        memory,
       }),
     );
     tender.push(first.ms);
@@ -94,6 +101,7 @@ try {
     const re = await timed(async () =>
       syncWorkspace(shell, { ...agent, dirWord }, await scanWorkspace(ws, []), {
         hashCacheFile: cache,
+        memory,
       }),
     );
     tenderRe.push(re.ms);

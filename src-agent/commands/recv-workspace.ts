@@ -3,6 +3,7 @@
 // written beside the manifest, and then both are renamed into place. `--in-place` (for a
 // workspace a job is running in) stages only what arrived and moves it into the live
 // folder file by file instead (in-place.ts).
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
@@ -93,7 +94,7 @@ function swapIn(paths: NodePaths, staging: string, ws: ReceivedWorkspace, tag: s
     throw err;
   }
   commitNodeManifest(paths, manifest);
-  if (hasOld) rmSync(aside, { recursive: true, force: true });
+  if (hasOld) removeInBackground(aside);
 }
 
 const LEFTOVER = /^(?:\.workspace-(?:staging|old)-|workspace\.manifest\.json\.tmp-)(\d+)-/;
@@ -164,5 +165,16 @@ function freeBytes(dir: string): number | undefined {
     return s && s.bavail * s.bsize;
   } catch {
     return undefined;
+  }
+}
+
+/** The old workspace is already out of the way: delete it after answering, in a detached
+ *  `rm`, so the app does not wait for thousands of unlinks. A crash leaves the folder to
+ *  `removeLeftovers` of the next push. */
+function removeInBackground(dir: string): void {
+  try {
+    spawn('rm', ['-rf', '--', dir], { detached: true, stdio: 'ignore' }).unref();
+  } catch {
+    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -5,6 +5,7 @@ import { NodeJob } from '../jobs/node-job';
 import type { PushPlan } from '../jobs/workspace/push';
 import type { Ledger } from '../ledger/ledger';
 import { hashCacheFile } from '../jobs/workspace/hash-cache';
+import type { NodeManifestMemory } from '../jobs/workspace/node-manifest-memory';
 import { BootstrapSession } from '../nodes/bootstrap-session';
 import { layoutFor } from '../nodes/node-layout';
 import { NodeManager } from '../nodes/node-manager';
@@ -29,6 +30,7 @@ export interface WiringContext {
   agentBundle: () => AgentBundle;
   runtimeFor: (unameM: string) => NodeRuntime | null;
   onNodeChange: (rec: NodeRecord) => void;
+  manifestMemory: NodeManifestMemory;
   /** Every NodeManager made is handed here, so the core can stop them all on close. */
   adopt: (manager: NodeManager) => void;
   env: NodeJS.ProcessEnv;
@@ -149,6 +151,7 @@ export function makeNodeJob(
       keep: w.keep,
       outputsDir,
       hashCacheFile: hashCacheFile(ctx.home),
+      manifestMemory: ctx.manifestMemory,
       connect: (endpoint) => connectorFor(ctx, endpoint, LINK_CONNECT_DEADLINE_MS),
       workspacePlan: w.workspacePlan,
       isLeaseGone: async (r) =>

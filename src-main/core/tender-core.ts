@@ -27,6 +27,7 @@ import { leaseLabel, newRunId } from './ids';
 import { makeNodeJob, makeNodeManager, type WiringContext } from './node-wiring';
 import { homePaths } from './paths';
 import { DEFAULT_TIMING, type Timing } from './settings';
+import { NodeManifestMemory, nodeManifestDir } from '../jobs/workspace/node-manifest-memory';
 import { Terminals } from './terminals';
 import { TenderError } from './tender-error';
 import { runView, nodeView } from './views';
@@ -67,6 +68,7 @@ export class TenderCore {
   readonly now: () => number;
   readonly drivers = new Map<string, RunDriver>();
   private readonly managers = new Set<NodeManager>();
+  private readonly manifestMemory: NodeManifestMemory;
   readonly terminals: Terminals;
   private bundle: AgentBundle | null = null;
   private readonly timing: Timing;
@@ -85,6 +87,7 @@ export class TenderCore {
     this.providers = new ProviderRegistry(
       (opts.providers ?? defaultProviders)({ home, now: this.now, ledger }),
     );
+    this.manifestMemory = new NodeManifestMemory(nodeManifestDir(home));
     this.terminals = new Terminals(this.bus, (rec) => {
       if (rec.connection?.kind !== 'ssh') throw new TenderError('internal', 'not an ssh node');
       return sshConnector(rec.connection, { home, ledger, now: this.now }, 60_000);
@@ -320,6 +323,7 @@ export class TenderCore {
       runtimeFor: runtimeLookup(this.opts.env),
       onNodeChange: (rec) => this.emitNode(rec.id),
       adopt: (m) => this.managers.add(m),
+      manifestMemory: this.manifestMemory,
       env: this.opts.env ?? process.env,
     };
   }

@@ -12,6 +12,7 @@ import { pullOutputs } from './outputs/pull';
 import { REDACTED } from './redact-job';
 import { formatCount } from './workspace/human-units';
 import type { PushPlan } from './workspace/push';
+import type { NodeManifestMemory } from './workspace/node-manifest-memory';
 import { syncWorkspace } from './workspace/sync';
 
 export interface NodeJobDeps {
@@ -24,6 +25,8 @@ export interface NodeJobDeps {
   outputsDir: string;
   /** Where file hashes are cached between pushes (hash-cache.ts). */
   hashCacheFile: string;
+  /** What was last pushed to each node (node-manifest-memory.ts). */
+  manifestMemory: NodeManifestMemory;
   connect(endpoint: NodeEndpoint): (signal: AbortSignal) => Promise<NodeShell>;
   workspacePlan(): Promise<PushPlan | null>;
   isLeaseGone(rec: NodeRecord): Promise<boolean>;
@@ -189,6 +192,7 @@ export class NodeJob {
       let lastNote = this.deps.now();
       const res = await syncWorkspace(shell, this.address(), plan, {
         hashCacheFile: this.deps.hashCacheFile,
+        memory: { store: this.deps.manifestMemory, key: this.deps.manager.record.label },
         onProgress: (p) => {
           if (this.deps.now() - lastNote < 1_000) return;
           lastNote = this.deps.now();

@@ -8,7 +8,7 @@ import type { AgentAddress } from '../../nodes/node-layout';
 import type { NodeShell } from '../../transport/node-shell';
 import { type LocalManifest, localFile, type ManifestDiff } from './manifest';
 import { addFile, type FullPushResult, type PushProgress } from './push';
-import { readAhead } from './read-ahead';
+import { closeOpened, readAhead } from './read-ahead';
 import { LocalChangeError, sendToRecv } from './recv-channel';
 
 export async function pushDelta(
@@ -19,7 +19,7 @@ export async function pushDelta(
   base: string,
   diff: ManifestDiff,
   opts: { onProgress?: (p: PushProgress) => void; now?: () => number; isInPlace?: boolean },
-): Promise<FullPushResult> {
+): Promise<Omit<FullPushResult, 'manifest'>> {
   const changed = new Map(diff.changed.map((p) => [p, local.files.get(p)!]));
   const header: DeltaHeader = {
     version: 1,
@@ -48,7 +48,7 @@ export async function pushDelta(
         const was = local.stats.get(file.path)!;
         const now = localFile(file.path, file.st);
         if (now.size !== was.size || now.mtimeMs !== was.mtimeMs || now.ino !== was.ino) {
-          await file.handle?.close();
+          closeOpened(file);
           throw new LocalChangeError(`${join(root, file.path)} changed while it was being pushed`);
         }
         const sha256 = await addFile(tar, file, true);

@@ -16,6 +16,7 @@ import { execCapture, parseAfterMarker } from '../../transport/exec-helpers';
 import type { NodeShell } from '../../transport/node-shell';
 import { pushDelta } from './delta-push';
 import { acquireHashCache, type HashCache } from './hash-cache';
+import type { NodeManifestMemory, RememberedManifest } from './node-manifest-memory';
 import { buildManifest, diffManifests, type ManifestSource, statFiles } from './manifest';
 import { type FullPushResult, pushFull, type PushProgress } from './push';
 import { LocalChangeError, WorkspaceRefusedError } from './recv-channel';
@@ -29,6 +30,9 @@ export interface SyncOptions {
   onProgress?: (p: PushProgress) => void;
   /** Files hashed at once when the cache misses. */
   hashConcurrency?: number;
+  /** What was last pushed to this node (`key` names its workspace): diff against that
+   *  instead of asking the node first; the node's base check keeps this honest. */
+  memory?: { store: NodeManifestMemory; key: string };
   now?: () => number;
 }
 
@@ -82,7 +86,7 @@ export async function syncWorkspace(
   const now = opts.now ?? Date.now;
   const started = now();
   const { cache, release } = await acquireHashCache(opts.hashCacheFile);
-  const done = (r: FullPushResult, extra: Partial<SyncResult>): SyncResult => ({
+  const done = (r: Omit<FullPushResult, 'manifest'>, extra: Partial<SyncResult>): SyncResult => ({
     mode: r.output.mode ?? 'full',
     filesSent: r.filesSent,
     bytesSent: r.bytesSent,
@@ -98,13 +102,17 @@ export async function syncWorkspace(
     for (let attempt = 1; ; attempt++) {
       try {
         const delta = await tryDelta(shell, address, source, cache, opts);
-        if (delta.kind === 'sent') return done(delta.result, { hashed: delta.hashed });
+        if (delta.kind === 'sent') {
+          remember(opts, delta.manifest);
+          return done(delta.result, { hashed: delta.hashed });
+        }
         const full = await pushFull(shell, address, source, {
           cache,
           onProgress: opts.onProgress,
           now,
           isInPlace: opts.inPlace,
         });
+        remember(opts, full.manifest);
         return done(full, { fullReason: delta.why });
       } catch (err) {
         if (!(err instanceof LocalChangeError) || attempt >= 2) throw err;
@@ -115,21 +123,39 @@ export async function syncWorkspace(
   }
 }
 
-/** The delta push, or why a full one is needed instead. */
+function remember(opts: SyncOptions, m: RememberedManifest): void {
+  // In place, files a job made stay beside ours: what the node holds is not just this.
+  if (opts.memory && !opts.inPlace) opts.memory.store.set(opts.memory.key, m);
+  else opts.memory?.store.forget(opts.memory.key);
+}
+
+type DeltaOutcome =
+  | {
+      kind: 'sent';
+      result: Omit<FullPushResult, 'manifest'>;
+      hashed: number;
+      manifest: RememberedManifest;
+    }
+  | { kind: 'full'; why: 'first' | 'stale_base' };
+
+/** The delta push, or why a full one is needed instead. Diffs against the remembered
+ *  manifest when there is one (no round trip); if the node says its base is stale, asks it
+ *  for its manifest and diffs once more. */
 async function tryDelta(
   shell: NodeShell,
   address: AgentAddress,
   source: ManifestSource,
   cache: HashCache,
   opts: SyncOptions,
-): Promise<
-  | { kind: 'sent'; result: FullPushResult; hashed: number }
-  | { kind: 'full'; why: 'first' | 'stale_base' }
-> {
+): Promise<DeltaOutcome> {
+  const remembered = opts.memory?.store.get(opts.memory.key) ?? null;
   // Stats (and cache look-ups) run while the node answers; hashing waits for its answer,
   // since a first push hashes as it sends instead.
-  const [remote, stats] = await Promise.all([fetchNodeManifest(shell, address), statFiles(source)]);
-  if (!remote) return { kind: 'full', why: 'first' };
+  const [first, stats] = await Promise.all([
+    remembered ?? fetchNodeManifest(shell, address),
+    statFiles(source),
+  ]);
+  if (!first) return { kind: 'full', why: 'first' };
   const local = await buildManifest(
     source,
     {
@@ -147,20 +173,24 @@ async function tryDelta(
     },
     stats,
   );
-  // Sent even when nothing differs: the node then rebuilds the workspace from hard links,
-  // dropping whatever a job added to it, so the result is exactly the local folder (in
-  // place, it only re-checks its manifest and leaves the job's files).
-  const diff = diffManifests(local.files, remote.files);
-  try {
-    const result = await pushDelta(shell, address, source.root, local, remote.digest, diff, {
-      ...opts,
-      isInPlace: opts.inPlace,
-    });
-    return { kind: 'sent', result, hashed: local.hashed };
-  } catch (err) {
-    if (err instanceof WorkspaceRefusedError && err.nodeCode === 'stale_base') {
-      return { kind: 'full', why: 'stale_base' };
+  for (let remote: NodeManifest | null = first, asked = remembered === null; remote;) {
+    // Sent even when nothing differs: the node then rebuilds the workspace from hard links,
+    // dropping whatever a job added to it, so the result is exactly the local folder (in
+    // place, it only re-checks its manifest and leaves the job's files).
+    const diff = diffManifests(local.files, remote.files);
+    try {
+      const result = await pushDelta(shell, address, source.root, local, remote.digest, diff, {
+        ...opts,
+        isInPlace: opts.inPlace,
+      });
+      return { kind: 'sent', result, hashed: local.hashed, manifest: local };
+    } catch (err) {
+      if (!(err instanceof WorkspaceRefusedError && err.nodeCode === 'stale_base')) throw err;
+      if (asked) return { kind: 'full', why: 'stale_base' };
+      opts.memory?.store.forget(opts.memory.key);
+      remote = await fetchNodeManifest(shell, address);
+      asked = true;
     }
-    throw err;
   }
+  return { kind: 'full', why: 'first' };
 }
