@@ -1,3 +1,4 @@
+import { RecvTestShell } from '../helpers/recv-test-shell';
 // Live workspace sync: syncWorkspace(…, { inPlace: true }) over a LocalShell into the built
 // agent's `recv-workspace --in-place`, while a job-like process runs in D/workspace.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -6,15 +7,13 @@ import { readdirSync } from 'node:fs';
 import { lstat, mkdir, mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { PassThrough, Transform } from 'node:stream';
+import { Transform } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashCacheFile } from '../../src-main/jobs/workspace/hash-cache';
 import { WorkspaceRefusedError } from '../../src-main/jobs/workspace/recv-channel';
 import { scanWorkspace } from '../../src-main/jobs/workspace/scan';
 import { fetchNodeManifest, syncWorkspace } from '../../src-main/jobs/workspace/sync';
 import { shq } from '../../src-main/transport/exec-helpers';
-import { LocalShell } from '../../src-main/transport/local-shell';
-import type { ExecChannel, NodeShell } from '../../src-main/transport/node-shell';
 import { agentBundlePath } from '../helpers/agent-bundle';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -54,58 +53,11 @@ async function snapshot(root: string): Promise<Record<string, string>> {
   return out;
 }
 
-/** A LocalShell whose `recv-workspace` stdin can be cut, and that can act just before it. */
-class TestShell implements NodeShell {
-  readonly inner: LocalShell;
-  readonly description: string;
-  commands: string[] = [];
-  beforeRecv: (() => Promise<void>) | undefined;
-  tamper: (() => Transform) | undefined;
-
-  constructor(dir: string) {
-    this.inner = new LocalShell(dir);
-    this.description = this.inner.description;
-  }
-
-  exec(command: string): ExecChannel {
-    const words = command.split(' ');
-    this.commands.push(`${words[2]}${words.at(-1) === '--in-place' ? ' --in-place' : ''}`);
-    if (!command.includes(' recv-workspace ')) return this.inner.exec(command);
-    const input = new PassThrough();
-    const before = this.beforeRecv;
-    this.beforeRecv = undefined;
-    const tamper = this.tamper?.();
-    const ready = (async () => {
-      await before?.();
-      const ch = this.inner.exec(command);
-      (tamper ? input.pipe(tamper) : input).pipe(ch.stdin);
-      return ch;
-    })();
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    void ready.then((c) => {
-      c.stdout.pipe(stdout);
-      c.stderr.pipe(stderr);
-    });
-    return {
-      stdin: input,
-      stdout,
-      stderr,
-      exit: ready.then((c) => c.exit),
-      close: () => void ready.then((c) => c.close()),
-    };
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-}
-
 interface Node {
   local: string;
   D: string;
   ws: string;
-  shell: TestShell;
+  shell: RecvTestShell;
   sync: () => ReturnType<typeof syncWorkspace>;
 }
 
@@ -116,7 +68,7 @@ async function pushedNode(files: Record<string, string>): Promise<Node> {
   const local = join(root, 'local');
   const D = join(root, 'node');
   await writeTree(local, files, true);
-  const shell = new TestShell(D);
+  const shell = new RecvTestShell(D);
   cleanups.push(() => shell.close());
   const address = {
     runtime: shq(process.execPath),

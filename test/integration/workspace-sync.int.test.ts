@@ -1,3 +1,4 @@
+import { RecvTestShell } from '../helpers/recv-test-shell';
 // Incremental workspace push against the built agent: syncWorkspace over a LocalShell into
 // `recv-workspace` / `workspace-manifest`, with the node's folder inspected directly.
 import { execFileSync } from 'node:child_process';
@@ -16,7 +17,7 @@ import {
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { PassThrough, Transform } from 'node:stream';
+import { Transform } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CommandError, DeltaHeader } from '../../src-agent/protocol';
 import { collect } from '../../src-agent/tar/tar-test-helpers';
@@ -27,8 +28,6 @@ import { scanWorkspace } from '../../src-main/jobs/workspace/scan';
 import { fetchNodeManifest, syncWorkspace } from '../../src-main/jobs/workspace/sync';
 import type { AgentAddress } from '../../src-main/nodes/node-layout';
 import { shq } from '../../src-main/transport/exec-helpers';
-import { LocalShell } from '../../src-main/transport/local-shell';
-import type { ExecChannel, NodeShell } from '../../src-main/transport/node-shell';
 import { agentBundlePath, markedJson, runAgent } from '../helpers/agent-bundle';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -91,70 +90,11 @@ const KB = 1024;
 const blob = (seed: string, size: number) =>
   Buffer.alloc(size, createHash('sha256').update(seed).digest());
 
-/**
- * A LocalShell whose `recv-workspace` stdin can be watched or tampered with: counts the
- * bytes that reach the node, and lets a test cut or corrupt them, or act just before.
- */
-class TestShell implements NodeShell {
-  readonly inner: LocalShell;
-  readonly description: string;
-  recvBytes = 0;
-  commands: string[] = [];
-  beforeRecv: (() => Promise<void> | void) | undefined;
-  tamper: (() => Transform) | undefined;
-
-  constructor(dir: string) {
-    this.inner = new LocalShell(dir);
-    this.description = this.inner.description;
-    cleanups.push(() => this.inner.close());
-  }
-
-  exec(command: string): ExecChannel {
-    this.commands.push(command.split(' ')[2] ?? command);
-    if (!command.includes(' recv-workspace ')) return this.inner.exec(command);
-    const input = new PassThrough();
-    const before = this.beforeRecv;
-    this.beforeRecv = undefined;
-    const tamper = this.tamper?.();
-    const counting = new Transform({
-      transform: (chunk: Buffer, _enc, done) => {
-        this.recvBytes += chunk.length;
-        done(null, chunk);
-      },
-    });
-    let ch: ExecChannel | undefined;
-    const ready = (async () => {
-      await before?.();
-      ch = this.inner.exec(command);
-      const head = tamper ? input.pipe(tamper) : input;
-      head.pipe(counting).pipe(ch.stdin);
-      return ch;
-    })();
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    void ready.then((c) => {
-      c.stdout.pipe(stdout);
-      c.stderr.pipe(stderr);
-    });
-    return {
-      stdin: input,
-      stdout,
-      stderr,
-      exit: ready.then((c) => c.exit),
-      close: () => void ready.then((c) => c.close()),
-    };
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-}
-
 interface Setup {
   local: string;
   D: string;
   home: string;
-  shell: TestShell;
+  shell: RecvTestShell;
   address: AgentAddress;
 }
 
@@ -164,7 +104,8 @@ async function setup(files: Tree, nodeDir?: string): Promise<Setup> {
   const D = nodeDir ?? join(root, 'node');
   await mkdir(local);
   await writeTree(local, files);
-  const shell = new TestShell(D);
+  const shell = new RecvTestShell(D);
+  cleanups.push(() => shell.close());
   const address = {
     runtime: shq(process.execPath),
     bundleWord: shq(agentBundlePath()),
