@@ -2,7 +2,8 @@
 // scan would send, hashed through the persistent hash cache, and its diff against the
 // node's manifest.
 import { createHash } from 'node:crypto';
-import { lstat, open } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ManifestEntry } from '../../../src-agent/protocol';
 import {
@@ -51,21 +52,38 @@ export interface ManifestOptions {
 // Parallel reads keep an SSD busy while the one main thread hashes; far below the open-file
 // limit of 256 on macOS.
 const HASH_CONCURRENCY = 8;
-const STAT_CONCURRENCY = 32;
 
 /** Stats every file (vanished ones are left out: no longer part of the workspace). */
 export async function statFiles(source: ManifestSource): Promise<Map<string, LocalFile>> {
-  const limit = createLimiter(STAT_CONCURRENCY);
   const stats = new Map<string, LocalFile>();
-  await Promise.all(
-    source.files.map((f) =>
-      limit(async () => {
-        const st = await lstat(join(source.root, f.path)).catch(ignoreVanished);
-        if (st?.isFile()) stats.set(f.path, localFile(f.path, st));
-      }),
-    ),
-  );
+  for (const [i, f] of source.files.entries()) {
+    if (i % 256 === 255) await new Promise((resolve) => setImmediate(resolve)); // stay responsive
+    // A scan already knows each file's stat; anything else is stat-ed now (synchronously:
+    // microseconds each, where a promise round trip per file dominated).
+    if (isStatted(f)) {
+      stats.set(f.path, localFile(f.path, f));
+      continue;
+    }
+    try {
+      const st = lstatSync(join(source.root, f.path));
+      if (st.isFile()) stats.set(f.path, localFile(f.path, st));
+    } catch (err) {
+      ignoreVanished(err);
+    }
+  }
   return stats;
+}
+
+function isStatted(f: {
+  path: string;
+}): f is { path: string; size: number; mtimeMs: number; ino: number; mode: number } {
+  const x = f as { size?: unknown; mtimeMs?: unknown; ino?: unknown; mode?: unknown };
+  return (
+    typeof x.size === 'number' &&
+    typeof x.mtimeMs === 'number' &&
+    typeof x.ino === 'number' &&
+    typeof x.mode === 'number'
+  );
 }
 
 /**

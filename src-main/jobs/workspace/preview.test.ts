@@ -3,7 +3,7 @@ import { formatBytes, formatCount } from './human-units';
 import { groupExclusions, previewWorkspace } from './preview';
 import type { WorkspaceScan } from './scan';
 
-const file = (path: string, size: number) => ({ path, size, mode: 0o644, mtimeMs: 0 });
+const file = (path: string, size: number) => ({ path, size, mode: 0o644, mtimeMs: 0, ino: 0 });
 
 function scanOf(sizes: Record<string, number>, extra: Partial<WorkspaceScan> = {}): WorkspaceScan {
   const files = Object.entries(sizes).map(([p, s]) => file(p, s));
