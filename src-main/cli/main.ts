@@ -1,6 +1,7 @@
 import { toErrorData } from '../core/tender-error';
 import { downCommand, DOWN_USAGE } from './commands/down';
 import { hostsCommand, HOSTS_USAGE } from './commands/hosts';
+import { offersCommand, OFFERS_USAGE } from './commands/offers';
 import { pushCommand, PUSH_USAGE } from './commands/push';
 import { sshCommand, SSH_USAGE } from './commands/ssh';
 import { logsCommand, LOGS_USAGE } from './commands/logs';
@@ -22,6 +23,7 @@ usage:
   ${LOGS_USAGE}
   ${SYNC_USAGE}
   ${DOWN_USAGE}
+  ${OFFERS_USAGE}
   ${PUSH_USAGE}
   ${HOSTS_USAGE}
   ${SSH_USAGE}
@@ -38,6 +40,7 @@ const COMMANDS: Record<
   logs: logsCommand,
   sync: syncCommand,
   down: downCommand,
+  offers: offersCommand,
   push: pushCommand,
   hosts: hostsCommand,
   ssh: sshCommand,

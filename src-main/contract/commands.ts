@@ -7,6 +7,8 @@ import {
   TerminalExit,
   TerminalOutput,
   WorkspacePreview,
+  Offer,
+  OfferFilter,
   LeaseView,
   LogBatch,
   LogChannel,
@@ -54,10 +56,23 @@ export const commands = {
   /** Destroys every live lease (and, with `orphans`, every orphan) in parallel and waits for
    *  the provider to confirm each is gone. */
   'lease.destroyAll': {
-    input: z.object({ orphans: z.boolean().default(true) }).default({ orphans: true }),
+    input: z
+      .object({
+        /** Every live lease in the ledger. */
+        leases: z.boolean().default(true),
+        /** Every lease carrying Tender's label that the ledger does not hold. */
+        orphans: z.boolean().default(true),
+      })
+      .prefault({}),
     output: DestroyAllReport,
   },
   'lease.list': { input: z.object({}).default({}), output: z.array(LeaseView) },
+  /** A marketplace's offers, cheapest all-in price first (hosts that failed to boot for
+   *  this user are left out unless asked for). */
+  'offers.search': {
+    input: z.object({ provider: z.string().default('vastai'), filter: OfferFilter.prefault({}) }),
+    output: z.array(Offer),
+  },
   'workspace.preview': {
     input: z
       .object({ workdir: z.string().min(1), exclude: z.array(z.string()).default([]) })

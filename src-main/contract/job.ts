@@ -45,6 +45,17 @@ export const PoolSpec = z
     verify: z.array(z.string()).default([]),
     /** `ssh` provider: the hosts (names from hosts.toml) to claim, one per node. */
     hosts: z.array(z.string().min(1)).default([]),
+    // Marketplace providers (vastai): the desired node shape (seed 000 §10) and a price cap.
+    gpu: z.string().min(1).optional(),
+    gpu_count: z.number().int().min(1).max(16).optional(),
+    min_vram_gb: z.number().positive().optional(),
+    max_price: z.number().positive().optional(),
+    image: z.string().min(1).optional(),
+    disk_gb: z.number().int().min(1).max(8192).optional(),
+    min_reliability: z.number().min(0).max(1).optional(),
+    min_down_mbps: z.number().positive().optional(),
+    min_up_mbps: z.number().positive().optional(),
+    verified: z.boolean().optional(),
   })
   .strict();
 export type PoolSpec = z.infer<typeof PoolSpec>;

@@ -19,6 +19,8 @@ export function makeHandlers(core: TenderCore): Handlers {
     'run.detach': async ({ runId }) => core.detachRun(runId),
     'run.attach': async ({ runId }) => core.attachRun(runId),
     'status.get': async () => {
+      // What is shown is reconciled first (the writer adopts, marks lost; a reader cannot).
+      await core.reconciler?.tick('status', true);
       const { orphans, unreachable } = await reconcile(core.ledger, core.providers);
       return {
         runs: core.listRuns(),
@@ -44,8 +46,18 @@ export function makeHandlers(core: TenderCore): Handlers {
       else await destroyNodes(core, [rec], 'destroyed by the user');
       return core.runView(rec.runId).nodes.find((n) => n.id === nodeId)!;
     },
-    'lease.destroyAll': ({ orphans }) => destroyAll(core, { orphans }),
+    'lease.destroyAll': ({ leases, orphans }) => destroyAll(core, { leases, orphans }),
     'lease.list': async () => core.ledger.listLeases().map(leaseView),
+    'offers.search': async ({ provider, filter }) => {
+      const p = core.providers.get(provider);
+      if (!p.searchOffers)
+        throw new TenderError(
+          'bad_input',
+          `${provider} has no offers to search`,
+          'offers come from marketplaces such as vastai',
+        );
+      return p.searchOffers(filter, AbortSignal.timeout(120_000));
+    },
     'workspace.preview': async ({ workdir, exclude }) => {
       const scan = await scanWorkspace(workdir, exclude);
       return { root: scan.root, ...previewWorkspace(scan) };

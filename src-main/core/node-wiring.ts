@@ -161,6 +161,26 @@ export function makeNodeJob(
       now: ctx.now,
       cancelGraceMs: timing.cancelGraceMs,
       teardownMaxAttempts: timing.teardownMaxAttempts,
+      maxBootAttempts: provider.replacesFailedBoots ? timing.maxBootAttempts : 1,
+      nextLabel: (attempt) => `${rec.label.replace(/-a\d+$/, '')}-a${attempt}`,
+      recordBootFailure: (failed, reason) => {
+        if (failed.lease) provider.rememberBootFailure?.(failed.lease, reason);
+        const row = ctx.ledger.listLeases().find((l) => l.label === failed.label);
+        const hours =
+          row?.createdAt && row.destroyedAt ? (row.destroyedAt - row.createdAt) / 3_600_000 : 0;
+        ctx.ledger.append({
+          ts: ctx.now(),
+          runId: failed.runId,
+          nodeId: failed.id,
+          kind: 'lease.boot_failed',
+          data: {
+            leaseId: failed.lease?.leaseId ?? null,
+            machine: failed.lease?.metadata.machine_id ?? null,
+            reason,
+            costUsd: Math.round((row?.pricePerHour ?? 0) * hours * 10_000) / 10_000,
+          },
+        });
+      },
     },
   );
 }

@@ -21,17 +21,25 @@ export async function reconcile(
   const out: Reconciliation = { orphans: [], unreachable: [] };
   const signal = AbortSignal.timeout(30_000);
   await Promise.all(
-    providers.all().map(async (p) => {
-      try {
-        for (const facts of await p.listLabeled(prefix, signal)) {
-          const state = known.get(facts.label);
-          if (state === 'requested' || state === 'created' || state === 'destroying') continue;
-          out.orphans.push({ provider: p.kind, leaseId: facts.leaseId, label: facts.label, facts });
+    providers
+      .all()
+      .filter((p) => !p.isConfigured || p.isConfigured())
+      .map(async (p) => {
+        try {
+          for (const facts of await p.listLabeled(prefix, signal)) {
+            const state = known.get(facts.label);
+            if (state === 'requested' || state === 'created' || state === 'destroying') continue;
+            out.orphans.push({
+              provider: p.kind,
+              leaseId: facts.leaseId,
+              label: facts.label,
+              facts,
+            });
+          }
+        } catch (err) {
+          out.unreachable.push({ provider: p.kind, error: (err as Error).message });
         }
-      } catch (err) {
-        out.unreachable.push({ provider: p.kind, error: (err as Error).message });
-      }
-    }),
+      }),
   );
   out.orphans.sort((a, b) => a.label.localeCompare(b.label));
   return out;

@@ -8,6 +8,12 @@ export interface Timing {
   destroyConfirmDeadlineMs: number;
   cancelGraceMs: number;
   teardownMaxAttempts: number;
+  /** Leases one node may go through when boots fail, on providers that can replace. */
+  maxBootAttempts: number;
+  /** Multiplies the destroy retry backoff (2 s, 4 s … 5 min); tests make it small. */
+  destroyRetryScale: number;
+  /** How often live leases are reconciled with their providers. */
+  reconcileEveryMs: number;
 }
 
 export const DEFAULT_TIMING: Timing = {
@@ -18,6 +24,9 @@ export const DEFAULT_TIMING: Timing = {
   destroyConfirmDeadlineMs: 5 * 60_000,
   cancelGraceMs: 10_000,
   teardownMaxAttempts: 4,
+  maxBootAttempts: 3,
+  destroyRetryScale: 1,
+  reconcileEveryMs: 60_000,
 };
 
 /** Local nodes answer in milliseconds; poll them accordingly. */

@@ -12,11 +12,13 @@ const NODE_DEADLINE_MS = 10 * 60_000;
  *  parallel. Each is reported confirmed only once its provider no longer lists it. */
 export async function destroyAll(
   core: TenderCore,
-  opts: { orphans: boolean },
+  opts: { leases: boolean; orphans: boolean },
 ): Promise<DestroyAllReport> {
   core.requireWriter();
-  for (const d of core.drivers.values()) d.abandon('torn down by the user');
-  const nodeOutcomes = destroyNodes(core, core.ledger.unfinishedNodes(), 'tear down all');
+  if (opts.leases) for (const d of core.drivers.values()) d.abandon('torn down by the user');
+  const nodeOutcomes = opts.leases
+    ? destroyNodes(core, core.ledger.unfinishedNodes(), 'tear down all')
+    : Promise.resolve([]);
   const orphanOutcomes = opts.orphans ? await destroyOrphans(core) : [];
   const outcomes = [...(await nodeOutcomes), ...orphanOutcomes];
   closeUndrivenRuns(core, 'torn down by `tender down --all`');

@@ -14,6 +14,9 @@ import type { NodeManager } from '../nodes/node-manager';
 import { newNodeRecord, type NodeRecord } from '../nodes/node-record';
 import { LocalProvider } from '../providers/local/local-provider';
 import { endpointOf, SshProvider } from '../providers/ssh/ssh-provider';
+import { failedHostsPath } from '../providers/vastai/failed-hosts';
+import { VastProvider } from '../providers/vastai/provider';
+import { ensureTenderKey } from '../transport/keys';
 import { findHost } from '../providers/ssh/hosts-file';
 import { sshConnector, type SshEndpoint } from './ssh-connect';
 import type { Provider } from '../providers/provider';
@@ -28,6 +31,7 @@ import { makeNodeJob, makeNodeManager, type WiringContext } from './node-wiring'
 import { homePaths } from './paths';
 import { DEFAULT_TIMING, type Timing } from './settings';
 import { NodeManifestMemory, nodeManifestDir } from '../jobs/workspace/node-manifest-memory';
+import { Reconciler } from './reconciler';
 import { Terminals } from './terminals';
 import { TenderError } from './tender-error';
 import { runView, nodeView } from './views';
@@ -36,12 +40,21 @@ export interface ProviderDeps {
   home: string;
   now: () => number;
   ledger: Ledger;
+  env: NodeJS.ProcessEnv;
 }
 
 /** local (a sandbox folder on this machine) and ssh (machines in hosts.toml). */
 export function defaultProviders(d: ProviderDeps): Provider[] {
   return [
     new LocalProvider(d.home, d.now),
+    new VastProvider({
+      // The app passes the key from the OS keychain; the CLI and web mode read the env.
+      apiKey: d.env.TENDER_VASTAI_API_KEY ?? '',
+      baseUrl: d.env.TENDER_VASTAI_URL || undefined,
+      publicKey: () => ensureTenderKey(d.home).publicKey,
+      failedHostsPath: failedHostsPath(d.home),
+      now: d.now,
+    }),
     new SshProvider(d.home, (host, signal) =>
       sshConnector(endpointOf(host) as SshEndpoint, d, 60_000)(signal),
     ),
@@ -54,6 +67,8 @@ export interface CoreOptions {
   providers?: (deps: ProviderDeps) => Provider[];
   timing?: Partial<Timing>;
   env?: NodeJS.ProcessEnv;
+  /** Reconcile with the providers at start and periodically (writer only; default on). */
+  reconcile?: boolean;
 }
 
 /** The orchestrator: wires the ledger, the providers, node managers, jobs and the
@@ -70,8 +85,9 @@ export class TenderCore {
   private readonly managers = new Set<NodeManager>();
   private readonly manifestMemory: NodeManifestMemory;
   readonly terminals: Terminals;
+  reconciler: Reconciler | null = null;
   private bundle: AgentBundle | null = null;
-  private readonly timing: Timing;
+  readonly timing: Timing;
 
   private constructor(
     readonly home: string,
@@ -85,7 +101,12 @@ export class TenderCore {
       this.bus.emit('log.lines', { records }),
     );
     this.providers = new ProviderRegistry(
-      (opts.providers ?? defaultProviders)({ home, now: this.now, ledger }),
+      (opts.providers ?? defaultProviders)({
+        home,
+        now: this.now,
+        ledger,
+        env: opts.env ?? process.env,
+      }),
     );
     this.manifestMemory = new NodeManifestMemory(nodeManifestDir(home));
     this.terminals = new Terminals(this.bus, (rec) => {
@@ -99,6 +120,8 @@ export class TenderCore {
   static open(opts: CoreOptions): TenderCore {
     const core = new TenderCore(opts.home, Ledger.openWriter(opts.home), true, opts);
     core.markDriverlessRuns();
+    core.reconciler = new Reconciler(core, core.timing.reconcileEveryMs);
+    if (opts.reconcile !== false) core.reconciler.start();
     return core;
   }
 
@@ -328,6 +351,15 @@ export class TenderCore {
     };
   }
 
+  /** The NodeManager a run driven by this process holds for a node, if any. */
+  managerOf(nodeId: string): NodeManager | undefined {
+    for (const d of this.drivers.values()) {
+      const m = d.managers.get(nodeId);
+      if (m) return m;
+    }
+    return undefined;
+  }
+
   linkState(nodeId: string): 'none' | 'connected' | 'lost' {
     for (const d of this.drivers.values()) {
       const j = d.jobs.get(nodeId);
@@ -361,6 +393,7 @@ export class TenderCore {
 
   /** Stops driving every run (they keep going on their nodes) and closes the ledger. */
   async close(): Promise<void> {
+    await this.reconciler?.stop();
     this.terminals.closeAll();
     for (const [id, d] of this.drivers) {
       d.detach();
@@ -380,10 +413,18 @@ function nodeShapes(
   kind: string,
   pool: CommandArgs<'run.start'>['pool'],
 ): Record<string, unknown>[] {
+  const market = marketShape(pool);
+  if (kind !== 'vastai' && Object.keys(market).length > 0) {
+    throw new TenderError(
+      'bad_input',
+      `${Object.keys(market).join(', ')} ${Object.keys(market).length > 1 ? 'are' : 'is'} for a marketplace provider, not ${kind}`,
+      'use --provider vastai (or provider = "vastai" in [pool]), or leave them out',
+    );
+  }
   if (kind !== 'ssh') {
     if (pool.hosts.length > 0)
       throw new TenderError('bad_input', `hosts are for the ssh provider, not ${kind}`);
-    return Array.from({ length: pool.count }, () => ({}));
+    return Array.from({ length: pool.count }, () => ({ ...market }));
   }
   if (pool.hosts.length === 0) {
     throw new TenderError(
@@ -403,6 +444,26 @@ function nodeShapes(
     throw new TenderError('bad_input', 'a host is named twice in hosts');
   for (const name of pool.hosts) findHost(home, name); // unknown names are bad input, named
   return pool.hosts.map((host) => ({ host }));
+}
+
+const MARKET_FIELDS = [
+  'gpu',
+  'gpu_count',
+  'min_vram_gb',
+  'max_price',
+  'image',
+  'disk_gb',
+  'min_reliability',
+  'min_down_mbps',
+  'min_up_mbps',
+  'verified',
+] as const;
+
+/** The pool's marketplace fields that were given (the node shape a marketplace searches). */
+function marketShape(pool: CommandArgs<'run.start'>['pool']): Record<string, unknown> {
+  const shape: Record<string, unknown> = {};
+  for (const k of MARKET_FIELDS) if (pool[k] !== undefined) shape[k] = pool[k];
+  return shape;
 }
 
 /** Checks a job that came through the contract (the job-file loader checks its own). */

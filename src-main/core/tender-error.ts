@@ -1,4 +1,5 @@
 import type { ErrorCode, ErrorData } from '../contract';
+import { ProviderError } from '../providers/provider';
 
 /** An error that travels as data: `{ code, message, hint }`. Messages name the fix. */
 export class TenderError extends Error {
@@ -21,6 +22,11 @@ export class TenderError extends Error {
 /** Maps anything thrown to error data; unknown errors become `internal`. */
 export function toErrorData(err: unknown): ErrorData {
   if (err instanceof TenderError) return err.toData();
+  if (err instanceof ProviderError) {
+    return err.opts.hint === undefined
+      ? { code: 'provider', message: err.message }
+      : { code: 'provider', message: err.message, hint: err.opts.hint };
+  }
   if (isCodedError(err)) {
     const data: ErrorData = { code: err.code, message: err.message };
     if (typeof err.hint === 'string') data.hint = err.hint;

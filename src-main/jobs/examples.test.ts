@@ -4,7 +4,7 @@ import { loadJobFile } from './job-file';
 import { scanWorkspace } from './workspace/scan';
 
 // The shipped examples are the first thing a person runs; keep them loadable.
-const EXAMPLES = path.resolve(__dirname, '../../resources/examples');
+const EXAMPLES = path.resolve(import.meta.dirname, '../../resources/examples');
 const opts = { knownProviders: ['local'], env: {} };
 
 describe('shipped examples', () => {

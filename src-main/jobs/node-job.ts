@@ -36,6 +36,12 @@ export interface NodeJobDeps {
   cancelGraceMs: number;
   /** Stop waiting for a destroy after this many failed attempts; the lease stays listed. */
   teardownMaxAttempts: number;
+  /** Leases a node may go through when boots fail (1: no replacement). */
+  maxBootAttempts: number;
+  /** The lease label of a node's `attempt`-th lease. */
+  nextLabel(attempt: number): string;
+  /** A lease failed to boot and was destroyed: remember its host, journal what it cost. */
+  recordBootFailure(rec: NodeRecord, reason: string): void;
 }
 
 type ViewLinkState = 'none' | 'connected' | 'lost';
@@ -169,15 +175,46 @@ export class NodeJob {
     }
   }
 
+  /** Brings the node up. A node that fails to boot (no endpoint, or a failed bootstrap) on
+   *  a provider that can replace it is destroyed — and only once the provider confirms it
+   *  gone — replaced by a lease on another host, up to `maxBootAttempts` leases in all. */
   private async provision(): Promise<JobEvent> {
     const { manager } = this.deps;
     if (manager.record.stage === 'new') manager.send({ type: 'Start' });
     else manager.resume();
-    const rec = await manager.waitFor((r) =>
-      ['dormant', 'failed', 'destroying', 'destroyed'].includes(r.stage),
-    );
-    if (rec.stage === 'dormant') return { type: 'NodeReady' };
-    return { type: 'NodeFault', reason: rec.failedReason ?? `node ${rec.stage}` };
+    for (;;) {
+      const rec = await manager.waitFor((r) =>
+        ['dormant', 'failed', 'destroying', 'destroyed'].includes(r.stage),
+      );
+      if (rec.stage === 'dormant') return { type: 'NodeReady' };
+      const reason = rec.failedReason ?? `node ${rec.stage}`;
+      if (!isBootFailure(rec) || rec.attempt + 1 >= this.deps.maxBootAttempts) {
+        return { type: 'NodeFault', reason };
+      }
+      const machine = rec.lease?.metadata.machine_id ?? null;
+      this.note(
+        `boot failed on ${rec.lease?.leaseId}${machine ? ` (host ${machine})` : ''}: ${reason}; destroying it before trying another host`,
+      );
+      manager.send({ type: 'Destroy', reason: 'boot failure' });
+      const gone = await manager.waitFor(
+        (r) =>
+          r.stage === 'destroyed' ||
+          (r.stage === 'destroying' && r.destroyAttempts >= this.deps.teardownMaxAttempts),
+      );
+      if (gone.stage !== 'destroyed') {
+        return {
+          type: 'NodeFault',
+          reason: `${reason}; the failed lease is not confirmed destroyed, so no replacement was started`,
+        };
+      }
+      this.deps.recordBootFailure(gone, reason);
+      manager.send({
+        type: 'Replace',
+        label: this.deps.nextLabel(gone.attempt + 1),
+        excludeMachine: machine,
+      });
+      manager.send({ type: 'Start' });
+    }
   }
 
   private async materialize(): Promise<JobEvent> {
@@ -394,4 +431,12 @@ export class NodeJob {
       ts: this.deps.now(),
     });
   }
+}
+
+/** Failures of the machine itself (it never became reachable or never ran the agent), as
+ *  opposed to a provider refusing to lease at all, or the job failing. */
+function isBootFailure(rec: NodeRecord): boolean {
+  return (
+    rec.lease !== null && !rec.leaseLost && /^(endpoint|bootstrap)\b/.test(rec.failedReason ?? '')
+  );
 }

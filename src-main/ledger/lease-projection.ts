@@ -7,6 +7,7 @@ import type { NodeRecord } from '../nodes/node-record';
 export function leaseStateOf(rec: NodeRecord): LeaseState | null {
   if (rec.stage === 'new') return null;
   if (!rec.lease) return rec.stage === 'lease_requested' ? 'requested' : 'not_created';
+  if (rec.leaseLost) return 'lost';
   if (rec.stage === 'destroyed') return 'destroyed';
   if (rec.stage === 'destroying') return 'destroying';
   return 'created';

@@ -246,9 +246,17 @@ export class Ledger {
     this.tx(() => {
       const { changes } = this.db
         .prepare(
-          'UPDATE nodes SET stage = ?, ready = ?, stage_since = ?, record_json = ?, updated_at = ? WHERE id = ?',
+          'UPDATE nodes SET stage = ?, ready = ?, stage_since = ?, label = ?, record_json = ?, updated_at = ? WHERE id = ?',
         )
-        .run(next.stage, next.ready ? 1 : 0, next.stageSince, JSON.stringify(next), now, next.id);
+        .run(
+          next.stage,
+          next.ready ? 1 : 0,
+          next.stageSince,
+          next.label,
+          JSON.stringify(next),
+          now,
+          next.id,
+        );
       if (changes !== 1) throw new Error(`no node ${next.id} in the ledger`);
       projectLease(this.db, next, now);
       this.append({

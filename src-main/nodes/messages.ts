@@ -28,7 +28,11 @@ export type NodeMsg =
   | { type: 'DestroyConfirmed' }
   | { type: 'DestroyFailed'; error: string }
   | { type: 'GetStatus' }
-  | { type: 'GetRecord' };
+  | { type: 'GetRecord' }
+  /** A new lease for this node after a boot failure, once the failed one is destroyed. */
+  | { type: 'Replace'; label: string; excludeMachine: string | null }
+  /** Reconciliation: the provider no longer lists the lease, and Tender did not destroy it. */
+  | { type: 'LeaseLost'; reason: string };
 
 export type NodeMsgType = NodeMsg['type'];
 
@@ -66,4 +70,6 @@ export const NODE_MSG_TYPES: readonly NodeMsgType[] = [
   'DestroyFailed',
   'GetStatus',
   'GetRecord',
+  'Replace',
+  'LeaseLost',
 ];

@@ -31,6 +31,8 @@ export interface NodeManagerDeps {
     endpointDeadlineMs: number;
     destroyPollMs: number;
     destroyConfirmDeadlineMs: number;
+    /** Multiplies the FSM's destroy retry backoff (tests run it faster). */
+    destroyRetryScale?: number;
   };
 }
 
@@ -138,7 +140,10 @@ export class NodeManager {
         this.work = new AbortController();
         return;
       case 'DestroyLease':
-        return this.later(effect.delayMs, () => void this.destroyLease(effect.handle));
+        return this.later(
+          effect.delayMs * (this.deps.timing.destroyRetryScale ?? 1),
+          () => void this.destroyLease(effect.handle),
+        );
       case 'Reply':
         return; // queries are answered by reading `record`
     }
@@ -328,6 +333,10 @@ function describe(msg: NodeMsg): Record<string, unknown> {
       return { reason: msg.reason };
     case 'DestroyFailed':
       return { error: msg.error };
+    case 'Replace':
+      return { label: msg.label, excludeMachine: msg.excludeMachine };
+    case 'LeaseLost':
+      return { reason: msg.reason };
     default:
       return {};
   }

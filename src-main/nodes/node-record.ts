@@ -55,6 +55,10 @@ export interface NodeRecord {
   destroyReason: string | null;
   destroyAttempts: number;
   lastError: string | null;
+  /** 0 for the first lease; a replacement after a boot failure counts up. */
+  attempt: number;
+  /** The provider no longer lists the lease and Tender did not destroy it. */
+  leaseLost: boolean;
 }
 
 export function newNodeRecord(init: {
@@ -87,5 +91,7 @@ export function newNodeRecord(init: {
     destroyReason: null,
     destroyAttempts: 0,
     lastError: null,
+    attempt: 0,
+    leaseLost: false,
   };
 }

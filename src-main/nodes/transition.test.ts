@@ -26,6 +26,8 @@ const messages: Record<NodeMsgType, NodeMsg> = {
   },
   HandoffComplete: { type: 'HandoffComplete' },
   Destroy: { type: 'Destroy', reason: 'run ended' },
+  Replace: { type: 'Replace', label: 'tender-i-r-node-0-a1', excludeMachine: 'm-42' },
+  LeaseLost: { type: 'LeaseLost', reason: 'the provider no longer lists it' },
   DestroyConfirmed: { type: 'DestroyConfirmed' },
   DestroyFailed: { type: 'DestroyFailed', error: 'HTTP 500' },
   GetStatus: { type: 'GetStatus' },
@@ -86,6 +88,8 @@ const table: Record<NodeStage, Record<NodeMsgType, Outcome>> = {
     Destroy: ['destroyed', []],
     DestroyConfirmed: I,
     DestroyFailed: I,
+    Replace: I,
+    LeaseLost: I,
     ...query('new'),
   },
   lease_requested: {
@@ -105,6 +109,8 @@ const table: Record<NodeStage, Record<NodeMsgType, Outcome>> = {
     Destroy: ['lease_requested', ['FindLease']],
     DestroyConfirmed: I,
     DestroyFailed: I,
+    Replace: I,
+    LeaseLost: I,
     ...query('lease_requested'),
   },
   lease_created: {
@@ -124,6 +130,8 @@ const table: Record<NodeStage, Record<NodeMsgType, Outcome>> = {
     Destroy: destroyWithLease,
     DestroyConfirmed: I,
     DestroyFailed: I,
+    Replace: I,
+    LeaseLost: ['failed', ['CancelWork']],
     ...query('lease_created'),
   },
   endpoint_known: {
@@ -143,6 +151,8 @@ const table: Record<NodeStage, Record<NodeMsgType, Outcome>> = {
     Destroy: destroyWithLease,
     DestroyConfirmed: I,
     DestroyFailed: I,
+    Replace: I,
+    LeaseLost: ['failed', ['CancelWork']],
     ...query('endpoint_known'),
   },
   bootstrap_running: {
@@ -162,6 +172,8 @@ const table: Record<NodeStage, Record<NodeMsgType, Outcome>> = {
     Destroy: destroyWithLease,
     DestroyConfirmed: I,
     DestroyFailed: I,
+    Replace: I,
+    LeaseLost: ['failed', ['CancelWork']],
     ...query('bootstrap_running'),
   },
   agent_joined: {
@@ -181,6 +193,8 @@ const table: Record<NodeStage, Record<NodeMsgType, Outcome>> = {
     Destroy: destroyWithLease,
     DestroyConfirmed: I,
     DestroyFailed: I,
+    Replace: I,
+    LeaseLost: ['failed', ['CancelWork']],
     ...query('agent_joined'),
   },
   handed_off: {
@@ -200,6 +214,8 @@ const table: Record<NodeStage, Record<NodeMsgType, Outcome>> = {
     Destroy: destroyWithLease,
     DestroyConfirmed: I,
     DestroyFailed: I,
+    Replace: I,
+    LeaseLost: ['failed', ['CancelWork']],
     ...query('handed_off'),
   },
   dormant: {
@@ -219,6 +235,8 @@ const table: Record<NodeStage, Record<NodeMsgType, Outcome>> = {
     Destroy: destroyWithLease,
     DestroyConfirmed: I,
     DestroyFailed: I,
+    Replace: I,
+    LeaseLost: ['failed', ['CancelWork']],
     ...query('dormant'),
   },
   failed: {
@@ -238,6 +256,8 @@ const table: Record<NodeStage, Record<NodeMsgType, Outcome>> = {
     Destroy: destroyWithLease, // the fixture's failed node holds a lease: it still bills
     DestroyConfirmed: I,
     DestroyFailed: I,
+    Replace: I,
+    LeaseLost: ['failed', ['CancelWork']],
     ...query('failed'),
   },
   destroying: {
@@ -257,6 +277,8 @@ const table: Record<NodeStage, Record<NodeMsgType, Outcome>> = {
     Destroy: I,
     DestroyConfirmed: ['destroyed', []],
     DestroyFailed: ['destroying', ['DestroyLease']],
+    Replace: I,
+    LeaseLost: ['destroyed', []],
     ...query('destroying'),
   },
   destroyed: {
@@ -276,6 +298,8 @@ const table: Record<NodeStage, Record<NodeMsgType, Outcome>> = {
     Destroy: I,
     DestroyConfirmed: I,
     DestroyFailed: I,
+    Replace: ['new', []],
+    LeaseLost: I,
     ...query('destroyed'),
   },
 };
@@ -396,6 +420,40 @@ describe('NodeManager transition: the details the table does not show', () => {
       destroyedAt: NOW,
       destroyReason: 'run ended',
     });
+  });
+
+  it('a replacement starts over on a new label, excluding the host that failed', () => {
+    const gone = recordIn('destroyed', {
+      lease,
+      attempt: 0,
+      failedReason: 'bootstrap join_timeout: x',
+    });
+    const out = transition(gone, messages.Replace, NOW);
+    expect(out.record).toMatchObject({
+      stage: 'new',
+      label: 'tender-i-r-node-0-a1',
+      attempt: 1,
+      lease: null,
+      failedReason: null,
+      desired: { shape: { excludeMachines: ['m-42'] } },
+    });
+    const again = transition(
+      { ...out.record, stage: 'destroyed' },
+      { type: 'Replace', label: 'x-a2', excludeMachine: 'm-7' },
+      NOW,
+    );
+    expect(again.record.desired.shape.excludeMachines).toEqual(['m-42', 'm-7']);
+  });
+
+  it('a lost lease fails the node and is projected as lost, once', () => {
+    const out = transition(recordIn('dormant'), messages.LeaseLost, NOW);
+    expect(out.record).toMatchObject({
+      stage: 'failed',
+      leaseLost: true,
+      ready: false,
+      failedReason: 'lease lost: the provider no longer lists it',
+    });
+    expect(transition(out.record, messages.LeaseLost, NOW).ignored).toBeTruthy();
   });
 
   it('failure reasons name the stage they came from', () => {

@@ -27,6 +27,7 @@ export function transition(rec: NodeRecord, msg: NodeMsg, now: number): Step {
   if (msg.type === 'GetRecord')
     return { record: rec, effects: [{ type: 'Reply', kind: 'record' }] };
   if (msg.type === 'Destroy') return onDestroy(rec, msg.reason, now);
+  if (msg.type === 'LeaseLost') return onLeaseLost(rec, msg.reason, now);
 
   switch (rec.stage) {
     case 'new':
@@ -114,7 +115,10 @@ export function transition(rec: NodeRecord, msg: NodeMsg, now: number): Step {
 
     case 'dormant':
     case 'failed':
+      return ignore(rec, msg);
+
     case 'destroyed':
+      if (msg.type === 'Replace') return replaced(rec, msg, now);
       return ignore(rec, msg);
 
     case 'destroying':
@@ -129,6 +133,53 @@ export function transition(rec: NodeRecord, msg: NodeMsg, now: number): Step {
     default:
       return assertNever(rec.stage);
   }
+}
+
+/** The provider no longer lists the lease. While destroying, that is the confirmation;
+ *  otherwise the lease is lost (something else destroyed it) and the node has failed. */
+function onLeaseLost(rec: NodeRecord, reason: string, now: number): Step {
+  if (!rec.lease || rec.stage === 'destroyed' || rec.leaseLost) {
+    return { record: rec, effects: [], ignored: `LeaseLost in ${rec.stage}` };
+  }
+  if (rec.stage === 'destroying') return destroyed(rec, now);
+  return step(
+    {
+      ...to(rec, 'failed', now),
+      ready: false,
+      leaseLost: true,
+      failedReason: `lease lost: ${reason}`,
+    },
+    { type: 'CancelWork' },
+  );
+}
+
+/** A fresh start for the same logical node on a new lease: only once the failed lease is
+ *  destroyed (confirmed), so a replacement never runs beside a lease still billing. */
+function replaced(rec: NodeRecord, msg: Extract<NodeMsg, { type: 'Replace' }>, now: number): Step {
+  const excluded = Array.isArray(rec.desired.shape.excludeMachines)
+    ? (rec.desired.shape.excludeMachines as string[])
+    : [];
+  const shape = msg.excludeMachine
+    ? { ...rec.desired.shape, excludeMachines: [...new Set([...excluded, msg.excludeMachine])] }
+    : rec.desired.shape;
+  return step({
+    ...to(rec, 'new', now),
+    label: msg.label,
+    attempt: rec.attempt + 1,
+    desired: { ...rec.desired, shape },
+    ready: false,
+    lease: null,
+    connection: null,
+    bootstrap: null,
+    agent: null,
+    failedReason: null,
+    destroyedAt: null,
+    destroyRequested: false,
+    destroyReason: null,
+    destroyAttempts: 0,
+    lastError: null,
+    leaseLost: false,
+  });
 }
 
 function onDestroy(rec: NodeRecord, reason: string, now: number): Step {

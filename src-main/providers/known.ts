@@ -1,2 +1,2 @@
 /** Provider kinds this build can use; checked before anything is opened. */
-export const KNOWN_PROVIDERS: readonly string[] = ['local', 'ssh'];
+export const KNOWN_PROVIDERS: readonly string[] = ['local', 'ssh', 'vastai'];

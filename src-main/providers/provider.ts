@@ -1,3 +1,5 @@
+import type { Offer, OfferFilter } from '../contract';
+
 /** The provider plugin boundary (seed 000 §9, DESIGN.md "Providers").
  *
  *  Providers are stateless adapters: no NodeRecord, no logs, no SSH. Polling and deadlines
@@ -55,6 +57,20 @@ export interface CreateLeaseResult {
 
 export interface Provider {
   readonly kind: string;
+  /** A marketplace: a node that fails to boot may be replaced by a lease on another host.
+   *  (Machines you own are what they are: no replacement.) */
+  readonly replacesFailedBoots?: boolean;
+  /** Its leases cost money: reconciled at every start even with no live lease in the
+   *  ledger, so a lease the ledger lost is found (an orphan) before it bills for long. */
+  readonly bills?: boolean;
+  /** False when the provider cannot be used as configured (e.g. no API key): it is then
+   *  left out of reconciliation instead of reported unreachable at every look. */
+  isConfigured?(): boolean;
+  /** A lease that failed to boot was destroyed: keep its host out of later searches. */
+  rememberBootFailure?(lease: LeaseFacts, reason: string): void;
+
+  /** A marketplace's rentable offers matching `filter`, cheapest all-in price first. */
+  searchOffers?(filter: OfferFilter, signal: AbortSignal): Promise<Offer[]>;
 
   /** Creates one lease labelled `req.label`. Returns when the provider has accepted it.
    *  Throws `ProviderError`; `outcomeUnknown: true` means the lease may exist anyway (a

@@ -27,7 +27,8 @@ const leaseDirs = (home: string) => {
 // restart, and what `tender down --all` must leave behind.
 const points: { at: string; live: string; dirs: number; jobAlive: boolean; finally: string }[] = [
   { at: 'before-create-call', live: 'requested', dirs: 0, jobAlive: false, finally: 'not_created' },
-  { at: 'after-create-call', live: 'requested', dirs: 1, jobAlive: false, finally: 'destroyed' },
+  // The create happened but was never recorded: the next Tender adopts it by its label.
+  { at: 'after-create-call', live: 'created', dirs: 1, jobAlive: false, finally: 'destroyed' },
   { at: 'job-running', live: 'created', dirs: 1, jobAlive: true, finally: 'destroyed' },
   { at: 'before-destroy-call', live: 'destroying', dirs: 1, jobAlive: false, finally: 'destroyed' },
   { at: 'after-destroy-call', live: 'destroying', dirs: 0, jobAlive: false, finally: 'destroyed' },
@@ -116,8 +117,8 @@ describe('kill -9 of tender run at each effect boundary', () => {
     expect(next.stdout).toContain('done');
     const s = await status(h.home);
     expect(s.runs).toHaveLength(2);
-    // The crashed run's lease is still listed and live; the new run's is destroyed.
-    expect(s.leases.map((l) => l.state).sort()).toEqual(['destroyed', 'requested']);
+    // The crashed run's lease was adopted (still live, listed); the new run's is destroyed.
+    expect(s.leases.map((l) => l.state).sort()).toEqual(['created', 'destroyed']);
     expect(leaseDirs(h.home)).toHaveLength(1);
   });
 });

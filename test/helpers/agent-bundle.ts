@@ -7,7 +7,7 @@ import { createMarkerSkipper } from '../../src-agent/marker';
 import { socketPath } from '../../src-agent/paths';
 import type { AgentEvent, LogRecord, OpName, Ops, Response } from '../../src-agent/protocol';
 
-const BUNDLE = resolve(__dirname, '../../out/agent/tender-agent.cjs');
+const BUNDLE = resolve(import.meta.dirname, '../../out/agent/tender-agent.cjs');
 
 /** Absolute path of the built bundle; throws when it has not been built. */
 export function agentBundlePath(): string {

@@ -8,10 +8,11 @@ import { findHost } from '../../providers/ssh/hosts-file';
 import { call, type CliContext } from '../context';
 import { EXIT } from '../exit-codes';
 import { askOnInterrupt } from '../interrupt';
+import { positiveNumber } from './flags';
 import { makeLogPrinter } from '../log-printer';
 import { bold, green, info, red } from '../output';
 
-export const RUN_USAGE = `tender run <job.toml> [--provider P] [--count N] [--hosts a,b] [--keep] [--detach] [--json]`;
+export const RUN_USAGE = `tender run <job.toml> [--provider P] [--count N] [--hosts a,b] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--keep] [--detach] [--json]`;
 
 export async function runCommand(argv: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -21,6 +22,12 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
       provider: { type: 'string' },
       count: { type: 'string' },
       hosts: { type: 'string' },
+      gpu: { type: 'string' },
+      gpus: { type: 'string' },
+      'min-vram-gb': { type: 'string' },
+      'max-price': { type: 'string' },
+      image: { type: 'string' },
+      'disk-gb': { type: 'string' },
       keep: { type: 'boolean', default: false },
       detach: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
@@ -42,6 +49,16 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
     }
     pool.provider = values.provider;
   }
+  // Marketplace flags override the [pool] table's keys of the same meaning.
+  if (values.gpu !== undefined) pool.gpu = values.gpu;
+  if (values.gpus !== undefined) pool.gpu_count = positiveNumber('--gpus', values.gpus, true);
+  if (values['min-vram-gb'] !== undefined)
+    pool.min_vram_gb = positiveNumber('--min-vram-gb', values['min-vram-gb']);
+  if (values['max-price'] !== undefined)
+    pool.max_price = positiveNumber('--max-price', values['max-price']);
+  if (values.image !== undefined) pool.image = values.image;
+  if (values['disk-gb'] !== undefined)
+    pool.disk_gb = positiveNumber('--disk-gb', values['disk-gb'], true);
   if (values.hosts !== undefined) {
     pool.hosts = values.hosts
       .split(',')

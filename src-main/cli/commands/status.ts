@@ -40,7 +40,7 @@ function render(s: StatusView, note: string | null): string {
   if (s.orphans.length > 0) {
     out(
       red(
-        `${s.orphans.length} orphaned lease(s): carrying Tender's label, unknown to the ledger — \`tender down --all\` destroys them`,
+        `${s.orphans.length} orphaned lease(s): carrying Tender's label, unknown to the ledger — \`tender down --orphans\` destroys them`,
         o,
       ),
     );
@@ -49,6 +49,16 @@ function render(s: StatusView, note: string | null): string {
   }
   for (const u of s.unreachable)
     out(red(`could not ask ${u.provider} for its leases: ${u.error}`, o));
+  const lost = s.leases.filter((l) => l.state === 'lost');
+  for (const l of lost) {
+    out(
+      red(
+        `lease ${l.leaseId ?? l.label} (run ${l.runId ?? '-'}) was lost: ${l.reason ?? 'the provider no longer lists it'}`,
+        o,
+      ),
+    );
+  }
+  if (lost.length > 0) out();
   const live = s.leases.filter(
     (l) => l.state === 'requested' || l.state === 'created' || l.state === 'destroying',
   );

@@ -1,0 +1,100 @@
+import { parseArgs } from 'node:util';
+import type { Offer } from '../../contract';
+import { TenderCore } from '../../core/tender-core';
+import { call, type CliContext } from '../context';
+import { EXIT } from '../exit-codes';
+import { bold, info, table } from '../output';
+import { positiveNumber } from './flags';
+
+export const OFFERS_USAGE =
+  'tender offers [--gpu "RTX 4090"] [--gpus N] [--min-vram-gb N] [--max-price X] [--disk-gb N] [--count N] [--all-hosts] [--json]';
+
+/** Rentable machines, cheapest all-in $/h first (GPU plus storage for the disk asked). With
+ *  --count N, the N a `tender run --count N` would rent, and what they cost together. */
+export async function offersCommand(argv: string[], ctx: CliContext): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      provider: { type: 'string', default: 'vastai' },
+      gpu: { type: 'string' },
+      gpus: { type: 'string' },
+      'min-vram-gb': { type: 'string' },
+      'max-price': { type: 'string' },
+      'disk-gb': { type: 'string' },
+      count: { type: 'string' },
+      'all-hosts': { type: 'boolean', default: false },
+      limit: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const count = values.count === undefined ? 1 : positiveNumber('--count', values.count, true);
+  const filter = {
+    ...(values.gpu ? { gpu: values.gpu } : {}),
+    ...(values.gpus ? { gpuCount: positiveNumber('--gpus', values.gpus, true) } : {}),
+    ...(values['min-vram-gb']
+      ? { minVramGb: positiveNumber('--min-vram-gb', values['min-vram-gb']) }
+      : {}),
+    ...(values['max-price']
+      ? { maxPrice: positiveNumber('--max-price', values['max-price']) }
+      : {}),
+    ...(values['disk-gb'] ? { diskGb: positiveNumber('--disk-gb', values['disk-gb'], true) } : {}),
+    includeFailedHosts: values['all-hosts'] === true,
+    limit: values.limit ? positiveNumber('--limit', values.limit, true) : Math.max(20, count),
+  };
+  const core = TenderCore.openAny(ctx.coreOptions) ?? TenderCore.open(ctx.coreOptions);
+  try {
+    const offers = await call(core, 'offers.search', { provider: values.provider, filter });
+    if (values.json) {
+      process.stdout.write(JSON.stringify(offers) + '\n');
+      return offers.length >= count ? EXIT.ok : EXIT.infrastructure;
+    }
+    if (offers.length === 0) {
+      info(
+        'no offers match: loosen the filter (--max-price, --min-vram-gb, --gpu) or add --all-hosts',
+      );
+      return EXIT.infrastructure;
+    }
+    process.stdout.write(render(offers, count) + '\n');
+    if (offers.length < count) {
+      info(`only ${offers.length} offer(s) match, fewer than --count ${count}`);
+      return EXIT.infrastructure;
+    }
+    const total = offers.slice(0, count).reduce((n, o) => n + o.pricePerHour, 0);
+    if (count > 1) info(bold(`the ${count} cheapest cost $${total.toFixed(3)}/h together`));
+    return EXIT.ok;
+  } finally {
+    await core.close();
+  }
+}
+
+function render(offers: Offer[], count: number): string {
+  const rows = [
+    [
+      '',
+      'OFFER',
+      'GPU',
+      'VRAM',
+      '$/h ALL-IN',
+      '(GPU + DISK)',
+      'RELIAB.',
+      'DOWN/UP Mb/s',
+      'WHERE',
+      'HOST',
+    ],
+  ];
+  offers.forEach((o, i) =>
+    rows.push([
+      i < count ? '*' : '',
+      o.offerId,
+      `${o.gpuCount}× ${o.gpuName}`,
+      `${o.vramGb.toFixed(0)} GB`,
+      `$${o.pricePerHour.toFixed(3)}`,
+      `(${o.gpuPricePerHour.toFixed(3)} + ${o.storagePricePerHour.toFixed(3)})`,
+      o.reliability.toFixed(3),
+      `${o.downMbps.toFixed(0)}/${o.upMbps.toFixed(0)}`,
+      o.location ?? '-',
+      o.machineId,
+    ]),
+  );
+  return table(rows);
+}

@@ -1,0 +1,328 @@
+import { OfferFilter, type Offer, type OfferFilterInput } from '../../contract/views';
+import {
+  ProviderError,
+  type CreateLeaseRequest,
+  type CreateLeaseResult,
+  type DestroyHandle,
+  type LeaseFacts,
+  type NodeEndpoint,
+  type Provider,
+} from '../provider';
+import { DEFAULT_VASTAI_URL, VastApiClient, type VastApiOptions } from './api-client';
+import { sshAddressOf, sshEndpoint } from './endpoint';
+import { isOfferTaken, VastApiError } from './errors';
+import { failedMachineIds, recordFailedHost } from './failed-hosts';
+import { buildOfferQuery, effectiveDiskGb } from './filters';
+import {
+  factsFromCreate,
+  factsFromInstance,
+  instanceIdOf,
+  LABEL_ENV,
+  PROVIDER,
+  SAFE_LABEL,
+  tenderLabelOf,
+} from './lease-facts';
+import { selectOffers } from './offers';
+import { filterOfShape, parseShape } from './shape';
+import { classifyInstance, isGoneInstance } from './status';
+
+/** Comes with CUDA 12.4, cuDNN 9, PyTorch 2.5.1 and Python 3.11 on Ubuntu 22.04: the
+ *  common denominator of GPU jobs. Vast.ai's `ssh` launch adds sshd; Tender pushes Node. */
+export const DEFAULT_IMAGE = 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime';
+
+/** Vast.ai's ssh launch runs each SSH session inside tmux unless this file exists; Tender's
+ *  commands need plain exec channels (vast.ai docs; SkyPilot's onstart does the same). */
+export const ONSTART = 'touch ~/.no_auto_tmux';
+
+/** What vast.py sends for `--ssh --direct`: a direct port mapping for 22, and the proxy as a
+ *  fallback. (The OpenAPI enum spells it `ssh_direct`; the CLI's string is the one in use.) */
+export const RUNTYPE = 'ssh_direc ssh_proxy';
+
+const MAX_OFFERS_TRIED = 5; // offers rented away under us before we give the run an answer
+// Vast.ai may take a moment to show a new instance; until then "no such instance" is "not yet".
+const YOUNG_LEASE_MS = 120_000;
+
+export interface VastProviderOptions {
+  /** `TENDER_VASTAI_URL`; default https://console.vast.ai. */
+  baseUrl?: string;
+  /** `TENDER_VASTAI_API_KEY`. Empty: the provider reports itself not configured. */
+  apiKey: string;
+  /** Tender's SSH public key (OpenSSH one-line form), read when first needed. */
+  publicKey: () => string;
+  /** `<TENDER_HOME>/vastai-failed-hosts.json`; without it no host is remembered. */
+  failedHostsPath?: string;
+  defaultImage?: string;
+  /** The SSH user of an instance: root on Vast.ai. A seam for the fake in test/fakes/vast,
+   *  whose nodes are throw-away users, one per instance. */
+  sshUser?: (instanceId: string) => string;
+  now?: () => number;
+  /** Test seams and tuning of the HTTP layer. */
+  http?: Omit<VastApiOptions, 'baseUrl' | 'apiKey'>;
+}
+
+/** Vast.ai: rents a marketplace machine per lease. A lease is a Vast.ai instance labelled
+ *  with Tender's label (and carrying it as TENDER_LABEL in its env); its id is the instance
+ *  (contract) id. This adapter never polls and never waits: the orchestrator calls
+ *  lookupEndpoint until SSH is known and isGone until a destroy is confirmed. */
+export class VastProvider implements Provider {
+  readonly kind = PROVIDER;
+  readonly replacesFailedBoots = true;
+  readonly bills = true;
+  private api: VastApiClient | null = null;
+  private apiError: Error | null = null;
+  private keyOnAccount: string | null = null;
+  /** Offers a create in this process is taking right now. */
+  private readonly claimed = new Set<string>();
+  private claimWaiters: (() => void)[] = [];
+
+  private claimSettled(): Promise<void> {
+    return new Promise((resolve) => this.claimWaiters.push(resolve));
+  }
+
+  private settleClaims(): void {
+    const waiters = this.claimWaiters;
+    this.claimWaiters = [];
+    for (const w of waiters) w();
+  }
+  private readonly now: () => number;
+
+  constructor(private readonly opts: VastProviderOptions) {
+    this.now = opts.now ?? Date.now;
+    try {
+      this.api = new VastApiClient({
+        ...opts.http,
+        baseUrl: opts.baseUrl || DEFAULT_VASTAI_URL,
+        apiKey: opts.apiKey,
+      });
+    } catch (err) {
+      this.apiError = err as Error; // reported by isConfigured() and by every call
+    }
+  }
+
+  isConfigured(): boolean {
+    return this.api !== null;
+  }
+
+  async searchOffers(filter: OfferFilterInput, signal: AbortSignal): Promise<Offer[]> {
+    const f = OfferFilter.parse(filter);
+    const excluded =
+      f.includeFailedHosts || !this.opts.failedHostsPath
+        ? new Set<string>()
+        : failedMachineIds(this.opts.failedHostsPath);
+    return this.search(f, excluded, signal);
+  }
+
+  async createLease(req: CreateLeaseRequest, signal: AbortSignal): Promise<CreateLeaseResult> {
+    const label = checkLabel(req.label);
+    const shape = parseShape(req.shape);
+    const api = this.client();
+    // A lease is created once per label, whoever asks twice (a retry after a crash, a
+    // replayed effect): an instance that already carries the label is that lease.
+    const existing = await this.findLabel(label, signal);
+    if (existing) return { lease: existing, endpoint: null };
+
+    const publicKey = this.publicKey();
+    await this.ensureKeyOnAccount(publicKey, signal);
+    const filter = filterOfShape(shape);
+    const excluded = new Set(shape.excludeMachines ?? []);
+    if (this.opts.failedHostsPath)
+      for (const id of failedMachineIds(this.opts.failedHostsPath)) excluded.add(id);
+    let offers = await this.search(filter, excluded, signal);
+    // Every match is being taken by another create of this process: wait for one of those to
+    // settle (rented: gone from the market; refused: free again), then look again.
+    while (offers.length > 0 && offers.every((o) => this.claimed.has(o.offerId))) {
+      await this.claimSettled();
+      offers = await this.search(filter, excluded, signal);
+    }
+    if (offers.length === 0)
+      throw new ProviderError('no Vast.ai offer matches this pool', {
+        hint: 'loosen max_price, min_vram_gb, gpu or min_reliability; `tender offers` shows what is there',
+      });
+
+    const image = shape.image ?? this.opts.defaultImage ?? DEFAULT_IMAGE;
+    const disk = effectiveDiskGb(filter.diskGb);
+    const taken: string[] = [];
+    // Several nodes of a run are created at once from the same search: each skips the
+    // offers the others are taking, instead of all racing for the cheapest one.
+    const candidates = offers
+      .filter((o) => !this.claimed.has(o.offerId))
+      .slice(0, MAX_OFFERS_TRIED);
+    for (const offer of candidates) {
+      if (this.claimed.has(offer.offerId)) continue;
+      this.claimed.add(offer.offerId);
+      let instanceId: string;
+      try {
+        instanceId = await api.createInstance(
+          offer.offerId,
+          createBody(label, image, disk),
+          signal,
+        );
+      } catch (err) {
+        if (isOfferTaken(err)) {
+          taken.push(offer.offerId);
+          continue;
+        }
+        throw err; // outcomeUnknown included: the orchestrator looks the label up first
+      } finally {
+        this.claimed.delete(offer.offerId);
+        this.settleClaims();
+      }
+      const attach = await api.attachSshKey(instanceId, publicKey, signal).then(
+        () => 'ok',
+        // The account key reaches new instances too; this is the second way in, not the only.
+        (e: unknown) => `failed: ${(e as Error).message}`.slice(0, 200),
+      );
+      const lease = factsFromCreate(instanceId, label, offer, {
+        image,
+        disk_gb: String(disk),
+        created_at: String(this.now()),
+        ssh_key_attach: attach,
+      });
+      return { lease, endpoint: null };
+    }
+    throw new ProviderError(
+      `every offer tried was rented by someone else first (offers ${taken.join(', ') || 'none left to try'})`,
+      { hint: 'the market moves fast at this price; try again, or raise max_price' },
+    );
+  }
+
+  async lookupEndpoint(lease: LeaseFacts, signal: AbortSignal): Promise<NodeEndpoint | null> {
+    const id = this.instanceId(lease.destroyHandle);
+    const inst = await this.client().showInstance(id, signal);
+    const state = classifyInstance(inst);
+    switch (state.kind) {
+      case 'gone': {
+        const createdAt = Number(lease.metadata.created_at);
+        if (Number.isFinite(createdAt) && this.now() - createdAt < YOUNG_LEASE_MS) return null;
+        throw new ProviderError(`Vast.ai instance ${id}: the instance is gone`, { fatal: true });
+      }
+      case 'failed':
+        throw new ProviderError(`Vast.ai instance ${id}: ${state.reason}`, {
+          fatal: true,
+          hint: 'destroy it: it may still bill until then',
+        });
+      case 'starting':
+        return null;
+      case 'running': {
+        const addr = inst ? sshAddressOf(inst) : null;
+        return addr ? sshEndpoint(addr, lease.label, this.opts.sshUser?.(id) ?? 'root') : null;
+      }
+    }
+  }
+
+  async destroyLease(handle: DestroyHandle, signal: AbortSignal): Promise<void> {
+    // 'gone' and 'destroyed' are both success; anything else throws and is retried.
+    await this.client().destroyInstance(this.instanceId(handle), signal);
+  }
+
+  async isGone(handle: DestroyHandle, signal: AbortSignal): Promise<boolean> {
+    return isGoneInstance(await this.client().showInstance(this.instanceId(handle), signal));
+  }
+
+  async listLabeled(prefix: string, signal: AbortSignal): Promise<LeaseFacts[]> {
+    if (!SAFE_LABEL.test(prefix))
+      throw new ProviderError(`bad label prefix "${prefix}"`, { fatal: true });
+    const found: LeaseFacts[] = [];
+    for (const inst of await this.client().listInstances(signal)) {
+      if (isGoneInstance(inst)) continue;
+      const label = tenderLabelOf(inst, prefix);
+      const facts = label ? factsFromInstance(inst, label) : null;
+      if (facts) found.push(facts);
+    }
+    return found.sort(
+      (a, b) =>
+        a.label.localeCompare(b.label) ||
+        a.contractId.localeCompare(b.contractId, 'en', { numeric: true }),
+    );
+  }
+
+  rememberBootFailure(lease: LeaseFacts, reason: string): void {
+    const machine = lease.metadata.machine_id;
+    if (!this.opts.failedHostsPath || !machine || !/^\d+$/.test(machine)) return;
+    recordFailedHost(this.opts.failedHostsPath, machine, reason, this.now());
+  }
+
+  private async search(
+    filter: OfferFilter,
+    excluded: ReadonlySet<string>,
+    signal: AbortSignal,
+  ): Promise<Offer[]> {
+    const rows = await this.client().searchOffers(buildOfferQuery(filter, excluded.size), signal);
+    return selectOffers(rows, filter, excluded);
+  }
+
+  /** The lease already labelled `label`, if any (the lowest id when there are several: the
+   *  others stay listed by listLabeled, so reconciliation still sees them). */
+  private async findLabel(label: string, signal: AbortSignal): Promise<LeaseFacts | null> {
+    const listed = await this.listLabeled(label, signal);
+    return listed.find((l) => l.label === label) ?? null;
+  }
+
+  private async ensureKeyOnAccount(publicKey: string, signal: AbortSignal): Promise<void> {
+    if (this.keyOnAccount === publicKey) return;
+    const api = this.client();
+    const want = keyBody(publicKey);
+    const keys = await api.listSshKeys(signal);
+    if (!keys.some((k) => keyBody(k) === want)) await api.addSshKey(publicKey, signal);
+    this.keyOnAccount = publicKey;
+  }
+
+  private publicKey(): string {
+    let key: string;
+    try {
+      key = this.opts.publicKey().trim();
+    } catch (err) {
+      throw new ProviderError(`Tender's SSH key is not readable: ${(err as Error).message}`, {
+        fatal: true,
+      });
+    }
+    if (!/^(ssh-|ecdsa-|sk-)\S+ \S+/.test(key) || key.includes('PRIVATE KEY'))
+      throw new ProviderError("Tender's SSH public key is not an OpenSSH public key", {
+        fatal: true,
+      });
+    return key;
+  }
+
+  private instanceId(handle: DestroyHandle): string {
+    const id = instanceIdOf(handle);
+    if (!id) throw new ProviderError(`bad vastai lease handle ${handle.leaseId}`, { fatal: true });
+    return id;
+  }
+
+  private client(): VastApiClient {
+    if (this.api) return this.api;
+    const err = this.apiError;
+    throw err instanceof VastApiError
+      ? err
+      : new ProviderError(`Vast.ai is not configured: ${err?.message ?? 'unknown'}`, {
+          fatal: true,
+        });
+  }
+}
+
+/** The body of PUT /api/v0/asks/{id}/ (vast.py create__instance; create_instance.yaml). */
+export function createBody(label: string, image: string, diskGb: number): Record<string, unknown> {
+  return {
+    client_id: 'me',
+    image,
+    disk: diskGb,
+    label,
+    // A JSON object, as vast.py's parse_env sends it (the OpenAPI file says a string).
+    env: { [LABEL_ENV]: label },
+    onstart: ONSTART,
+    runtype: RUNTYPE,
+    // Fail at once rather than leave a stopped instance that bills for its disk.
+    cancel_unavail: true,
+  };
+}
+
+/** Key type and base64, without the comment: how two copies of one key compare. */
+function keyBody(key: string): string {
+  return key.trim().split(/\s+/).slice(0, 2).join(' ');
+}
+
+function checkLabel(label: string): string {
+  if (!SAFE_LABEL.test(label))
+    throw new ProviderError(`bad lease label "${label}"`, { fatal: true });
+  return label;
+}

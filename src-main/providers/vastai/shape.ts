@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { OfferFilter } from '../../contract/views';
+import { ProviderError } from '../provider';
+
+/** The node shape a vastai lease is created from: the pool's marketplace fields (PoolSpec,
+ *  seed 000 §10) plus what the orchestrator adds. Other pool keys are ignored. */
+export const VastShape = z.object({
+  gpu: z.string().min(1).optional(),
+  gpu_count: z.number().int().min(1).max(16).optional(),
+  min_vram_gb: z.number().positive().optional(),
+  max_price: z.number().positive().optional(),
+  image: z.string().min(1).max(1024).optional(), // create_instance.yaml: image max_length
+  disk_gb: z.number().int().min(1).max(8192).optional(),
+  min_reliability: z.number().min(0).max(1).optional(),
+  min_down_mbps: z.number().positive().optional(),
+  min_up_mbps: z.number().positive().optional(),
+  verified: z.boolean().optional(),
+  region: z.string().min(1).optional(),
+  /** Machines not to rent this time (e.g. the host a replaced node failed on). */
+  excludeMachines: z.array(z.string().regex(/^\d+$/)).optional(),
+});
+export type VastShape = z.infer<typeof VastShape>;
+
+export function parseShape(shape: Record<string, unknown>): VastShape {
+  const parsed = VastShape.safeParse(shape);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new ProviderError(
+    `bad vastai node shape: ${issue?.path.join('.') || 'shape'}: ${issue?.message ?? 'invalid'}`,
+    { fatal: true },
+  );
+}
+
+/** The search a create runs: never one that includes hosts that failed before. */
+export function filterOfShape(shape: VastShape): OfferFilter {
+  return OfferFilter.parse({
+    gpu: shape.gpu,
+    gpuCount: shape.gpu_count,
+    minVramGb: shape.min_vram_gb,
+    maxPrice: shape.max_price,
+    diskGb: shape.disk_gb,
+    minReliability: shape.min_reliability,
+    minDownMbps: shape.min_down_mbps,
+    minUpMbps: shape.min_up_mbps,
+    verified: shape.verified,
+    region: shape.region,
+    includeFailedHosts: false,
+    limit: 16,
+  });
+}

@@ -1,0 +1,225 @@
+// One rented instance: its record in the fake, the status it shows at a given time, and
+// the object `GET /api/v0/instances[/{id}]/` returns for it (fields and units from vast-cli's
+// show_instance.yaml / show_instances.yaml: `extra_env` a list of [key, value] pairs,
+// `ports` docker's {"22/tcp": [{HostIp, HostPort}]}, dates in epoch seconds).
+import type { VastNode } from './node';
+import { type MachineSpec, storageHourly } from './offers';
+
+/** How the container start ends: as asked, or one of the failures Vast shows. */
+export type Fate = 'run' | 'stay_loading' | 'exited' | 'offline' | 'created';
+
+/** Which kind of API key made a call. */
+export type KeyKind = 'account' | 'instance';
+
+/** A common real start failure (nvidia-container-cli on a host whose driver went away). */
+export const OCI_ERROR_MSG =
+  'Error response from daemon: failed to create task for container: failed to create shim ' +
+  'task: OCI runtime create failed: runc create failed: unable to start container process: ' +
+  'error during container init: error running hook #0: error running hook: exit status 1, ' +
+  "stdout: , stderr: Auto-detected mode as 'legacy'\nnvidia-container-cli: initialization " +
+  'error: nvml error: driver not loaded: unknown';
+
+export interface InstanceKey {
+  id: number;
+  key: string;
+  source: 'account' | 'instance';
+  /** Clock ms from which the node's sshd accepts it. */
+  effectiveAt: number;
+  /** Clock ms from which it no longer does (detached), or null. */
+  removedAt: number | null;
+}
+
+interface BillingSegment {
+  from: number;
+  to: number | null;
+  /** $/hour. */
+  rate: number;
+}
+
+export interface InstanceRecord {
+  id: number;
+  spec: MachineSpec;
+  /** CONTAINER_API_KEY: accepted by the API for this instance only. */
+  apiKey: string;
+  label: string | null;
+  image: string;
+  runtype: string;
+  onstart: string | null;
+  args: string[];
+  /** As the create call sent it, "-p 8080:8080": "1" entries included. */
+  env: Record<string, string>;
+  templateHashId: string | null;
+  disk: number;
+  dphTotal: number;
+  createdAt: number;
+  /** Before this, list and show calls do not see the instance. */
+  visibleAt: number;
+  loadingAt: number;
+  /** When the container is due to start. */
+  startAt: number;
+  fate: Fate;
+  fateMsg: string | null;
+  forced: { status: string; msg: string | null } | null;
+  intended: 'running' | 'stopped';
+  /** Clock ms at which sshd first listened (the container ran), or null. */
+  runningSince: number | null;
+  startError: string | null;
+  keys: InstanceKey[];
+  destroyedAt: number | null;
+  destroyedBy: KeyKind | null;
+  /** After this, a destroyed instance is absent from list and show calls. */
+  goneAt: number | null;
+  node: VastNode;
+  jupyterToken: string;
+  billing: BillingSegment[];
+}
+
+export function actualStatus(inst: InstanceRecord, now: number): string | null {
+  if (inst.forced) return inst.forced.status;
+  if (inst.startError) return 'exited';
+  if (inst.intended === 'stopped') return 'stopped';
+  if (now < inst.loadingAt) return null;
+  if (inst.runningSince !== null) return 'running';
+  if (now < inst.startAt || inst.fate === 'run' || inst.fate === 'stay_loading') return 'loading';
+  return inst.fate;
+}
+
+function statusMsg(inst: InstanceRecord, status: string | null): string | null {
+  if (inst.forced) return inst.forced.msg;
+  if (inst.startError) return inst.startError;
+  if (status === null || status === 'stopped') return null;
+  if (status === 'loading') return `Pulling image ${inst.image}`;
+  if (status === 'running') return `success, running ${inst.image.replace(/:/g, '_')}/ssh`;
+  return inst.fateMsg;
+}
+
+/** Starts, pauses or ends billing at `now` (stopped instances pay for storage only). */
+export function setBillingRate(inst: InstanceRecord, now: number, rate: number | null): void {
+  const open = inst.billing.at(-1);
+  if (open && open.to === null) open.to = now;
+  if (rate !== null) inst.billing.push({ from: now, to: null, rate });
+}
+
+export function storageRate(inst: InstanceRecord): number {
+  return storageHourly(inst.spec, inst.disk);
+}
+
+export function accruedUsd(inst: InstanceRecord, now: number): number {
+  return inst.billing.reduce((sum, s) => sum + (s.rate * ((s.to ?? now) - s.from)) / 3_600_000, 0);
+}
+
+/** The instance object of the API at `now`. */
+export function instanceView(inst: InstanceRecord, now: number): Record<string, unknown> {
+  const s = inst.spec;
+  const status = actualStatus(inst, now);
+  const isRunning = status === 'running';
+  const port = inst.node.port;
+  const startS = inst.createdAt / 1000;
+  const diskHour = storageRate(inst);
+  const pricing = {
+    gpuCostPerHour: s.dph_base,
+    diskHour,
+    totalHour: inst.dphTotal,
+    discountTotalHour: 0,
+    discountedTotalPerHour: inst.dphTotal,
+  };
+  const isDestroyed = inst.destroyedAt !== null;
+  return {
+    id: inst.id,
+    actual_status: status,
+    intended_status: isDestroyed ? 'stopped' : inst.intended,
+    cur_state: isDestroyed ? 'unloaded' : inst.intended,
+    next_state: isDestroyed ? 'unloaded' : inst.intended,
+    label: inst.label,
+    template_id: null,
+    template_hash_id: inst.templateHashId,
+    template_name: null,
+    image_uuid: inst.image,
+    image_args: inst.args,
+    image_runtype: inst.runtype,
+    extra_env: Object.entries(inst.env),
+    onstart: inst.onstart,
+    jupyter_token: inst.jupyterToken,
+    status_msg: statusMsg(inst, status),
+    local_ipaddrs: '127.0.0.1 \n',
+    ssh_host: '127.0.0.1',
+    ssh_idx: '1',
+    ssh_port: port,
+    machine_dir_ssh_port: port,
+    machine_id: s.machine_id,
+    bundle_id: s.bundle_id,
+    start_date: startS,
+    end_date: startS + s.duration,
+    uptime_mins:
+      inst.runningSince === null ? null : Math.max(0, (now - inst.runningSince) / 60_000),
+    duration: startS + s.duration - now / 1000,
+    cpu_arch: s.cpu_arch,
+    cpu_cores: s.cpu_cores,
+    cpu_cores_effective: s.cpu_cores_effective,
+    cpu_name: s.cpu_name,
+    cpu_ram: s.cpu_ram,
+    cpu_util: 0,
+    mem_limit: null,
+    mem_usage: null,
+    vmem_usage: null,
+    gpu_name: s.gpu_name,
+    gpu_arch: s.gpu_arch,
+    gpu_totalram: s.gpu_ram,
+    gpu_ram: s.gpu_ram,
+    gpu_util: isRunning ? 0 : null,
+    gpu_temp: isRunning ? 34 : null,
+    gpu_frac: s.gpu_frac,
+    gpu_lanes: s.gpu_lanes,
+    gpu_mem_bw: s.gpu_mem_bw,
+    bw_nvlink: s.bw_nvlink,
+    disk_name: s.disk_name,
+    disk_space: inst.disk,
+    disk_bw: s.disk_bw,
+    disk_util: 0,
+    disk_usage: 0,
+    direct_port_count: s.direct_port_count,
+    direct_port_start: port,
+    direct_port_end: port,
+    // show_instances v1: "Port mappings. Only present on running instances."
+    ports: isRunning ? { '22/tcp': [{ HostIp: '0.0.0.0', HostPort: String(port) }] } : {},
+    static_ip: s.static_ip,
+    public_ipaddr: '127.0.0.1',
+    geolocation: s.geolocation,
+    verification: s.verification,
+    rentable: s.rentable,
+    host_id: s.host_id,
+    hosting_type: s.hosting_type,
+    min_bid: s.min_bid,
+    is_bid: false,
+    dph_base: s.dph_base,
+    dph_total: inst.dphTotal,
+    dlperf: s.dlperf,
+    dlperf_per_dphtotal: s.dlperf / inst.dphTotal,
+    flops_per_dphtotal: s.total_flops / inst.dphTotal,
+    total_flops: s.total_flops,
+    score: s.score,
+    reliability2: s.reliability,
+    os_version: s.os_version,
+    mobo_name: s.mobo_name,
+    pci_gen: s.pci_gen,
+    pcie_bw: s.pcie_bw,
+    num_gpus: s.num_gpus,
+    logo: '/static/logos/vastai_small2.png',
+    webpage: null,
+    search: pricing,
+    instance: pricing,
+    storage_cost: s.storage_cost,
+    storage_total_cost: diskHour,
+    vram_costperhour: inst.dphTotal / ((s.gpu_ram * s.num_gpus) / 1024),
+    credit_balance: null,
+    credit_discount: null,
+    credit_discount_max: s.credit_discount_max,
+    client_run_time: 1.1,
+    host_run_time: s.duration,
+    external: s.external,
+    time_remaining: '',
+    time_remaining_isbid: '',
+    country_code: s.geolocation.split(',').pop()!.trim(),
+    volume_info: [],
+  };
+}

@@ -1,0 +1,91 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CommandInput } from '../../src-main/contract';
+import { DEFAULT_TIMING, type Timing } from '../../src-main/core/settings';
+import { TenderCore } from '../../src-main/core/tender-core';
+import { LocalProvider } from '../../src-main/providers/local/local-provider';
+import { failedHostsPath } from '../../src-main/providers/vastai/failed-hosts';
+import { VastProvider } from '../../src-main/providers/vastai/provider';
+import { ensureTenderKey } from '../../src-main/transport/keys';
+import { startFakeVast, type FakeVast, type OfferSeed } from '../fakes/vast';
+import { agentBundlePath } from './agent-bundle';
+
+/** Fast enough for tests, with the same shape as production settings. */
+export const TEST_TIMING: Partial<Timing> = {
+  deadlines: { ...DEFAULT_TIMING.deadlines, connectMs: 30_000 },
+  endpointPollMs: 150,
+  endpointDeadlineMs: 20_000,
+  destroyPollMs: 150,
+  destroyConfirmDeadlineMs: 20_000,
+  destroyRetryScale: 0.05,
+  teardownMaxAttempts: 8,
+};
+
+/** A fake Vast.ai and a Tender core whose vastai provider talks to it. The fake's nodes log
+ *  in as throw-away users (isolated homes), so the provider's ssh user comes from the fake. */
+export async function vastSetup(
+  opts: {
+    offers?: OfferSeed[];
+    timing?: Partial<Timing>;
+    httpRetry?: { deadlineMs?: number };
+  } = {},
+) {
+  const fake: FakeVast = await startFakeVast({ offers: opts.offers ?? defaultOffers(4) });
+  const root = mkdtempSync(join(tmpdir(), 'tender-vast-'));
+  const home = join(root, 'home');
+  const work = join(root, 'work');
+  mkdirSync(work, { recursive: true });
+  writeFileSync(join(work, 'hello.txt'), 'hello from a rented GPU\n');
+  const userOf = (instanceId: string) =>
+    fake.state.instances().find((i) => String(i.id) === instanceId)?.node?.user ?? 'root';
+  let vast!: VastProvider;
+  const core = TenderCore.open({
+    home,
+    env: { ...process.env, TENDER_AGENT_BUNDLE: agentBundlePath() },
+    timing: { ...TEST_TIMING, ...opts.timing },
+    providers: (d) => [
+      (vast = new VastProvider({
+        apiKey: fake.apiKey,
+        baseUrl: fake.url,
+        publicKey: () => ensureTenderKey(d.home).publicKey,
+        failedHostsPath: failedHostsPath(d.home),
+        sshUser: userOf,
+        now: d.now,
+        http: {
+          retry: { baseDelayMs: 20, maxDelayMs: 200, deadlineMs: 10_000, ...opts.httpRetry },
+          requestTimeoutMs: 5_000,
+        },
+      })),
+      new LocalProvider(d.home, d.now),
+    ],
+  });
+  return {
+    fake,
+    core,
+    home,
+    work,
+    vast: () => vast,
+    async run(input: CommandInput<'run.start'>) {
+      const started = await core.client.invoke('run.start', input);
+      if (!started.ok) throw new Error(started.error.message);
+      await core.waitRun(started.value.id);
+      const view = await core.client.invoke('run.get', { runId: started.value.id });
+      if (!view.ok) throw new Error(view.error.message);
+      return view.value;
+    },
+    async close() {
+      await core.close();
+      await fake.stop();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `n` RTX 4090 offers at rising prices, on different machines. */
+export function defaultOffers(n: number): OfferSeed[] {
+  return Array.from(
+    { length: n },
+    (_, i) => ({ gpu_name: 'RTX 4090', dph_base: 0.3 + i * 0.05 }) as OfferSeed,
+  );
+}
