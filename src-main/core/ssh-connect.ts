@@ -46,6 +46,9 @@ export function sshConnector(
         hostKey,
         signal,
         deadlineMs,
+        // Your own machines: a rejected key is the key. A rented container may install its
+        // authorized_keys a while after sshd listens: keep trying until the deadline.
+        authRetries: ep.hostKeyScope.startsWith('lease:') ? Number.POSITIVE_INFINITY : undefined,
         onRetry: (attempt, err, delayMs) =>
           onRetry?.(
             `ssh: ${err.message}; retrying in ${(delayMs / 1000).toFixed(1)} s (attempt ${attempt})`,

@@ -36,6 +36,9 @@ export interface ConnectSshOptions {
   deadlineMs: number;
   /** Told about each failed attempt that will be retried, before the wait. */
   onRetry?: (attempt: number, err: SshError, delayMs: number) => void;
+  /** Rejected keys retried before giving up (default 2). A freshly rented container may
+   *  install its authorized_keys well after sshd listens: for those, until the deadline. */
+  authRetries?: number;
   keepaliveIntervalMs?: number;
 }
 
@@ -82,7 +85,7 @@ export async function connectSsh(target: SshTarget, opts: ConnectSshOptions): Pr
     if (err.kind === 'host_key') throw err;
     let wait = withJitter(delay);
     if (err.kind === 'auth') {
-      if (++authFailures > AUTH_RETRIES)
+      if (++authFailures > (opts.authRetries ?? AUTH_RETRIES))
         throw finalSshError(err, target.user, Date.now() - started);
       wait = Math.max(wait, AUTH_RETRY_MS);
     }

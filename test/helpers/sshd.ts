@@ -170,6 +170,15 @@ export class SshdFixture {
 
   /** Kills every per-connection sshd (and what its session runs); the listener stays, and
    *  so do daemons a session detached. Clients see their connection drop. */
+  /** Sets the keys sshd accepts from now on (a node that installs its keys late). */
+  setAuthorizedKeys(publicKeys: string[]): void {
+    writeFileSync(
+      join(this.dir, 'authorized_keys'),
+      publicKeys.map((k) => `${k.trim()}\n`).join(''),
+      { mode: 0o644 },
+    );
+  }
+
   killSessions(): Promise<void> {
     const table = processTable();
     const victims: number[] = [];

@@ -68,6 +68,7 @@ async function connect(
       signal: opts.signal ?? new AbortController().signal,
       deadlineMs: opts.deadlineMs ?? 20_000,
       ...(opts.onRetry ? { onRetry: opts.onRetry } : {}),
+      ...(opts.authRetries !== undefined ? { authRetries: opts.authRetries } : {}),
     },
   );
   cleanups.push(() => shell.close());
@@ -213,6 +214,25 @@ describe('connectSsh', () => {
     expect(err.message).toContain('authorized_keys');
     expect(retries).toBeLessThanOrEqual(2);
     expect(err.message).not.toContain(stranger.split('\n')[1]!);
+  });
+
+  it('keeps retrying a rejected key until the deadline when asked (a rented node installs its keys late)', async () => {
+    const f = await sshd();
+    f.setAuthorizedKeys([]); // the container has not installed our key yet
+    let authRetries = 0;
+    setTimeout(() => f.setAuthorizedKeys([f.clientKey.publicKey]), 6_000).unref();
+    const shell = await connect(f, {
+      deadlineMs: 30_000,
+      authRetries: Number.POSITIVE_INFINITY,
+      onRetry: (_n, err) => void (err.kind === 'auth' && authRetries++),
+    });
+    const r = shell.exec('echo in');
+    r.stderr.resume();
+    const out: Buffer[] = [];
+    r.stdout.on('data', (c: Buffer) => out.push(c));
+    await r.exit;
+    expect(Buffer.concat(out).toString()).toBe('in\n');
+    expect(authRetries).toBeGreaterThan(2); // more than the default would have allowed
   });
 
   it('refuses a host whose key changed since it was pinned, without retrying', async () => {
