@@ -29,9 +29,18 @@ try {
   if (!started.ok) throw new Error(started.error.message);
   while (t.core.ledger.listLeases().filter((l) => l.state === 'created').length < N)
     await sleep(100);
+  const callsBefore = t.fake.state.calls().length;
   const t0 = performance.now();
   const report = await t.core.client.invoke('lease.destroyAll', {});
   const parallel = performance.now() - t0;
+  // When each DELETE reached the API: all at once means the parallelism is Tender's, and
+  // the rest of the time is the fake's own work per destroy.
+  const deletes = t.fake.state
+    .calls()
+    .slice(callsBefore)
+    .filter((c) => c.method === 'DELETE')
+    .map((c) => c.at);
+  const spread = Math.max(...deletes) - Math.min(...deletes);
   if (!report.ok || !report.value.allConfirmed)
     throw new Error('tear down all did not confirm every lease');
 
@@ -61,6 +70,9 @@ try {
   console.log(`  slowest single destroy                         ${ms(slowest)}`);
   console.log(
     `  ratio all / sum: ${(parallel / sum).toFixed(2)}×   ratio all / slowest: ${(parallel / slowest).toFixed(2)}×`,
+  );
+  console.log(
+    `  the ${deletes.length} DELETE calls reached the API within ${ms(spread)} of each other`,
   );
   console.log(`  live instances left on the fake: ${t.fake.state.liveInstances().length}`);
 } finally {
