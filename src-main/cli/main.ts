@@ -3,6 +3,7 @@ import { downCommand, DOWN_USAGE } from './commands/down';
 import { hostsCommand, HOSTS_USAGE } from './commands/hosts';
 import { offersCommand, OFFERS_USAGE } from './commands/offers';
 import { pushCommand, PUSH_USAGE } from './commands/push';
+import { serveCommand, SERVE_USAGE } from './commands/serve';
 import { sshCommand, SSH_USAGE } from './commands/ssh';
 import { logsCommand, LOGS_USAGE } from './commands/logs';
 import { runCommand, RUN_USAGE } from './commands/run';
@@ -23,6 +24,7 @@ usage:
   ${LOGS_USAGE}
   ${SYNC_USAGE}
   ${DOWN_USAGE}
+  ${SERVE_USAGE}
   ${OFFERS_USAGE}
   ${PUSH_USAGE}
   ${HOSTS_USAGE}
@@ -41,6 +43,7 @@ const COMMANDS: Record<
   sync: syncCommand,
   down: downCommand,
   offers: offersCommand,
+  serve: serveCommand,
   push: pushCommand,
   hosts: hostsCommand,
   ssh: sshCommand,

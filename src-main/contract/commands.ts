@@ -7,6 +7,8 @@ import {
   TerminalExit,
   TerminalOutput,
   WorkspacePreview,
+  OutputFile,
+  SettingsView,
   Offer,
   OfferFilter,
   LeaseView,
@@ -96,6 +98,61 @@ export const commands = {
         }),
       ),
     }),
+  },
+  /** Reads a tender.toml (its text; paths relative to `baseDir`) into a job and a pool, with
+   *  the same checks and messages as the CLI. Secrets read from the environment stay
+   *  references (`fromEnv`): their values never reach a UI. */
+  'job.parse': {
+    input: z.object({
+      text: z.string().max(1_000_000),
+      baseDir: z.string().min(1),
+      file: z.string().optional(),
+    }),
+    output: z.object({ job: JobSpec, pool: PoolSpec }),
+  },
+  /** Lines of a run's stored log matching `query` (case-insensitive substring): the whole
+   *  log on disk, not just what a terminal keeps in its scrollback. */
+  'logs.search': {
+    input: z.object({
+      runId: z.string(),
+      nodeId: z.string().optional(),
+      query: z.string().min(1).max(1_000),
+      limit: z.number().int().min(1).max(10_000).default(500),
+    }),
+    output: z.object({ records: z.array(LogRecord), truncated: z.boolean() }),
+  },
+  'outputs.list': { input: z.object({ runId: z.string() }), output: z.array(OutputFile) },
+  /** Opens a node's outputs folder in the file manager of the machine running Tender. */
+  'outputs.open': {
+    input: z.object({ runId: z.string(), nodeId: z.string() }),
+    output: z.object({ path: z.string() }),
+  },
+  /** The native folder picker (desktop app only; web mode types the path instead). */
+  'app.pickFolder': {
+    input: z.object({}).default({}),
+    output: z.object({ path: z.string().nullable() }),
+  },
+  'settings.get': { input: z.object({}).default({}), output: SettingsView },
+  /** Stores (or, with null, forgets) a provider key: in the OS keychain in the app, a 0600
+   *  file otherwise. The value is write-only: settings.get says only whether it is set. */
+  'settings.setSecret': {
+    input: z.object({
+      name: z.enum(['vastaiApiKey']),
+      value: z.string().min(1).max(4_096).nullable(),
+    }),
+    output: SettingsView,
+  },
+  'settings.setDefaults': {
+    input: z
+      .object({
+        connectDeadlineMin: z.number().min(1).max(60),
+        endpointDeadlineMin: z.number().min(1).max(120),
+        maxBootAttempts: z.number().int().min(1).max(10),
+        cancelGraceSec: z.number().int().min(0).max(600),
+        diskGb: z.number().int().min(8).max(8192),
+      })
+      .partial(),
+    output: SettingsView,
   },
   'hosts.list': { input: z.object({}).default({}), output: z.array(HostView) },
   'hosts.add': { input: HostInput, output: HostView },

@@ -5,6 +5,11 @@ import { z } from 'zod';
 export const EnvValue = z.union([
   z.string(),
   z.object({ secret: z.literal(true), value: z.string() }).strict(),
+  /** Read from the environment of the process that runs Tender, when the run starts: the
+   *  value never passes through a UI. */
+  z
+    .object({ secret: z.literal(true), fromEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/) })
+    .strict(),
 ]);
 export type EnvValue = z.infer<typeof EnvValue>;
 
@@ -43,6 +48,9 @@ export const PoolSpec = z
     count: z.number().int().min(1).max(64).default(1),
     /** Commands run on the node during bootstrap; any failing one fails the node. */
     verify: z.array(z.string()).default([]),
+    /** Marketplace offers picked by hand, one per node in order (a taken one falls back to
+     *  the cheapest matching offer). */
+    offers: z.array(z.string().min(1)).default([]),
     /** `ssh` provider: the hosts (names from hosts.toml) to claim, one per node. */
     hosts: z.array(z.string().min(1)).default([]),
     // Marketplace providers (vastai): the desired node shape (seed 000 §10) and a price cap.

@@ -205,3 +205,29 @@ export const Offer = z.object({
   directPorts: z.number(),
 });
 export type Offer = z.infer<typeof Offer>;
+
+export const SettingsView = z.object({
+  dataFolder: z.string(),
+  /** Where each provider key comes from; never the key itself. */
+  secrets: z.object({
+    vastaiApiKey: z.object({
+      isSet: z.boolean(),
+      source: z.enum(['keychain', 'file', 'env']).nullable(),
+    }),
+  }),
+  /** Tender's own SSH public key: what hosts of the ssh provider must authorize. */
+  sshPublicKey: z.string(),
+  defaults: z.object({
+    connectDeadlineMin: z.number(),
+    endpointDeadlineMin: z.number(),
+    maxBootAttempts: z.number(),
+    cancelGraceSec: z.number(),
+    diskGb: z.number(),
+  }),
+  /** Which shell serves this UI: the desktop app (native pickers) or web mode. */
+  shell: z.enum(['app', 'web']),
+});
+export type SettingsView = z.infer<typeof SettingsView>;
+
+export const OutputFile = z.object({ nodeId: z.string(), path: z.string(), size: z.number() });
+export type OutputFile = z.infer<typeof OutputFile>;

@@ -3,6 +3,7 @@ import { previewWorkspace } from '../jobs/workspace/preview';
 import { syncRunWorkspace } from '../jobs/workspace/run-sync';
 import { scanWorkspace } from '../jobs/workspace/scan';
 import { findHost, readHosts, writeHosts } from '../providers/ssh/hosts-file';
+import { makeUiHandlers } from './ui-handlers';
 import { hostViews, leaseView } from './views';
 import { reconcile } from './reconcile';
 import { destroyAll, destroyNodes } from './teardown';
@@ -111,6 +112,7 @@ export function makeHandlers(core: TenderCore): Handlers {
       core.terminals.resize(terminalId, cols, rows);
       return {};
     },
+    ...makeUiHandlers(core),
     'terminal.close': async ({ terminalId }) => {
       core.terminals.close(terminalId);
       return {};

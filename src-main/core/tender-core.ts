@@ -4,7 +4,7 @@ import type { Handlers } from '../api/dispatch';
 import type { CommandArgs, RunView } from '../contract';
 import { Datastream } from '../datastream/datastream';
 import { checkOutputs, resolveWorkdir } from '../jobs/job-file-paths';
-import { redactJob } from '../jobs/redact-job';
+import { redactJob, resolveSecretsFromEnv } from '../jobs/redact-job';
 import { RunDriver, type RunOutcome } from '../jobs/run-driver';
 import { scanWorkspace } from '../jobs/workspace/scan';
 import type { PushPlan } from '../jobs/workspace/push';
@@ -33,6 +33,8 @@ import { DEFAULT_TIMING, type Timing } from './settings';
 import { NodeManifestMemory, nodeManifestDir } from '../jobs/workspace/node-manifest-memory';
 import { Reconciler } from './reconciler';
 import { Terminals } from './terminals';
+import { FileSecretStore, secretOrEnv, type SecretStore } from './secret-store';
+import { readDefaults } from './settings-store';
 import { TenderError } from './tender-error';
 import { runView, nodeView } from './views';
 
@@ -41,6 +43,7 @@ export interface ProviderDeps {
   now: () => number;
   ledger: Ledger;
   env: NodeJS.ProcessEnv;
+  secrets: SecretStore;
 }
 
 /** local (a sandbox folder on this machine) and ssh (machines in hosts.toml). */
@@ -48,8 +51,9 @@ export function defaultProviders(d: ProviderDeps): Provider[] {
   return [
     new LocalProvider(d.home, d.now),
     new VastProvider({
-      // The app passes the key from the OS keychain; the CLI and web mode read the env.
-      apiKey: d.env.TENDER_VASTAI_API_KEY ?? '',
+      // The OS keychain in the app, a 0600 file otherwise, then TENDER_VASTAI_API_KEY; read at
+      // each use, so a key set in Settings works at once.
+      apiKey: () => secretOrEnv(d.secrets, 'vastaiApiKey', d.env).value ?? '',
       baseUrl: d.env.TENDER_VASTAI_URL || undefined,
       publicKey: () => ensureTenderKey(d.home).publicKey,
       failedHostsPath: failedHostsPath(d.home),
@@ -69,6 +73,15 @@ export interface CoreOptions {
   env?: NodeJS.ProcessEnv;
   /** Reconcile with the providers at start and periodically (writer only; default on). */
   reconcile?: boolean;
+  /** Provider keys: the OS keychain in the app; a 0600 file otherwise. */
+  secrets?: SecretStore;
+  /** What only a desktop shell can do (native folder picker, open a folder). */
+  hooks?: CoreHooks;
+}
+
+export interface CoreHooks {
+  pickFolder?: () => Promise<string | null>;
+  openPath?: (path: string) => Promise<void>;
 }
 
 /** The orchestrator: wires the ledger, the providers, node managers, jobs and the
@@ -87,7 +100,10 @@ export class TenderCore {
   readonly terminals: Terminals;
   reconciler: Reconciler | null = null;
   private bundle: AgentBundle | null = null;
-  readonly timing: Timing;
+  timing: Timing;
+  readonly env: NodeJS.ProcessEnv;
+  readonly hooks: CoreHooks;
+  readonly secrets: SecretStore;
 
   private constructor(
     readonly home: string,
@@ -96,7 +112,10 @@ export class TenderCore {
     private readonly opts: CoreOptions,
   ) {
     this.now = opts.now ?? Date.now;
-    this.timing = { ...DEFAULT_TIMING, ...opts.timing };
+    this.env = opts.env ?? process.env;
+    this.hooks = opts.hooks ?? {};
+    this.secrets = opts.secrets ?? new FileSecretStore(home);
+    this.timing = this.timingWithDefaults();
     this.datastream = new Datastream(homePaths(home).datastream, (records) =>
       this.bus.emit('log.lines', { records }),
     );
@@ -105,7 +124,8 @@ export class TenderCore {
         home,
         now: this.now,
         ledger,
-        env: opts.env ?? process.env,
+        env: this.env,
+        secrets: this.secrets,
       }),
     );
     this.manifestMemory = new NodeManifestMemory(nodeManifestDir(home));
@@ -141,6 +161,23 @@ export class TenderCore {
     }
   }
 
+  /** Built-in timing, then the Settings defaults, then what the caller passed (tests). */
+  private timingWithDefaults(): Timing {
+    const d = readDefaults(this.home);
+    const fromSettings: Partial<Timing> = {
+      deadlines: { ...DEFAULT_TIMING.deadlines, connectMs: d.connectDeadlineMin * 60_000 },
+      endpointDeadlineMs: d.endpointDeadlineMin * 60_000,
+      maxBootAttempts: d.maxBootAttempts,
+      cancelGraceMs: d.cancelGraceSec * 1_000,
+    };
+    return { ...DEFAULT_TIMING, ...fromSettings, ...this.opts.timing };
+  }
+
+  /** Settings changed: later runs use the new defaults. */
+  applyDefaults(): void {
+    this.timing = this.timingWithDefaults();
+  }
+
   requireWriter(): void {
     if (this.isWriter) return;
     // Re-acquiring shows who holds the lock, in the standard words.
@@ -152,7 +189,7 @@ export class TenderCore {
   async startRun(args: CommandArgs<'run.start'>): Promise<RunView> {
     this.requireWriter();
     const provider = this.providers.get(args.pool.provider);
-    const job = validateJob(args.job);
+    const job = resolveSecretsFromEnv(validateJob(args.job), this.env);
     const shapes = nodeShapes(this.home, provider.kind, args.pool);
     const runId = newRunId();
     const install = this.ledger.installId();
@@ -421,10 +458,18 @@ function nodeShapes(
       'use --provider vastai (or provider = "vastai" in [pool]), or leave them out',
     );
   }
+  if (pool.offers.length > 0 && kind !== 'vastai') {
+    throw new TenderError('bad_input', `offers are picked from a marketplace, not ${kind}`);
+  }
   if (kind !== 'ssh') {
     if (pool.hosts.length > 0)
       throw new TenderError('bad_input', `hosts are for the ssh provider, not ${kind}`);
-    return Array.from({ length: pool.count }, () => ({ ...market }));
+    // Offers picked by hand: one node each (a count beyond them rents the cheapest matches).
+    const count = Math.max(pool.count, pool.offers.length);
+    return Array.from({ length: count }, (_, i) => ({
+      ...market,
+      ...(pool.offers[i] ? { offerId: pool.offers[i] } : {}),
+    }));
   }
   if (pool.hosts.length === 0) {
     throw new TenderError(

@@ -203,7 +203,13 @@ hosts = ["lab1", "lab2"]
         },
         params: { LR: '3e-4' },
       },
-      pool: { provider: 'ssh', count: 2, verify: ['nvidia-smi'], hosts: ['lab1', 'lab2'] },
+      pool: {
+        provider: 'ssh',
+        count: 2,
+        verify: ['nvidia-smi'],
+        offers: [],
+        hosts: ['lab1', 'lab2'],
+      },
     });
   });
 
@@ -219,7 +225,7 @@ hosts = ["lab1", "lab2"]
         env: {},
         params: {},
       },
-      pool: { provider: 'local', count: 1, verify: [], hosts: [] },
+      pool: { provider: 'local', count: 1, verify: [], offers: [], hosts: [] },
     });
     expect('setup' in loaded.job).toBe(false);
   });

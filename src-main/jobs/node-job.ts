@@ -260,6 +260,8 @@ export class NodeJob {
     let secretsRedacted = false;
     for (const [k, v] of Object.entries(job.env)) {
       if (typeof v === 'string') env[k] = v;
+      else if (!('value' in v))
+        throw new Error(`secret ${k} was never resolved from $${v.fromEnv}`);
       else if (v.value === REDACTED) secretsRedacted = true;
       else secretEnv[k] = v.value;
     }

@@ -97,6 +97,22 @@ describe('createLease', () => {
     expect(vast.attached).toEqual([{ id: Number(id), key: PUBLIC_KEY }]);
   });
 
+  test('an offer picked by hand is rented first, even when a cheaper one is listed', async () => {
+    vast.addOffer({ dph_base: 0.2 });
+    const picked = vast.addOffer({ dph_base: 0.6 });
+    const { lease } = await provider().createLease(
+      request({ offerId: String(picked.id) }),
+      signal(),
+    );
+    expect(lease.offerId).toBe(String(picked.id));
+  });
+
+  test('a picked offer that left the market falls back to the cheapest match', async () => {
+    const cheap = vast.addOffer({ dph_base: 0.2 });
+    const { lease } = await provider().createLease(request({ offerId: '999999' }), signal());
+    expect(lease.offerId).toBe(String(cheap.id));
+  });
+
   test('adds the key to the account only when it is not there (comment aside), once', async () => {
     vast.accountKeys.push(PUBLIC_KEY.replace(' tender', ' someone@laptop'));
     vast.addOffer();

@@ -46,7 +46,8 @@ export interface VastProviderOptions {
   /** `TENDER_VASTAI_URL`; default https://console.vast.ai. */
   baseUrl?: string;
   /** `TENDER_VASTAI_API_KEY`. Empty: the provider reports itself not configured. */
-  apiKey: string;
+  /** A function when the key can change while Tender runs (set in Settings). */
+  apiKey: string | (() => string);
   /** Tender's SSH public key (OpenSSH one-line form), read when first needed. */
   publicKey: () => string;
   /** `<TENDER_HOME>/vastai-failed-hosts.json`; without it no host is remembered. */
@@ -86,13 +87,26 @@ export class VastProvider implements Provider {
   }
   private readonly now: () => number;
 
+  private apiKeyUsed: string | null = null;
+
   constructor(private readonly opts: VastProviderOptions) {
     this.now = opts.now ?? Date.now;
+    this.connect();
+  }
+
+  /** (Re)builds the client when the key changed since the last look. */
+  private connect(): void {
+    const key = typeof this.opts.apiKey === 'function' ? this.opts.apiKey() : this.opts.apiKey;
+    if (key === this.apiKeyUsed && (this.api || this.apiError)) return;
+    this.apiKeyUsed = key;
+    this.api = null;
+    this.apiError = null;
+    this.keyOnAccount = null;
     try {
       this.api = new VastApiClient({
-        ...opts.http,
-        baseUrl: opts.baseUrl || DEFAULT_VASTAI_URL,
-        apiKey: opts.apiKey,
+        ...this.opts.http,
+        baseUrl: this.opts.baseUrl || DEFAULT_VASTAI_URL,
+        apiKey: key,
       });
     } catch (err) {
       this.apiError = err as Error; // reported by isConfigured() and by every call
@@ -100,6 +114,7 @@ export class VastProvider implements Provider {
   }
 
   isConfigured(): boolean {
+    this.connect();
     return this.api !== null;
   }
 
@@ -144,7 +159,9 @@ export class VastProvider implements Provider {
     const taken: string[] = [];
     // Several nodes of a run are created at once from the same search: each skips the
     // offers the others are taking, instead of all racing for the cheapest one.
-    const candidates = offers
+    // An offer picked by hand goes first, while it is still on the market.
+    const picked = offers.find((o) => o.offerId === shape.offerId);
+    const candidates = [...(picked ? [picked] : []), ...offers.filter((o) => o !== picked)]
       .filter((o) => !this.claimed.has(o.offerId))
       .slice(0, MAX_OFFERS_TRIED);
     for (const offer of candidates) {
@@ -290,6 +307,7 @@ export class VastProvider implements Provider {
   }
 
   private client(): VastApiClient {
+    this.connect();
     if (this.api) return this.api;
     const err = this.apiError;
     throw err instanceof VastApiError

@@ -16,6 +16,9 @@ export const VastShape = z.object({
   min_up_mbps: z.number().positive().optional(),
   verified: z.boolean().optional(),
   region: z.string().min(1).optional(),
+  /** An offer picked by hand in the offer browser: tried first; if it is gone, the cheapest
+   *  matching offer is taken instead. */
+  offerId: z.string().regex(/^\d+$/).optional(),
   /** Machines not to rent this time (e.g. the host a replaced node failed on). */
   excludeMachines: z.array(z.string().regex(/^\d+$/)).optional(),
 });

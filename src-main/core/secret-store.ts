@@ -1,0 +1,74 @@
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
+
+export type SecretName = 'vastaiApiKey';
+export const SECRET_NAMES: readonly SecretName[] = ['vastaiApiKey'];
+
+/** Where provider keys live. The desktop app passes one backed by the OS keychain
+ *  (Electron's safeStorage); the CLI and web mode use a 0600 file. Values never leave it
+ *  except to the provider that needs them: not to a log, the ledger, or a renderer. */
+export interface SecretStore {
+  readonly kind: 'keychain' | 'file';
+  get(name: SecretName): string | null;
+  set(name: SecretName, value: string | null): void;
+}
+
+/** `<home>/secrets.json`, mode 0600 (refused if anyone else can read it). */
+export class FileSecretStore implements SecretStore {
+  readonly kind = 'file' as const;
+  private readonly path: string;
+
+  constructor(home: string) {
+    this.path = join(home, 'secrets.json');
+  }
+
+  get(name: SecretName): string | null {
+    const all = this.read();
+    return typeof all[name] === 'string' && all[name] !== '' ? all[name] : null;
+  }
+
+  set(name: SecretName, value: string | null): void {
+    const all = this.read();
+    if (value === null || value === '') delete all[name];
+    else all[name] = value;
+    mkdirSync(dirname(this.path), { recursive: true });
+    const tmp = `${this.path}.tmp-${process.pid}`;
+    writeFileSync(tmp, JSON.stringify(all), { mode: 0o600 });
+    chmodSync(tmp, 0o600);
+    renameSync(tmp, this.path);
+  }
+
+  private read(): Record<string, string> {
+    if (!existsSync(this.path)) return {};
+    if ((statSync(this.path).mode & 0o077) !== 0) {
+      throw new Error(`${this.path} is readable by others: chmod 600 it (it holds API keys)`);
+    }
+    try {
+      return JSON.parse(readFileSync(this.path, 'utf8')) as Record<string, string>;
+    } catch {
+      return {};
+    }
+  }
+}
+
+/** A secret from the store, else from the environment (`TENDER_VASTAI_API_KEY`). */
+export function secretOrEnv(
+  store: SecretStore,
+  name: SecretName,
+  env: NodeJS.ProcessEnv,
+): { value: string | null; source: 'keychain' | 'file' | 'env' | null } {
+  const stored = store.get(name);
+  if (stored) return { value: stored, source: store.kind };
+  const fromEnv = env[ENV_NAMES[name]];
+  return fromEnv ? { value: fromEnv, source: 'env' } : { value: null, source: null };
+}
+
+export const ENV_NAMES: Record<SecretName, string> = { vastaiApiKey: 'TENDER_VASTAI_API_KEY' };

@@ -1,0 +1,178 @@
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TenderCore, type CoreOptions } from '../../src-main/core/tender-core';
+import { agentBundlePath } from '../helpers/agent-bundle';
+
+const cores: TenderCore[] = [];
+const roots: string[] = [];
+
+afterEach(async () => {
+  for (const c of cores.splice(0)) await c.close();
+  for (const r of roots.splice(0)) {
+    try {
+      execFileSync('pkill', ['-KILL', '-f', r]);
+    } catch {
+      // nothing left running
+    }
+    rmSync(r, { recursive: true, force: true });
+  }
+});
+
+function setup(opts: Partial<CoreOptions> = {}) {
+  const root = mkdtempSync(join(tmpdir(), 'tender-ui-'));
+  roots.push(root);
+  const home = join(root, 'home');
+  const work = join(root, 'work');
+  mkdirSync(work, { recursive: true });
+  const core = TenderCore.open({
+    home,
+    env: { TENDER_AGENT_BUNDLE: agentBundlePath(), HF: 'hf_secret_value' },
+    ...opts,
+  });
+  cores.push(core);
+  return { root, home, work, core };
+}
+
+async function ok<T>(
+  p: Promise<{ ok: true; value: T } | { ok: false; error: { message: string } }>,
+) {
+  const r = await p;
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value;
+}
+
+describe('the commands behind the UI', () => {
+  it('job.parse fills the composer, keeping from_env secrets as references', async () => {
+    const { core, work } = setup();
+    const parsed = await ok(
+      core.client.invoke('job.parse', {
+        baseDir: work,
+        text: `[job]\nname = "t"\nrun = "echo hi"\nenv = { A = "1", HF_TOKEN = { secret = true, from_env = "HF" } }\n[pool]\nprovider = "local"\ncount = 2\n`,
+      }),
+    );
+    expect(parsed.job.env).toEqual({ A: '1', HF_TOKEN: { secret: true, fromEnv: 'HF' } });
+    expect(JSON.stringify(parsed)).not.toContain('hf_secret_value');
+    expect(parsed.pool).toMatchObject({ provider: 'local', count: 2 });
+    const bad = await core.client.invoke('job.parse', {
+      baseDir: work,
+      text: '[job]\nname = 3\nrun = "x"\n',
+    });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error.message).toMatch(/tender\.toml:2/);
+  });
+
+  it('a run started with a secret reference gets the value; the ledger keeps it redacted', async () => {
+    const { core, work, home } = setup();
+    writeFileSync(join(work, 'hello.txt'), 'hi\n');
+    const run = await ok(
+      core.client.invoke('run.start', {
+        job: {
+          name: 't',
+          run: 'mkdir -p out && printf "%s" "$HF_TOKEN" | wc -c > out/len.txt && echo needle-$((6*7))',
+          workspace: { workdir: work, exclude: [] },
+          outputs: ['out/'],
+          env: { HF_TOKEN: { secret: true, fromEnv: 'HF' } },
+        },
+        pool: { provider: 'local', count: 1 },
+      }),
+    );
+    await core.waitRun(run.id);
+    const outputs = await ok(core.client.invoke('outputs.list', { runId: run.id }));
+    expect(outputs).toEqual([
+      { nodeId: `${run.id}/node-0`, path: 'out/len.txt', size: expect.any(Number) },
+    ]);
+    const outDir = join(home, 'runs', run.id, 'node-0', 'outputs');
+    expect(readFileSync(join(outDir, 'out', 'len.txt'), 'utf8').trim()).toBe('15');
+    const found = await ok(
+      core.client.invoke('logs.search', { runId: run.id, query: 'NEEDLE-42' }),
+    );
+    expect(found.records.map((r) => r.line)).toEqual(['needle-42']);
+    expect(found.truncated).toBe(false);
+    for (const f of ['ledger.sqlite', 'ledger.sqlite-wal']) {
+      if (existsSync(join(home, f)))
+        expect(readFileSync(join(home, f)).includes('hf_secret_value')).toBe(false);
+    }
+  });
+
+  it('a reference to a variable that is not set is refused before anything is rented', async () => {
+    const { core, work } = setup();
+    const r = await core.client.invoke('run.start', {
+      job: {
+        name: 't',
+        run: 'true',
+        workspace: { workdir: work, exclude: [] },
+        env: { K: { secret: true, fromEnv: 'NOPE' } },
+      },
+      pool: { provider: 'local', count: 1 },
+    });
+    expect(r).toMatchObject({ ok: false, error: { message: expect.stringMatching(/\$NOPE/) } });
+    expect((await ok(core.client.invoke('lease.list', {}))).length).toBe(0);
+  });
+
+  it('settings: keys are write-only and kept 0600; defaults persist and apply', async () => {
+    const { core, home } = setup();
+    const before = await ok(core.client.invoke('settings.get', {}));
+    expect(before.secrets.vastaiApiKey).toEqual({ isSet: false, source: null });
+    expect(before.shell).toBe('web');
+    expect(before.sshPublicKey).toMatch(/^ssh-ed25519 /);
+    const after = await ok(
+      core.client.invoke('settings.setSecret', { name: 'vastaiApiKey', value: 'vk_abcdef' }),
+    );
+    expect(after.secrets.vastaiApiKey).toEqual({ isSet: true, source: 'file' });
+    expect(JSON.stringify(after)).not.toContain('vk_abcdef');
+    expect(statSync(join(home, 'secrets.json')).mode & 0o777).toBe(0o600);
+    const cleared = await ok(
+      core.client.invoke('settings.setSecret', { name: 'vastaiApiKey', value: null }),
+    );
+    expect(cleared.secrets.vastaiApiKey.isSet).toBe(false);
+
+    const d = await ok(core.client.invoke('settings.setDefaults', { maxBootAttempts: 5 }));
+    expect(d.defaults.maxBootAttempts).toBe(5);
+    expect(core.timing.maxBootAttempts).toBe(5);
+    const bad = await core.client.invoke('settings.setDefaults', { maxBootAttempts: 99 });
+    expect(bad.ok).toBe(false);
+  });
+
+  it('the folder picker and "open folder" go through the shell hooks', async () => {
+    const opened: string[] = [];
+    const { core, work } = setup({
+      hooks: { pickFolder: async () => '/picked', openPath: async (p) => void opened.push(p) },
+    });
+    expect(await ok(core.client.invoke('app.pickFolder', {}))).toEqual({ path: '/picked' });
+    expect((await ok(core.client.invoke('settings.get', {}))).shell).toBe('app');
+    writeFileSync(join(work, 'a.txt'), 'a');
+    const run = await ok(
+      core.client.invoke('run.start', {
+        job: {
+          name: 't',
+          run: 'mkdir -p o && cp a.txt o/',
+          workspace: { workdir: work, exclude: [] },
+          outputs: ['o/'],
+        },
+        pool: { provider: 'local', count: 1 },
+      }),
+    );
+    await core.waitRun(run.id);
+    const res = await ok(
+      core.client.invoke('outputs.open', { runId: run.id, nodeId: `${run.id}/node-0` }),
+    );
+    expect(opened).toEqual([res.path]);
+    const web = setup().core;
+    const refused = await web.client.invoke('app.pickFolder', {});
+    expect(refused).toMatchObject({
+      ok: false,
+      error: { message: 'no folder picker in web mode' },
+    });
+  });
+});
