@@ -38,6 +38,11 @@ export const NodeView = z.object({
   linkState: z.enum(['none', 'connected', 'lost']),
   updatedAt: z.number(),
   stageSince: z.number(),
+  /** Every stage the node went through and when it entered it, oldest first. */
+  stages: z.array(z.object({ stage: NodeStage, at: z.number() })),
+  /** When the current stage gives up (waiting for an endpoint, bootstrapping, confirming a
+   *  destroy); null for stages without one. */
+  deadlineAt: z.number().nullable(),
 });
 export type NodeView = z.infer<typeof NodeView>;
 

@@ -280,11 +280,13 @@ export class TenderCore {
         `no run ${runId}`,
         'See `tender status` for the runs Tender knows.',
       );
-    return runView(this.ledger, run, (id) => this.linkState(id));
+    return runView(this.ledger, run, (id) => this.linkState(id), this.timing);
   }
 
   listRuns(): RunView[] {
-    return this.ledger.listRuns().map((r) => runView(this.ledger, r, (id) => this.linkState(id)));
+    return this.ledger
+      .listRuns()
+      .map((r) => runView(this.ledger, r, (id) => this.linkState(id), this.timing));
   }
 
   private attachDriver(runId: string): RunDriver {
@@ -407,11 +409,12 @@ export class TenderCore {
 
   private emitNode(nodeId: string): void {
     const rec = this.ledger.getNode(nodeId);
-    if (rec)
-      this.bus.emit(
-        'node.changed',
-        nodeView(this.ledger, rec, (id) => this.linkState(id)),
-      );
+    if (!rec) return;
+    const createdAt = this.ledger.getRun(rec.runId)?.createdAt ?? rec.stageSince;
+    this.bus.emit(
+      'node.changed',
+      nodeView(this.ledger, rec, (id) => this.linkState(id), this.timing, createdAt),
+    );
   }
 
   private emitRun(runId: string): void {

@@ -1,14 +1,25 @@
-import type { HostView, LeaseView, NodeView, RunView } from '../contract';
+import type { HostView, LeaseView, NodeStage, NodeView, RunView } from '../contract';
 import { LIVE_LEASE_STATES } from '../contract';
 import { readHosts } from '../providers/ssh/hosts-file';
 import type { Ledger } from '../ledger/ledger';
 import type { LeaseRow, RunRow } from '../ledger/rows';
 import type { NodeRecord } from '../nodes/node-record';
+import type { Timing } from './settings';
 
 export type LinkStateOf = (nodeId: string) => 'none' | 'connected' | 'lost';
 
-export function nodeView(ledger: Ledger, rec: NodeRecord, linkState: LinkStateOf): NodeView {
+export function nodeView(
+  ledger: Ledger,
+  rec: NodeRecord,
+  linkState: LinkStateOf,
+  timing: Timing,
+  createdAt: number,
+): NodeView {
   const attempt = ledger.getAttempt(rec.id);
+  const history = ledger.stageHistory(rec.id) as NodeView['stages'];
+  const stages = history.length > 0 ? history : [{ stage: rec.stage, at: createdAt }];
+  if (stages[0]!.stage === 'new')
+    stages[0] = { stage: 'new', at: Math.min(createdAt, stages[0]!.at) };
   return {
     id: rec.id,
     runId: rec.runId,
@@ -28,10 +39,33 @@ export function nodeView(ledger: Ledger, rec: NodeRecord, linkState: LinkStateOf
     linkState: linkState(rec.id),
     updatedAt: rec.stageSince,
     stageSince: rec.stageSince,
+    stages,
+    deadlineAt: stageDeadline(rec.stage, rec.stageSince, timing),
   };
 }
 
-export function runView(ledger: Ledger, run: RunRow, linkState: LinkStateOf): RunView {
+/** When the current stage gives up, from the timing the node runs under. */
+export function stageDeadline(stage: NodeStage, since: number, timing: Timing): number | null {
+  const d = timing.deadlines;
+  switch (stage) {
+    case 'lease_created':
+      return since + timing.endpointDeadlineMs;
+    case 'endpoint_known':
+    case 'bootstrap_running':
+      return since + d.connectMs + d.checkMs + d.startMs + d.joinMs;
+    case 'destroying':
+      return since + timing.destroyConfirmDeadlineMs;
+    default:
+      return null;
+  }
+}
+
+export function runView(
+  ledger: Ledger,
+  run: RunRow,
+  linkState: LinkStateOf,
+  timing: Timing,
+): RunView {
   return {
     id: run.id,
     jobName: run.jobName,
@@ -43,7 +77,9 @@ export function runView(ledger: Ledger, run: RunRow, linkState: LinkStateOf): Ru
     endedAt: run.endedAt,
     failedReason: run.failedReason,
     outputsDir: run.outputsDir,
-    nodes: ledger.nodesOfRun(run.id).map((n) => nodeView(ledger, n, linkState)),
+    nodes: ledger
+      .nodesOfRun(run.id)
+      .map((n) => nodeView(ledger, n, linkState, timing, run.createdAt)),
   };
 }
 

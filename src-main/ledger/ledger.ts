@@ -375,6 +375,23 @@ export class Ledger {
       .run(e.ts, e.runId, e.nodeId, e.kind, JSON.stringify(e.data));
   }
 
+  /** The stages a node entered, oldest first (from its node.step journal events). */
+  stageHistory(nodeId: string): { stage: string; at: number }[] {
+    const rows = this.db
+      .prepare(
+        `SELECT ts, data_json FROM events WHERE run_id = ? AND node_id = ? AND kind = 'node.step' ORDER BY seq`,
+      )
+      .all(nodeId.slice(0, nodeId.indexOf('/')), nodeId) as { ts: number; data_json: string }[];
+    const out: { stage: string; at: number }[] = [];
+    for (const r of rows) {
+      const { from, to } = JSON.parse(r.data_json) as { from?: string; to?: string };
+      if (typeof to !== 'string' || from === to) continue;
+      if (out.length === 0 && typeof from === 'string') out.push({ stage: from, at: r.ts });
+      out.push({ stage: to, at: r.ts });
+    }
+    return out;
+  }
+
   journal(runId?: string): JournalEvent[] {
     const rows = (
       runId

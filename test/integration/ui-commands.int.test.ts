@@ -94,6 +94,20 @@ describe('the commands behind the UI', () => {
     ]);
     const outDir = join(home, 'runs', run.id, 'node-0', 'outputs');
     expect(readFileSync(join(outDir, 'out', 'len.txt'), 'utf8').trim()).toBe('15');
+    const node = (await ok(core.client.invoke('run.get', { runId: run.id }))).nodes[0]!;
+    expect(node.stages.map((x) => x.stage)).toEqual([
+      'new',
+      'lease_requested',
+      'endpoint_known', // the local provider returns its endpoint with the lease
+      'bootstrap_running',
+      'agent_joined',
+      'handed_off',
+      'dormant',
+      'destroying',
+      'destroyed',
+    ]);
+    expect(node.stages.every((x, i) => i === 0 || x.at >= node.stages[i - 1]!.at)).toBe(true);
+    expect(node.deadlineAt).toBeNull();
     const found = await ok(
       core.client.invoke('logs.search', { runId: run.id, query: 'NEEDLE-42' }),
     );

@@ -34,7 +34,12 @@ export async function serveCommand(argv: string[], ctx: CliContext): Promise<num
 
 function findRenderer(): string {
   const here = import.meta.dirname;
-  const dirs = [join(here, '..', 'renderer'), resolve(process.cwd(), 'out', 'renderer')];
+  // TENDER_RENDERER_DIR: a renderer built elsewhere (a second build while developing).
+  const dirs = [
+    ...(process.env.TENDER_RENDERER_DIR ? [resolve(process.env.TENDER_RENDERER_DIR)] : []),
+    join(here, '..', 'renderer'),
+    resolve(process.cwd(), 'out', 'renderer'),
+  ];
   const dir = dirs.find((d) => existsSync(join(d, 'index.html')));
   if (!dir)
     throw new TenderError(
