@@ -36,7 +36,7 @@ import { Terminals } from './terminals';
 import { FileSecretStore, secretOrEnv, type SecretStore } from './secret-store';
 import { readDefaults } from './settings-store';
 import { TenderError } from './tender-error';
-import { runView, nodeView } from './views';
+import { leaseView, runView, nodeView } from './views';
 
 export interface ProviderDeps {
   home: string;
@@ -119,6 +119,10 @@ export class TenderCore {
     this.datastream = new Datastream(homePaths(home).datastream, (records) =>
       this.bus.emit('log.lines', { records }),
     );
+    ledger.onLeaseChange((label) => {
+      const row = this.ledger.getLease(label);
+      if (row) this.bus.emit('lease.changed', leaseView(row));
+    });
     this.providers = new ProviderRegistry(
       (opts.providers ?? defaultProviders)({
         home,

@@ -43,6 +43,25 @@ export class Ledger {
     private readonly lock: ProcessLock | null,
   ) {}
 
+  private readonly leaseListeners = new Set<(label: string) => void>();
+
+  /** Called after a committed change to a lease row (for live views). */
+  onLeaseChange(listener: (label: string) => void): () => void {
+    this.leaseListeners.add(listener);
+    return () => this.leaseListeners.delete(listener);
+  }
+
+  private leaseChanged(label: string | null): void {
+    if (label === null) return;
+    for (const l of this.leaseListeners) l(label);
+  }
+
+  getLease(label: string): LeaseRow | undefined {
+    const row = this.db.prepare('SELECT * FROM leases WHERE label = ?').get(label) as
+      RawLease | undefined;
+    return row && toLeaseRow(row);
+  }
+
   /** Opens the ledger for writing; throws `busy` when another process is the writer. */
   static openWriter(home: string): Ledger {
     mkdirSync(home, { recursive: true });
@@ -267,6 +286,7 @@ export class Ledger {
         data: { msg, from: prev.stage, to: next.stage, ...data },
       });
     });
+    this.leaseChanged(next.label);
   }
 
   // ── job attempts ──────────────────────────────────────────────────────────────────────
@@ -333,6 +353,7 @@ export class Ledger {
         data: { label: o.label, leaseId: o.leaseId },
       });
     });
+    this.leaseChanged(o.label);
   }
 
   /** Outcome of destroying an orphan: destroyed once confirmed, else the error is kept. */
@@ -361,6 +382,7 @@ export class Ledger {
         data: { label, error: outcome.error },
       });
     });
+    this.leaseChanged(label);
   }
 
   liveLeases(): LeaseRow[] {

@@ -75,6 +75,8 @@ describe('the commands behind the UI', () => {
   it('a run started with a secret reference gets the value; the ledger keeps it redacted', async () => {
     const { core, work, home } = setup();
     writeFileSync(join(work, 'hello.txt'), 'hi\n');
+    const leaseStates: string[] = [];
+    core.bus.on('lease.changed', (l) => leaseStates.push(l.state));
     const run = await ok(
       core.client.invoke('run.start', {
         job: {
@@ -108,6 +110,10 @@ describe('the commands behind the UI', () => {
     ]);
     expect(node.stages.every((x, i) => i === 0 || x.at >= node.stages[i - 1]!.at)).toBe(true);
     expect(node.deadlineAt).toBeNull();
+    // The ledger view follows every lease change live, up to the confirmed destroy.
+    expect(leaseStates[0]).toBe('requested');
+    expect(leaseStates.at(-1)).toBe('destroyed');
+    expect(leaseStates).toContain('destroying');
     const found = await ok(
       core.client.invoke('logs.search', { runId: run.id, query: 'NEEDLE-42' }),
     );

@@ -1,0 +1,101 @@
+import { useEffect } from 'react';
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import type {
+  LeaseView,
+  NodeView,
+  OfferFilterInput,
+  RunView,
+  StatusView,
+} from '../../src-main/contract';
+import { call, subscribe } from './backend';
+
+/** Query keys: one place, so event handlers and views agree. */
+export const keys = {
+  status: ['status'] as const,
+  runs: ['runs'] as const,
+  run: (runId: string) => ['run', runId] as const,
+  settings: ['settings'] as const,
+  hosts: ['hosts'] as const,
+  offers: (provider: string, filter: OfferFilterInput) => ['offers', provider, filter] as const,
+  outputs: (runId: string) => ['outputs', runId] as const,
+};
+
+/** The ledger: runs, leases, orphans. Live events patch it; a slow poll catches orphans
+ *  (which only a provider call finds). */
+export function useStatus() {
+  return useQuery({
+    queryKey: keys.status,
+    queryFn: () => call('status.get', {}),
+    refetchInterval: 30_000,
+  });
+}
+
+export function useRun(runId: string | null) {
+  return useQuery({
+    queryKey: keys.run(runId ?? ''),
+    queryFn: () => call('run.get', { runId: runId! }),
+    enabled: runId !== null,
+  });
+}
+
+export function useSettings() {
+  return useQuery({ queryKey: keys.settings, queryFn: () => call('settings.get', {}) });
+}
+
+export function useHosts() {
+  return useQuery({ queryKey: keys.hosts, queryFn: () => call('hosts.list', {}) });
+}
+
+export function useOutputs(runId: string | null, enabled = true) {
+  return useQuery({
+    queryKey: keys.outputs(runId ?? ''),
+    queryFn: () => call('outputs.list', { runId: runId! }),
+    enabled: runId !== null && enabled,
+  });
+}
+
+/** Patches server state in the react-query cache from live events (no second copy of it). */
+export function applyEvents(qc: QueryClient): () => void {
+  const patchRun = (run: RunView) => {
+    qc.setQueryData<RunView>(keys.run(run.id), run);
+    qc.setQueryData<StatusView>(keys.status, (s) =>
+      s ? { ...s, runs: upsert(s.runs, run, (r) => r.id === run.id, true) } : s,
+    );
+  };
+  const patchNode = (node: NodeView) => {
+    const withNode = (r: RunView): RunView =>
+      r.id !== node.runId
+        ? r
+        : { ...r, nodes: upsert(r.nodes, node, (n) => n.id === node.id, false) };
+    qc.setQueryData<RunView>(keys.run(node.runId), (r) => (r ? withNode(r) : r));
+    qc.setQueryData<StatusView>(keys.status, (s) => (s ? { ...s, runs: s.runs.map(withNode) } : s));
+  };
+  const patchLease = (lease: LeaseView) => {
+    qc.setQueryData<StatusView>(keys.status, (s) =>
+      s ? { ...s, leases: upsert(s.leases, lease, (l) => l.label === lease.label, true) } : s,
+    );
+  };
+  const offs = [
+    subscribe('run.changed', (run) => {
+      patchRun(run);
+      if (run.status === 'completed' || run.status === 'failed')
+        void qc.invalidateQueries({ queryKey: keys.outputs(run.id) });
+    }),
+    subscribe('node.changed', patchNode),
+    subscribe('lease.changed', patchLease),
+  ];
+  return () => offs.forEach((off) => off());
+}
+
+export function useLiveEvents(): void {
+  const qc = useQueryClient();
+  useEffect(() => applyEvents(qc), [qc]);
+}
+
+function upsert<T>(list: T[], item: T, same: (x: T) => boolean, prepend: boolean): T[] {
+  const i = list.findIndex(same);
+  if (i === -1) return prepend ? [item, ...list] : [...list, item];
+  const next = list.slice();
+  next[i] = item;
+  return next;
+}
