@@ -1,37 +1,62 @@
-import { StrictMode, useEffect, useState } from 'react';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import type { StatusView } from '../src-main/contract';
-import { tenderApi } from './tender-api';
+import { setBackend } from './api/backend';
+import { useLiveEvents } from './api/queries';
+import { Toasts } from './components/toasts';
+import { AppShell } from './shell/AppShell';
+import { sessionToken, WsTenderApi } from './transport/ws-client';
+import './styles.css';
 
-// A placeholder page: the ledger, offers, composer and log views arrive with the UI issue.
+const queryClient = new QueryClient({
+  defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false, staleTime: 2_000 } },
+});
+
 function App(): React.JSX.Element {
-  const [status, setStatus] = useState<StatusView | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    const api = tenderApi();
-    if (!api) return setError('No Tender backend is connected to this window.');
-    void api
-      .invoke('status.get', {})
-      .then((r) => (r.ok ? setStatus(r.value) : setError(r.error.message)));
-  }, []);
-  const live =
-    status?.leases.filter((l) => ['requested', 'created', 'destroying'].includes(l.state)).length ??
-    0;
+  useLiveEvents();
   return (
-    <main style={{ fontFamily: 'system-ui, sans-serif', padding: 32 }}>
-      <h1>Tender</h1>
-      {error && <p role="alert">{error}</p>}
-      {status && (
-        <p data-testid="ledger">
-          {status.runs.length} runs · {live} live leases · {status.orphans.length} orphans
-        </p>
-      )}
-    </main>
+    <>
+      <AppShell />
+      <Toasts />
+    </>
   );
 }
 
-createRoot(document.getElementById('root')!).render(
+function NoBackend({ why }: { why: string }): React.JSX.Element {
+  return (
+    <div className="empty" style={{ marginTop: '20vh' }}>
+      <strong>Tender is not connected</strong>
+      {why}
+    </div>
+  );
+}
+
+const root = createRoot(document.getElementById('root')!);
+// The desktop app's preload puts window.tender here; in web mode it is the WebSocket.
+let why: string | null = null;
+if (window.tender) {
+  setBackend(window.tender);
+} else {
+  const token = sessionToken();
+  if (token) {
+    setBackend(
+      new WsTenderApi(token, {
+        // Events sent while the socket was down are gone: refetch everything live.
+        onReconnect: () => void queryClient.invalidateQueries(),
+      }),
+    );
+  } else {
+    why = 'Open the address `tender serve` printed (it carries the session token).';
+  }
+}
+root.render(
   <StrictMode>
-    <App />
+    {why ? (
+      <NoBackend why={why} />
+    ) : (
+      <QueryClientProvider client={queryClient}>
+        <App />
+      </QueryClientProvider>
+    )}
   </StrictMode>,
 );

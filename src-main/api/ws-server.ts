@@ -6,7 +6,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { commands, events, type CommandName, type EventName } from '../contract/commands';
 import type { TenderCore } from '../core/tender-core';
 import { dispatch } from './dispatch';
-import { WS_PATH, type WsRequest, type WsServerMessage } from './ws-protocol';
+import { WS_PATH, type WsRequest, type WsServerMessage } from '../contract/ws-protocol';
 
 export interface WebServer {
   url: string;

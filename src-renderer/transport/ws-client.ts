@@ -6,7 +6,7 @@ import type {
   EventPayload,
   Result,
 } from '../../src-main/contract';
-import { WS_PATH, type WsRequest, type WsServerMessage } from '../../src-main/api/ws-protocol';
+import { WS_PATH, type WsRequest, type WsServerMessage } from '../../src-main/contract/ws-protocol';
 import type { TenderApi } from '../tender-api';
 
 export type ConnectionState = 'connecting' | 'open' | 'closed';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startWebServer, type WebServer } from '../../src-main/api/ws-server';
-import type { WsServerMessage } from '../../src-main/api/ws-protocol';
+import type { WsServerMessage } from '../../src-main/contract/ws-protocol';
 import { TenderCore } from '../../src-main/core/tender-core';
 
 const cleanups: (() => Promise<void> | void)[] = [];

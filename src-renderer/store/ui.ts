@@ -1,0 +1,89 @@
+import { create } from 'zustand';
+import type { Offer, OfferFilterInput } from '../../src-main/contract';
+
+/** What only the UI knows: where you are, what you picked, what you are composing. Server
+ *  state (runs, nodes, leases, settings) lives in react-query, never here. */
+export type View = 'ledger' | 'offers' | 'composer' | 'run' | 'settings';
+
+export interface EnvRow {
+  key: string;
+  value: string;
+  secret: boolean;
+  /** A secret read from the environment Tender runs in (from a tender.toml's from_env). */
+  fromEnv?: string;
+}
+
+export interface ComposerDraft {
+  name: string;
+  workdir: string;
+  exclude: string[];
+  setup: string;
+  run: string;
+  /** One output path per line, as typed. */
+  outputs: string;
+  env: EnvRow[];
+  provider: 'local' | 'ssh' | 'vastai';
+  count: number;
+  hosts: string[];
+  /** Offers picked in the offer browser (vastai), one per node. */
+  offers: Offer[];
+  /** The filter the offers were picked with: it becomes the pool's shape, so a taken offer
+   *  falls back to a similar machine. */
+  offerFilter: OfferFilterInput;
+  verify: string[];
+  keep: boolean;
+  /** Where the draft came from (a tender.toml path), for display. */
+  source: string | null;
+}
+
+export const EMPTY_DRAFT: ComposerDraft = {
+  name: '',
+  workdir: '',
+  exclude: [],
+  setup: '',
+  run: '',
+  outputs: '',
+  env: [],
+  provider: 'local',
+  count: 1,
+  hosts: [],
+  offers: [],
+  offerFilter: {},
+  verify: [],
+  keep: false,
+  source: null,
+};
+
+interface UiState {
+  view: View;
+  setView(view: View): void;
+  /** The run shown in the Run view. */
+  runId: string | null;
+  openRun(runId: string): void;
+  draft: ComposerDraft;
+  patchDraft(patch: Partial<ComposerDraft>): void;
+  resetDraft(): void;
+  /** Offers use as the pool: fills the composer's pool and opens it. */
+  useOffers(offers: Offer[], filter: OfferFilterInput): void;
+}
+
+export const useUi = create<UiState>()((set) => ({
+  view: 'ledger',
+  setView: (view) => set({ view }),
+  runId: null,
+  openRun: (runId) => set({ runId, view: 'run' }),
+  draft: EMPTY_DRAFT,
+  patchDraft: (patch) => set((s) => ({ draft: { ...s.draft, ...patch } })),
+  resetDraft: () => set({ draft: EMPTY_DRAFT }),
+  useOffers: (offers, filter) =>
+    set((s) => ({
+      draft: {
+        ...s.draft,
+        provider: 'vastai',
+        offers,
+        count: Math.max(1, offers.length),
+        offerFilter: filter,
+      },
+      view: 'composer',
+    })),
+}));
