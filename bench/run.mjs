@@ -4,17 +4,18 @@
 // Usage: node bench/run.mjs push [reps]   |   node bench/run.mjs join [runs]
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 
 const [name, ...args] = process.argv.slice(2);
 const root = resolve(import.meta.dirname, '..');
-const entry = join(root, 'bench', `${name}.ts`);
+// A bench name, or a path to any .ts entry (e.g. test/demo/ui-demo.ts).
+const entry = name?.endsWith('.ts') ? resolve(name) : join(root, 'bench', `${name}.ts`);
 if (!name || !existsSync(entry)) {
   console.error('usage: node bench/run.mjs <push|join> [args]   (npm run build first)');
   process.exit(2);
 }
-const outfile = join(root, 'out', 'bench', `${name}.mjs`);
+const outfile = join(root, 'out', 'bench', `${basename(name, '.ts')}.mjs`);
 await build({
   entryPoints: [entry],
   outfile,

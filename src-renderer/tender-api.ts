@@ -16,9 +16,16 @@ export interface TenderApi {
   on<E extends EventName>(topic: E, handler: (payload: EventPayload<E>) => void): () => void;
 }
 
+/** What only the desktop app's preload adds: the local path of a file or folder dropped on
+ *  the window (a sandboxed renderer cannot see paths; Electron's webUtils can). */
+export interface TenderDesktop {
+  pathForFile(file: File): string;
+}
+
 declare global {
   interface Window {
     tender?: TenderApi;
+    tenderDesktop?: TenderDesktop;
   }
 }
 
