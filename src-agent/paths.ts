@@ -18,6 +18,7 @@ export interface NodePaths {
   logFile: string;
   phases: string;
   jobJson: string;
+  teardownJson: string;
   workspace: string;
   output: string;
   socket: string;
@@ -36,6 +37,7 @@ export function nodePaths(dir: string): NodePaths {
     logFile: join(d, 'logs', 'log.jsonl'),
     phases: join(d, 'phases'),
     jobJson: join(d, 'job.json'),
+    teardownJson: join(d, 'teardown.json'),
     workspace: join(d, 'workspace'),
     output: join(d, 'output'),
     socket: socketPath(d),

@@ -47,6 +47,7 @@ export interface HelloResult {
   hostKey: string | null;
   lastSeq: number;
   capabilities: Capabilities;
+  teardown: TeardownRecord | null;
 }
 
 export interface ConfigureParams {
@@ -62,6 +63,59 @@ export interface StatusResult {
   phases: Partial<Record<Phase, PhaseState>>;
   lastSeq: number;
   hasWorkspace: boolean;
+  teardown: TeardownRecord | null;
+}
+
+/** How a node destroys itself when its dead-man switch fires. */
+export type SelfTeardown =
+  /** Vast.ai: DELETE {apiUrl}/api/v0/instances/{CONTAINER_ID}/ with `Authorization: Bearer {CONTAINER_API_KEY}` —
+   *  the per-instance key each container has, allowed to act on that instance only. Both are read
+   *  from the agent's own environment, else from the first of `envFiles` that has both
+   *  (/proc/<pid>/environ format: KEY=VALUE entries each ended by NUL; a leading `~/` means $HOME).
+   *  The account API key never reaches a node. */
+  | { kind: 'vastai'; apiUrl: string; envFiles: string[] }
+  /** Providers without a per-instance credential (ssh hosts, local): stop the job, remove the run's
+   *  files (workspace and outputs; logs are kept), and end the agent. */
+  | { kind: 'remove-files' };
+
+export type TeardownCause = 'unreachable' | 'max_duration' | 'budget' | 'job_done' | 'idle';
+
+/** Arms or renews the switch. Every `lease` call is a renewal: the switch fires `graceMs` after
+ *  the last one. Durations are relative to when the agent receives the call and are measured on
+ *  the monotonic clock (a wall-clock jump on the node changes nothing). */
+export interface LeaseParams {
+  graceMs: number;
+  /** Left until the lease's max_duration (null: none). */
+  maxDurationMs?: number | null;
+  /** Left until the run's budget is spent at its current burn rate (null: none). */
+  budgetMs?: number | null;
+  afterJob: 'destroy' | 'keep_warm';
+  /** Fires after this long with no phase running and the app not using the node (null: none). */
+  idleTimeoutMs?: number | null;
+  /** The app is using the node (driving its job, an open terminal, a live sync). */
+  inUse?: boolean;
+  /** The job's outputs were collected: with afterJob 'destroy' the node destroys itself
+   *  `min(graceMs, 300_000)` ms later unless the app destroyed it first. */
+  collected?: boolean;
+  teardown: SelfTeardown;
+  /** How often the switch is checked; default min(15 000, max(100, graceMs / 4)). */
+  checkMs?: number;
+}
+export interface LeaseResult {
+  /** ms until the earliest deadline as things stand (null: none but the renewal, which never is null). */
+  firesInMs: number;
+  cause: TeardownCause;
+}
+/** `D/teardown.json`, also in hello/status results and sent as an event. */
+export interface TeardownRecord {
+  cause: TeardownCause;
+  /** For a person: "app unreachable for 35 min", "budget reached", "max duration 6h reached",
+   *  "idle for 20 min after the job", "job finished and outputs collected". */
+  reason: string;
+  /** Epoch ms when it fired (node clock, for display). */
+  at: number;
+  state: 'stopping_job' | 'destroying' | 'destroy_requested' | 'files_removed' | 'failed';
+  error?: string;
 }
 
 /** Every op: its request fields (besides `id` and `op`) and its result. */
@@ -77,6 +131,7 @@ export interface Ops {
   cancel: { params: { phase?: Phase; graceMs?: number }; result: Record<string, never> };
   shutdown: { params: { graceMs?: number }; result: Record<string, never> };
   ping: { params: object; result: Record<string, never> };
+  lease: { params: LeaseParams; result: LeaseResult };
 }
 export type OpName = keyof Ops;
 export const OP_NAMES: readonly OpName[] = [
@@ -88,6 +143,7 @@ export const OP_NAMES: readonly OpName[] = [
   'cancel',
   'shutdown',
   'ping',
+  'lease',
 ];
 
 export type RequestId = number | string;
@@ -115,7 +171,11 @@ export type Response<K extends OpName = OpName> =
   /** `id` is null when the request could not be parsed far enough to read it. */
   | { id: RequestId | null; ok: false; error: ErrorBody };
 
-export type AgentEvent = { ev: 'log'; records: LogRecord[] } | { ev: 'phase'; state: PhaseState };
+export type AgentEvent =
+  | { ev: 'log'; records: LogRecord[] }
+  | { ev: 'phase'; state: PhaseState }
+  /** Sent to every connected client, subscribed or not, each time the record's state changes. */
+  | { ev: 'teardown'; record: TeardownRecord };
 
 /** Anything the socket sends: a response (has `id`) or an event (has `ev`). */
 export type ServerMessage = Response | AgentEvent;

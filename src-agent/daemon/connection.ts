@@ -1,5 +1,5 @@
 // One client of the control socket: NDJSON requests in, one response each (in request
-// order), plus `log` and `phase` events once subscribed.
+// order), plus `log` and `phase` events once subscribed, and `teardown` events always.
 import type { Socket } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import {
@@ -8,8 +8,9 @@ import {
   type OpName,
   type PhaseState,
   type RequestId,
+  type TeardownRecord,
 } from '../protocol';
-import type { DaemonContext, PhaseListener } from './context';
+import type { ClientListener, DaemonContext } from './context';
 import { handlers, type RequestScope } from './handlers';
 import type { StoredRecord } from './log-store';
 import type { LogSubscription } from './log-subscription';
@@ -18,7 +19,7 @@ import { RequestError } from './request-checks';
 /** A request line longer than this is not a request (configure with a large env fits). */
 const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 
-export class Connection implements PhaseListener {
+export class Connection implements ClientListener {
   private readonly decoder = new StringDecoder('utf8');
   private partial = '';
   private queue: Promise<void> = Promise.resolve();
@@ -41,6 +42,10 @@ export class Connection implements PhaseListener {
 
   onPhase(state: PhaseState, afterSeq: number): void {
     if (this.subscription) this.onPhaseHeld(state, afterSeq);
+  }
+
+  onTeardown(record: TeardownRecord): void {
+    this.send({ ev: 'teardown', record });
   }
 
   private onPhaseHeld(state: PhaseState, afterSeq: number): void {

@@ -1,13 +1,16 @@
 // What the request handlers share: one per daemon.
 import type { NodePaths } from '../paths';
-import type { PhaseState } from '../protocol';
+import type { PhaseState, TeardownRecord } from '../protocol';
 import type { GpuProbe } from './capabilities';
+import type { DeadManSwitch } from './dead-man-switch';
 import type { JobConfig } from './job-config';
 import type { LogStore } from './log-store';
 import type { Supervisor } from './supervisor';
 
-export interface PhaseListener {
+/** A connected client: told of phase changes (once it subscribed) and of teardown ones. */
+export interface ClientListener {
   onPhase(state: PhaseState, afterSeq: number): void;
+  onTeardown(record: TeardownRecord): void;
 }
 
 export interface DaemonContext {
@@ -21,8 +24,11 @@ export interface DaemonContext {
   gpus: Promise<GpuProbe>;
   /** Set by `configure`; undefined until then (secrets do not survive a restart). */
   job: JobConfig | undefined;
-  /** Connections that receive phase events. */
-  listeners: Set<PhaseListener>;
+  /** Every open connection. */
+  listeners: Set<ClientListener>;
+  deadMan: DeadManSwitch;
+  /** What the dead-man switch did (also one an earlier daemon began); null: never fired. */
+  teardown(): TeardownRecord | null;
   /** Cancels everything, flushes the log, removes the socket; idempotent. */
   shutdown(graceMs: number): Promise<void>;
   /** Ends the process once the shutdown response has been written. */

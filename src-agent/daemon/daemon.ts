@@ -9,6 +9,7 @@ import { AGENT_VERSION } from '../version';
 import { probeGpus } from './capabilities';
 import { Connection } from './connection';
 import type { DaemonContext } from './context';
+import { setUpDeadMan } from './dead-man-setup';
 import { acquireLock } from './lock';
 import { LogStore } from './log-store';
 import { recordGroup } from './process-group';
@@ -46,10 +47,12 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     log,
     now: Date.now,
     onPhase: (state) => {
+      deadMan.switch.onPhaseChange();
       for (const l of listeners) l.onPhase(state, log.durableSeq);
     },
   });
   supervisor.recover();
+  const deadMan = setUpDeadMan({ paths, log, supervisor, listeners, ctx: () => ctx });
   let resolveExit!: (code: number) => void;
   const exited = new Promise<number>((resolve) => (resolveExit = resolve));
   const sockets = new Set<Socket>();
@@ -63,8 +66,13 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     gpus: probeGpus(),
     job: undefined,
     listeners,
+    deadMan: deadMan.switch,
+    teardown: deadMan.record,
     isShuttingDown: false,
-    shutdown: (graceMs) => shutdownDaemon(ctx, { server, lock, graceMs }),
+    shutdown: (graceMs) => {
+      deadMan.switch.disarm();
+      return shutdownDaemon(ctx, { server, lock, graceMs });
+    },
     exit: () => {
       // Let the last responses reach their clients, but do not wait on a client forever.
       const timer = setTimeout(() => resolveExit(0), SOCKET_CLOSE_MS);
@@ -89,6 +97,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   writeFileAtomic(paths.agentJson, `${JSON.stringify(info)}\n`);
   recordGroup(paths.pids, process.pid); // started by `start`, the daemon leads its own group
   log.append('agent', 'info', `agent ${AGENT_VERSION} started (pid ${process.pid})`);
+  deadMan.resume();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => void ctx.shutdown(SIGNAL_GRACE_MS).then(() => ctx.exit()));
   }

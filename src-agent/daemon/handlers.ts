@@ -6,6 +6,7 @@ import { AGENT_VERSION } from '../version';
 import { capabilities } from './capabilities';
 import type { DaemonContext } from './context';
 import { parseConfigure, readJobIdentity, writeJobFile } from './job-config';
+import { parseLease } from './lease-params';
 import { createRedactor } from './redact';
 import { RequestError, oneOf, optionalNumber, requiredString } from './request-checks';
 import { buildTaskEnv, droppedKeysNotice } from './task-env';
@@ -38,6 +39,7 @@ export const handlers: { [K in OpName]: Handler<K> } = {
       hostKey: ctx.hostKey,
       lastSeq: ctx.log.durableSeq,
       capabilities: capabilities(ctx.paths.dir, await ctx.gpus),
+      teardown: ctx.teardown(),
     };
   },
 
@@ -75,6 +77,13 @@ export const handlers: { [K in OpName]: Handler<K> } = {
     const started = ctx.supervisor.states()[phase];
     if (started) return { pid: started.pid ?? 0, alreadyStarted: true };
     if (ctx.isShuttingDown) throw new RequestError('shutting_down', 'the agent is shutting down');
+    const teardown = ctx.teardown();
+    if (teardown) {
+      throw new RequestError(
+        'shutting_down',
+        `the dead-man switch tore this node down (${teardown.reason}): start nothing more here`,
+      );
+    }
     const job = ctx.job;
     if (!job) {
       throw new RequestError(
@@ -92,6 +101,7 @@ export const handlers: { [K in OpName]: Handler<K> } = {
       phases: ctx.supervisor.states(),
       lastSeq: ctx.log.durableSeq,
       hasWorkspace: existsSync(ctx.paths.workspace),
+      teardown: ctx.teardown(),
     };
   },
 
@@ -115,6 +125,10 @@ export const handlers: { [K in OpName]: Handler<K> } = {
 
   ping() {
     return {};
+  },
+
+  lease(ctx, req) {
+    return ctx.deadMan.renew(parseLease(req));
   },
 };
 

@@ -8,6 +8,7 @@ import { sshCommand, SSH_USAGE } from './commands/ssh';
 import { logsCommand, LOGS_USAGE } from './commands/logs';
 import { runCommand, RUN_USAGE } from './commands/run';
 import { statusCommand } from './commands/status';
+import { COST_USAGE, costCommand } from './commands/cost';
 import { syncCommand, SYNC_USAGE } from './commands/sync';
 import { cliContext } from './context';
 import { EXIT } from './exit-codes';
@@ -21,6 +22,7 @@ const USAGE = `tender ${VERSION} — rent GPU nodes, run a job, get the outputs 
 usage:
   ${RUN_USAGE}
   tender status [--json]
+  ${COST_USAGE}
   ${LOGS_USAGE}
   ${SYNC_USAGE}
   ${DOWN_USAGE}
@@ -39,6 +41,7 @@ const COMMANDS: Record<
 > = {
   run: runCommand,
   status: statusCommand,
+  cost: costCommand,
   logs: logsCommand,
   sync: syncCommand,
   down: downCommand,

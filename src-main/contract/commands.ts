@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { JobSpec, PoolSpec } from './job';
+import { AfterJob, PolicyInput } from './policy';
 import {
+  CostReport,
+  CostSeries,
   DestroyAllReport,
   HostInput,
   HostView,
@@ -27,8 +30,11 @@ export const commands = {
     input: z.object({
       job: JobSpec,
       pool: PoolSpec,
-      /** Keep nodes after the job ends (for debugging); they stay billed and listed. */
+      /** Keep nodes after the job ends (for debugging); they stay billed and listed. Same as
+       *  policy.afterJob "keep_warm". */
       keep: z.boolean().default(false),
+      /** The lease policy; what is left out comes from the defaults in Settings. */
+      policy: PolicyInput.default({}),
       /** Where the job came from, for display only. */
       source: z.string().optional(),
     }),
@@ -108,7 +114,15 @@ export const commands = {
       baseDir: z.string().min(1),
       file: z.string().optional(),
     }),
-    output: z.object({ job: JobSpec, pool: PoolSpec }),
+    output: z.object({ job: JobSpec, pool: PoolSpec, policy: PolicyInput }),
+  },
+  /** Reads a tender.toml on the machine running Tender (the file, or a folder holding one)
+   *  like `job.parse`: what a dropped or typed path fills the composer with (a browser cannot
+   *  read a dropped folder). A missing file is `not_found`; a bad one `bad_input` with its
+   *  line. */
+  'job.load': {
+    input: z.object({ path: z.string().min(1).max(4_096) }),
+    output: z.object({ job: JobSpec, pool: PoolSpec, file: z.string() }),
   },
   /** Lines of a run's stored log matching `query` (case-insensitive substring): the whole
    *  log on disk, not just what a terminal keeps in its scrollback. */
@@ -150,9 +164,25 @@ export const commands = {
         maxBootAttempts: z.number().int().min(1).max(10),
         cancelGraceSec: z.number().int().min(0).max(600),
         diskGb: z.number().int().min(8).max(8192),
+        maxDurationH: z.number().min(0).max(720),
+        idleTimeoutMin: z.number().min(0).max(10_080),
+        unreachableGraceMin: z.number().min(1).max(10_080),
+        afterJob: AfterJob,
       })
       .partial(),
     output: SettingsView,
+  },
+  /** Everything billed since `sinceMs` ago (default 7 days): per lease, per run, per day. */
+  'cost.report': {
+    input: z
+      .object({ sinceMs: z.number().int().positive().default(7 * 86_400_000) })
+      .prefault({}),
+    output: CostReport,
+  },
+  /** A run's accrued cost at `points` moments from its start to now (or its end). */
+  'cost.series': {
+    input: z.object({ runId: z.string(), points: z.number().int().min(2).max(500).default(60) }),
+    output: CostSeries,
   },
   'hosts.list': { input: z.object({}).default({}), output: z.array(HostView) },
   'hosts.add': { input: HostInput, output: HostView },

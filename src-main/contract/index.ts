@@ -1,5 +1,6 @@
 export * from './commands';
 export * from './errors';
 export * from './job';
+export * from './policy';
 export * from './stages';
 export * from './views';

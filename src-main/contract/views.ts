@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BootstrapStage, JobPhase, JobStatus, LeaseState, NodeStage } from './stages';
+import { AfterJob, LeasePolicy } from './policy';
 
 export const RunId = z.string().regex(/^r-[a-z0-9]{6,16}$/, 'a run id looks like r-k3x9a2mf');
 export const NodeKey = z.string().min(1); // `${runId}/${logicalId}`
@@ -16,6 +17,17 @@ export const LeaseView = z.object({
   destroyedAt: z.number().nullable(),
   lastError: z.string().nullable(),
   reason: z.string().nullable(),
+  /** Dollars billed so far: $/h × (confirmed destroy, or now, − creation). */
+  accruedUsd: z.number(),
+  /** The node's dead-man switch as last renewed (null: not armed). */
+  deadMan: z
+    .object({
+      renewedAt: z.number(),
+      graceMs: z.number(),
+      /** When the node destroys itself unless renewed or told otherwise. */
+      firesAt: z.number(),
+    })
+    .nullable(),
 });
 export type LeaseView = z.infer<typeof LeaseView>;
 
@@ -32,6 +44,8 @@ export const NodeView = z.object({
   agentId: z.string().nullable(),
   capabilities: z.record(z.string(), z.union([z.string(), z.number()])).nullable(),
   failedReason: z.string().nullable(),
+  /** Why the node was destroyed (job ended, Tear down all, its own dead-man switch…). */
+  destroyReason: z.string().nullable(),
   jobStatus: JobStatus.nullable(),
   jobPhase: JobPhase.nullable(),
   exitCode: z.number().nullable(),
@@ -59,6 +73,18 @@ export const RunView = z.object({
   failedReason: z.string().nullable(),
   outputsDir: z.string(),
   nodes: z.array(NodeView),
+  /** null for runs made before policies existed. */
+  policy: LeasePolicy.nullable(),
+  cost: z.object({
+    /** Every lease of the run, failed boot attempts included. */
+    accruedUsd: z.number(),
+    burnUsdPerHour: z.number(),
+    budgetUsd: z.number().nullable(),
+    /** accrued / budget (null without a budget). */
+    budgetFraction: z.number().nullable(),
+    /** 80% of the budget was reached. */
+    budgetWarning: z.boolean(),
+  }),
 });
 export type RunView = z.infer<typeof RunView>;
 
@@ -228,6 +254,10 @@ export const SettingsView = z.object({
     maxBootAttempts: z.number(),
     cancelGraceSec: z.number(),
     diskGb: z.number(),
+    maxDurationH: z.number(),
+    idleTimeoutMin: z.number(),
+    unreachableGraceMin: z.number(),
+    afterJob: AfterJob,
   }),
   /** Which shell serves this UI: the desktop app (native pickers) or web mode. */
   shell: z.enum(['app', 'web']),
@@ -236,3 +266,46 @@ export type SettingsView = z.infer<typeof SettingsView>;
 
 export const OutputFile = z.object({ nodeId: z.string(), path: z.string(), size: z.number() });
 export type OutputFile = z.infer<typeof OutputFile>;
+
+/** What was spent: `tender cost` and the UI's cost panel. Dollars are $/h × billed time. */
+export const CostReport = z.object({
+  since: z.number(),
+  now: z.number(),
+  totalUsd: z.number(),
+  /** $/h of everything billing now. */
+  burnUsdPerHour: z.number(),
+  billing: z.number(),
+  days: z.array(z.object({ day: z.string(), usd: z.number() })),
+  runs: z.array(
+    z.object({
+      runId: z.string(),
+      jobName: z.string(),
+      usd: z.number(),
+      budgetUsd: z.number().nullable(),
+      leases: z.number(),
+    }),
+  ),
+  leases: z.array(
+    z.object({
+      label: z.string(),
+      leaseId: z.string().nullable(),
+      provider: z.string(),
+      runId: z.string().nullable(),
+      state: LeaseState,
+      pricePerHour: z.number().nullable(),
+      from: z.number().nullable(),
+      to: z.number().nullable(),
+      usd: z.number(),
+      reason: z.string().nullable(),
+    }),
+  ),
+});
+export type CostReport = z.infer<typeof CostReport>;
+
+/** A run's accrued cost over time (its cost chart). */
+export const CostSeries = z.object({
+  runId: z.string(),
+  budgetUsd: z.number().nullable(),
+  points: z.array(z.object({ at: z.number(), usd: z.number() })),
+});
+export type CostSeries = z.infer<typeof CostSeries>;

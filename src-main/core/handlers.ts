@@ -4,6 +4,7 @@ import { syncRunWorkspace } from '../jobs/workspace/run-sync';
 import { scanWorkspace } from '../jobs/workspace/scan';
 import { findHost, readHosts, writeHosts } from '../providers/ssh/hosts-file';
 import { makeUiHandlers } from './ui-handlers';
+import { makeCostHandlers } from './cost-handlers';
 import { hostViews, leaseView } from './views';
 import { reconcile } from './reconcile';
 import { destroyAll, destroyNodes } from './teardown';
@@ -25,7 +26,7 @@ export function makeHandlers(core: TenderCore): Handlers {
       const { orphans, unreachable } = await reconcile(core.ledger, core.providers);
       return {
         runs: core.listRuns(),
-        leases: core.ledger.listLeases().map(leaseView),
+        leases: core.ledger.listLeases().map((l) => leaseView(l, core.now())),
         orphans: orphans.map(({ provider, leaseId, label }) => ({ provider, leaseId, label })),
         unreachable,
       };
@@ -48,7 +49,7 @@ export function makeHandlers(core: TenderCore): Handlers {
       return core.runView(rec.runId).nodes.find((n) => n.id === nodeId)!;
     },
     'lease.destroyAll': ({ leases, orphans }) => destroyAll(core, { leases, orphans }),
-    'lease.list': async () => core.ledger.listLeases().map(leaseView),
+    'lease.list': async () => core.ledger.listLeases().map((l) => leaseView(l, core.now())),
     'offers.search': async ({ provider, filter }) => {
       const p = core.providers.get(provider);
       if (!p.searchOffers)
@@ -113,6 +114,7 @@ export function makeHandlers(core: TenderCore): Handlers {
       return {};
     },
     ...makeUiHandlers(core),
+    ...makeCostHandlers(core),
     'terminal.close': async ({ terminalId }) => {
       core.terminals.close(terminalId);
       return {};

@@ -20,6 +20,17 @@ import { sshConnector } from './ssh-connect';
 import { randomId } from './ids';
 import { nodeOutputsDir } from './paths';
 import { LOCAL_TIMING, type Timing } from './settings';
+import type { DeadManWiring } from '../jobs/node-job';
+import { budgetDeadline, summarize } from '../money/cost';
+import {
+  fromAgentRecord,
+  inferSelfTeardown,
+  renewalFacts,
+  renewalParams as renewalParamsOf,
+  renewEveryMs,
+  selfTeardownText,
+  type RenewalInput,
+} from '../money/dead-man';
 
 export interface WiringContext {
   home: string;
@@ -31,6 +42,8 @@ export interface WiringContext {
   runtimeFor: (unameM: string) => NodeRuntime | null;
   onNodeChange: (rec: NodeRecord) => void;
   manifestMemory: NodeManifestMemory;
+  /** An interactive terminal is open on the node (it is in use: not idle). */
+  isNodeInUse?: (nodeId: string) => boolean;
   /** Every NodeManager made is handed here, so the core can stop them all on close. */
   adopt: (manager: NodeManager) => void;
   env: NodeJS.ProcessEnv;
@@ -163,6 +176,7 @@ export function makeNodeJob(
       teardownMaxAttempts: timing.teardownMaxAttempts,
       maxBootAttempts: provider.replacesFailedBoots ? timing.maxBootAttempts : 1,
       nextLabel: (attempt) => `${rec.label.replace(/-a\d+$/, '')}-a${attempt}`,
+      deadMan: deadManWiring(ctx, manager, provider),
       recordBootFailure: (failed, reason) => {
         if (failed.lease) provider.rememberBootFailure?.(failed.lease, reason);
         const row = ctx.ledger.listLeases().find((l) => l.label === failed.label);
@@ -183,4 +197,68 @@ export function makeNodeJob(
       },
     },
   );
+}
+
+/** A node's dead-man switch, wired to the ledger: the run's policy and cost decide what each
+ *  renewal says; every acknowledged renewal is remembered so that a later process can tell
+ *  why a vanished node destroyed itself. */
+function deadManWiring(
+  ctx: WiringContext,
+  manager: NodeManager,
+  provider: Provider,
+): DeadManWiring | null {
+  const rec = manager.record;
+  const policy = ctx.ledger.getRun(rec.runId)?.policy;
+  if (!policy) return null;
+  const input = (state: {
+    inUse: boolean;
+    collected: boolean;
+    jobEndedAt: number | null;
+  }): RenewalInput | null => {
+    const r = manager.record;
+    const lease = ctx.ledger.getLease(r.label);
+    if (!r.lease || !lease?.createdAt) return null;
+    const now = ctx.now();
+    const cost = summarize(ctx.ledger.leasesOfRun(r.runId), now);
+    return {
+      policy,
+      leaseCreatedAt: lease.createdAt,
+      budgetDeadlineAt:
+        policy.budgetUsd === null ? null : budgetDeadline(policy.budgetUsd, cost, now),
+      ...state,
+      teardown: provider.selfTeardown?.(r.lease) ?? { kind: 'remove-files' },
+      now,
+    };
+  };
+  return {
+    everyMs: renewEveryMs(policy.unreachableGraceMs),
+    params: (state) => {
+      const i = input(state);
+      return i && renewalParamsOf(i);
+    },
+    onRenewed: (_params, state) => {
+      const i = input(state);
+      if (!i) return;
+      const label = manager.record.label;
+      ctx.ledger.setDeadMan(label, renewalFacts(i, ctx.ledger.getLease(label)?.deadMan ?? null));
+    },
+    onSelfTeardown: (record) => {
+      const label = manager.record.label;
+      const facts = ctx.ledger.getLease(label)?.deadMan;
+      if (facts) ctx.ledger.setDeadMan(label, { ...facts, selfTeardown: fromAgentRecord(record) });
+      ctx.ledger.append({
+        ts: ctx.now(),
+        runId: rec.runId,
+        nodeId: rec.id,
+        kind: 'lease.self_teardown',
+        data: { cause: record.cause, reason: record.reason, state: record.state },
+      });
+      return selfTeardownText(record.reason);
+    },
+    explainLoss: () => {
+      const facts = ctx.ledger.getLease(manager.record.label)?.deadMan;
+      return facts ? (inferSelfTeardown(facts, ctx.now())?.reason ?? null) : null;
+    },
+    isNodeInUse: () => ctx.isNodeInUse?.(rec.id) ?? false,
+  };
 }

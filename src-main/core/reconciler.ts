@@ -2,6 +2,7 @@ import { LIVE_LEASE_STATES } from '../contract';
 import type { NodeManager } from '../nodes/node-manager';
 import type { Provider } from '../providers/provider';
 import { labelPrefix } from './ids';
+import { inferSelfTeardown } from '../money/dead-man';
 import { makeNodeManager } from './node-wiring';
 import type { TenderCore } from './tender-core';
 
@@ -113,13 +114,19 @@ export class Reconciler {
         this.deliver(rec.id, provider, { type: 'LeaseFound', lease: facts, endpoint: null });
         report.adopted.push(lease.label);
       } else if (lease.state !== 'requested' && !facts && rec.lease) {
-        if (lease.createdAt !== null && this.core.now() - lease.createdAt < LIST_GRACE_MS) continue;
+        // A node that destroyed itself (its dead-man switch) says why through what it was told.
+        const self = lease.deadMan ? inferSelfTeardown(lease.deadMan, this.core.now()) : null;
+        const young = lease.createdAt !== null && this.core.now() - lease.createdAt < LIST_GRACE_MS;
+        if (young && !self) continue;
         // Absent from a list is not proof: only the provider saying it is gone is.
         if (!(await provider.isGone(rec.lease.destroyHandle, signal))) continue;
-        this.deliver(rec.id, provider, {
-          type: 'LeaseLost',
-          reason: 'the provider no longer lists it',
-        });
+        this.deliver(
+          rec.id,
+          provider,
+          self
+            ? { type: 'LeaseLost', reason: self.reason, selfDestroyedAt: self.at }
+            : { type: 'LeaseLost', reason: 'the provider no longer lists it' },
+        );
         report.lost.push(lease.label);
       }
     }

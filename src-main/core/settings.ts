@@ -14,6 +14,8 @@ export interface Timing {
   destroyRetryScale: number;
   /** How often live leases are reconciled with their providers. */
   reconcileEveryMs: number;
+  /** How often a run's budget and max duration are checked by the app. */
+  guardEveryMs: number;
 }
 
 export const DEFAULT_TIMING: Timing = {
@@ -27,6 +29,7 @@ export const DEFAULT_TIMING: Timing = {
   maxBootAttempts: 3,
   destroyRetryScale: 1,
   reconcileEveryMs: 60_000,
+  guardEveryMs: 15_000,
 };
 
 /** Local nodes answer in milliseconds; poll them accordingly. */

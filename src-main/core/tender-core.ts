@@ -10,6 +10,7 @@ import { scanWorkspace } from '../jobs/workspace/scan';
 import type { PushPlan } from '../jobs/workspace/push';
 import { Ledger } from '../ledger/ledger';
 import type { NodeJob } from '../jobs/node-job';
+import { RunGuard } from '../jobs/run-guard';
 import type { NodeManager } from '../nodes/node-manager';
 import { newNodeRecord, type NodeRecord } from '../nodes/node-record';
 import { LocalProvider } from '../providers/local/local-provider';
@@ -34,7 +35,7 @@ import { NodeManifestMemory, nodeManifestDir } from '../jobs/workspace/node-mani
 import { Reconciler } from './reconciler';
 import { Terminals } from './terminals';
 import { FileSecretStore, secretOrEnv, type SecretStore } from './secret-store';
-import { readDefaults } from './settings-store';
+import { readDefaults, resolvePolicy } from './settings-store';
 import { TenderError } from './tender-error';
 import { leaseView, runView, nodeView } from './views';
 
@@ -96,6 +97,8 @@ export class TenderCore {
   readonly now: () => number;
   readonly drivers = new Map<string, RunDriver>();
   private readonly managers = new Set<NodeManager>();
+  /** Jobs whose run ended with their node kept warm: their links stay up until close. */
+  private readonly warmJobs = new Set<NodeJob>();
   private readonly manifestMemory: NodeManifestMemory;
   readonly terminals: Terminals;
   reconciler: Reconciler | null = null;
@@ -121,7 +124,7 @@ export class TenderCore {
     );
     ledger.onLeaseChange((label) => {
       const row = this.ledger.getLease(label);
-      if (row) this.bus.emit('lease.changed', leaseView(row));
+      if (row) this.bus.emit('lease.changed', leaseView(row, this.now()));
     });
     this.providers = new ProviderRegistry(
       (opts.providers ?? defaultProviders)({
@@ -195,6 +198,10 @@ export class TenderCore {
     const provider = this.providers.get(args.pool.provider);
     const job = resolveSecretsFromEnv(validateJob(args.job), this.env);
     const shapes = nodeShapes(this.home, provider.kind, args.pool);
+    const policy = resolvePolicy(
+      args.keep ? { afterJob: 'keep_warm', ...args.policy } : args.policy,
+      readDefaults(this.home),
+    );
     const runId = newRunId();
     const install = this.ledger.installId();
     const now = this.now();
@@ -230,11 +237,18 @@ export class TenderCore {
         pool: args.pool,
         keep: args.keep,
         outputsDir: join(homePaths(this.home).runs, runId),
+        policy,
       },
       nodes,
       now,
     );
-    const driver = this.makeDriver(runId, job, args.keep, nodes, provider);
+    const driver = this.makeDriver(
+      runId,
+      job,
+      args.keep || policy.afterJob === 'keep_warm',
+      nodes,
+      provider,
+    );
     driver.start();
     return this.runView(runId);
   }
@@ -284,13 +298,13 @@ export class TenderCore {
         `no run ${runId}`,
         'See `tender status` for the runs Tender knows.',
       );
-    return runView(this.ledger, run, (id) => this.linkState(id), this.timing);
+    return runView(this.ledger, run, (id) => this.linkState(id), this.timing, this.now());
   }
 
   listRuns(): RunView[] {
     return this.ledger
       .listRuns()
-      .map((r) => runView(this.ledger, r, (id) => this.linkState(id), this.timing));
+      .map((r) => runView(this.ledger, r, (id) => this.linkState(id), this.timing, this.now()));
   }
 
   private attachDriver(runId: string): RunDriver {
@@ -304,7 +318,7 @@ export class TenderCore {
     const driver = this.makeDriver(
       runId,
       spec,
-      run.keep,
+      run.keep || run.policy?.afterJob === 'keep_warm',
       nodes,
       this.providers.get(run.provider),
       true,
@@ -364,8 +378,36 @@ export class TenderCore {
       this.emitRun(runId),
     );
     this.drivers.set(runId, driver);
+    const policy = this.ledger.getRun(runId)?.policy;
+    const guard =
+      policy &&
+      new RunGuard({
+        runId,
+        policy,
+        ledger: this.ledger,
+        now: this.now,
+        everyMs: this.timing.guardEveryMs,
+        recheck: () => this.reconciler?.tick('wake') ?? Promise.resolve(),
+        stopNode: (nodeId, reason) => jobs.get(nodeId)?.stop(reason),
+        note: (line) => {
+          for (const id of jobs.keys())
+            this.datastream.append(id, 'events', {
+              source: 'event',
+              stream: 'info',
+              line,
+              ts: this.now(),
+            });
+        },
+        onChange: () => this.emitRun(runId),
+      });
+    guard?.start();
     void driver.done.then(() => {
+      guard?.stop();
       this.drivers.delete(runId);
+      // Nodes kept warm keep their link (and their switch renewed) while this process runs.
+      for (const [id, j] of jobs) {
+        if (managers.get(id)?.record.stage !== 'destroyed') this.warmJobs.add(j);
+      }
       // A long-lived app keeps only managers with something left to do (a destroy retrying).
       for (const m of managers.values()) {
         if (m.record.stage !== 'destroyed') continue;
@@ -388,6 +430,7 @@ export class TenderCore {
       agentBundle: () => (this.bundle ??= loadAgentBundle(this.opts.env)),
       runtimeFor: runtimeLookup(this.opts.env),
       onNodeChange: (rec) => this.emitNode(rec.id),
+      isNodeInUse: (nodeId) => this.terminals.isOpenOn(nodeId),
       adopt: (m) => this.managers.add(m),
       manifestMemory: this.manifestMemory,
       env: this.opts.env ?? process.env,
@@ -443,6 +486,8 @@ export class TenderCore {
       d.detach();
       this.drivers.delete(id);
     }
+    for (const j of this.warmJobs) j.detach();
+    this.warmJobs.clear();
     // Managers outlive their drivers (a destroy still retrying): none may act after this.
     for (const m of this.managers) m.stop();
     this.managers.clear();

@@ -26,6 +26,8 @@ export interface TerminalSize {
  *  base64 `terminal.output` events; input resolves once the node has accepted it. */
 export class Terminals {
   private readonly sessions = new Map<string, Session>();
+  /** Which node each open terminal is on. */
+  private readonly nodeOf = new Map<string, string>();
 
   constructor(
     private readonly bus: EventBus,
@@ -45,6 +47,7 @@ export class Terminals {
       this.bus.emit('terminal.output', { terminalId: id, data: data.toString('base64') });
     const exit = (code: number | null) => {
       this.sessions.delete(id);
+      this.nodeOf.delete(id);
       this.bus.emit('terminal.exit', { terminalId: id, code });
     };
     const session =
@@ -63,7 +66,14 @@ export class Terminals {
             exit,
           );
     this.sessions.set(id, session);
+    this.nodeOf.set(id, rec.id);
     return id;
+  }
+
+  /** A terminal is open on the node: someone is using it (it is not idle). */
+  isOpenOn(nodeId: string): boolean {
+    for (const n of this.nodeOf.values()) if (n === nodeId) return true;
+    return false;
   }
 
   async input(id: string, data: Buffer): Promise<void> {

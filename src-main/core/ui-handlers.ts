@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join } from 'node:path';
 import { parse } from 'smol-toml';
 import type { Handlers } from '../api/dispatch';
 import type { JobSpec, LogRecord, OutputFile, SettingsView } from '../contract';
-import { parseJobToml } from '../jobs/job-file';
+import { JOB_FILE_NAME, parseJobToml } from '../jobs/job-file';
 import { KNOWN_PROVIDERS } from '../providers/known';
 import { ensureTenderKey } from '../transport/keys';
 import { nodeOutputsDir } from './paths';
@@ -16,6 +17,7 @@ import { TenderError } from './tender-error';
 type UiHandlers = Pick<
   Handlers,
   | 'job.parse'
+  | 'job.load'
   | 'logs.search'
   | 'outputs.list'
   | 'outputs.open'
@@ -29,6 +31,10 @@ type UiHandlers = Pick<
 export function makeUiHandlers(core: TenderCore): UiHandlers {
   return {
     'job.parse': async ({ text, baseDir, file }) => parseForUi(text, baseDir, file),
+    'job.load': async ({ path }) => {
+      const file = jobFileAt(path);
+      return { ...parseForUi(readFileSync(file, 'utf8'), dirname(file), file), file };
+    },
     'logs.search': async ({ runId, nodeId, query, limit }) => {
       if (!core.ledger.getRun(runId)) throw new TenderError('not_found', `no run ${runId}`);
       const node = nodeId && !nodeId.includes('/') ? `${runId}/${nodeId}` : nodeId;
@@ -110,7 +116,7 @@ function parseForUi(
   text: string,
   baseDir: string,
   file: string | undefined,
-): { job: JobSpec; pool: ReturnType<typeof parseJobToml>['pool'] } {
+): Omit<ReturnType<typeof parseJobToml>, 'file'> {
   const fromEnv = fromEnvNames(text);
   const placeholders: NodeJS.ProcessEnv = {};
   for (const name of Object.values(fromEnv)) placeholders[name] = 'placeholder';
@@ -124,8 +130,35 @@ function parseForUi(
   for (const [key, value] of Object.entries(loaded.job.env)) {
     env[key] = fromEnv[key] ? { secret: true, fromEnv: fromEnv[key] } : value;
   }
-  return { job: { ...loaded.job, env }, pool: loaded.pool };
+  return { job: { ...loaded.job, env }, pool: loaded.pool, policy: loaded.policy };
 }
+
+/** The tender.toml a path names: the file itself, or the one in a folder. Paths are on the
+ *  machine running Tender; `~/` is its user's home. */
+function jobFileAt(given: string): string {
+  const path = given.startsWith('~/') ? join(homedir(), given.slice(2)) : given;
+  if (!isAbsolute(path)) {
+    throw new TenderError(
+      'bad_input',
+      `${given} is not an absolute path`,
+      'give the full path of the folder or its tender.toml',
+    );
+  }
+  if (!existsSync(path)) throw new TenderError('not_found', `no such file or folder: ${path}`);
+  const file = statSync(path).isDirectory() ? join(path, JOB_FILE_NAME) : path;
+  if (!existsSync(file)) throw new TenderError('not_found', `no ${JOB_FILE_NAME} in ${path}`);
+  const st = statSync(file);
+  if (!st.isFile() || st.size > MAX_JOB_FILE_BYTES) {
+    throw new TenderError(
+      'bad_input',
+      `${file} is not a job file`,
+      `a tender.toml is a text file under ${MAX_JOB_FILE_BYTES / 1_000_000} MB`,
+    );
+  }
+  return file;
+}
+
+const MAX_JOB_FILE_BYTES = 1_000_000; // the same cap as job.parse's text
 
 function fromEnvNames(text: string): Record<string, string> {
   try {

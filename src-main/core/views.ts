@@ -5,6 +5,10 @@ import type { Ledger } from '../ledger/ledger';
 import type { LeaseRow, RunRow } from '../ledger/rows';
 import type { NodeRecord } from '../nodes/node-record';
 import type { Timing } from './settings';
+import { leaseCost, summarize } from '../money/cost';
+
+/** The share of a budget at which the UI and CLI warn. */
+export const BUDGET_WARNING = 0.8;
 
 export type LinkStateOf = (nodeId: string) => 'none' | 'connected' | 'lost';
 
@@ -33,6 +37,7 @@ export function nodeView(
     agentId: rec.agent?.agentId ?? null,
     capabilities: rec.agent?.capabilities ?? null,
     failedReason: rec.failedReason,
+    destroyReason: rec.destroyReason,
     jobStatus: attempt?.status ?? null,
     jobPhase: attempt?.phase ?? null,
     exitCode: attempt?.exitCode ?? null,
@@ -65,7 +70,11 @@ export function runView(
   run: RunRow,
   linkState: LinkStateOf,
   timing: Timing,
+  now: number,
 ): RunView {
+  const cost = summarize(ledger.leasesOfRun(run.id), now);
+  const budgetUsd = run.policy?.budgetUsd ?? null;
+  const budgetFraction = budgetUsd === null ? null : cost.accruedUsd / budgetUsd;
   return {
     id: run.id,
     jobName: run.jobName,
@@ -80,6 +89,14 @@ export function runView(
     nodes: ledger
       .nodesOfRun(run.id)
       .map((n) => nodeView(ledger, n, linkState, timing, run.createdAt)),
+    policy: run.policy,
+    cost: {
+      accruedUsd: cost.accruedUsd,
+      burnUsdPerHour: cost.burnUsdPerHour,
+      budgetUsd,
+      budgetFraction,
+      budgetWarning: budgetFraction !== null && budgetFraction >= BUDGET_WARNING,
+    },
   };
 }
 
@@ -98,7 +115,9 @@ export function hostViews(core: { home: string; ledger: Ledger }): HostView[] {
   }));
 }
 
-export function leaseView(l: LeaseRow): LeaseView {
+export function leaseView(l: LeaseRow, now: number): LeaseView {
+  const d = l.deadMan;
+  const live = l.state === 'created' || l.state === 'destroying';
   return {
     label: l.label,
     leaseId: l.leaseId,
@@ -111,5 +130,18 @@ export function leaseView(l: LeaseRow): LeaseView {
     destroyedAt: l.destroyedAt,
     lastError: l.lastError,
     reason: l.reason,
+    accruedUsd: leaseCost(l, now),
+    deadMan:
+      d && live
+        ? {
+            renewedAt: d.renewedAt,
+            graceMs: d.graceMs,
+            firesAt: Math.min(
+              d.renewedAt + d.graceMs,
+              d.maxDeadlineAt ?? Infinity,
+              d.budgetDeadlineAt ?? Infinity,
+            ),
+          }
+        : null,
   };
 }

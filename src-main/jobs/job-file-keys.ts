@@ -1,4 +1,11 @@
-import { JOB_KEYS, POOL_KEYS, SECRET_KEYS, TOP_KEYS, WORKSPACE_KEYS } from './job-file-schema';
+import {
+  JOB_KEYS,
+  POLICY_KEYS,
+  POOL_KEYS,
+  SECRET_KEYS,
+  TOP_KEYS,
+  WORKSPACE_KEYS,
+} from './job-file-schema';
 import { formatKeyPath, isTable, tableLabel, type Problem } from './job-file-problem';
 import type { KeyPath } from './toml-key-positions';
 
@@ -22,6 +29,7 @@ const table = (keys: readonly string[], inner: Record<string, Shape> = {}): Shap
 const JOB_FILE_SHAPE = table(TOP_KEYS, {
   job: table(JOB_KEYS, { workspace: table(WORKSPACE_KEYS), env: { kind: 'env' } }),
   pool: table(POOL_KEYS),
+  policy: table(POLICY_KEYS),
 });
 
 /** Every key the document has that the job file format does not, in no particular order. */
@@ -84,6 +92,7 @@ function unknownKey(
 function homeTableOf(key: string): string | undefined {
   if (JOB_KEYS.includes(key)) return 'job';
   if (POOL_KEYS.includes(key)) return 'pool';
+  if (POLICY_KEYS.includes(key)) return 'policy';
   return undefined;
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JobSpec, PoolSpec } from '../contract/job';
+import { AfterJob, parseDuration } from '../contract/policy';
 
 /**
  * The shape of `tender.toml` as written, before paths and secrets are resolved into a
@@ -31,7 +32,27 @@ export const JobTable = JobSpec.extend({
 });
 export type JobTable = z.infer<typeof JobTable>;
 
-export const JobFile = z.object({ job: JobTable, pool: PoolSpec.optional() }).strict();
+const DurationText = z.string().refine((t) => parseDuration(t) !== undefined, {
+  message: 'not a duration: write e.g. "90s", "20m", "6h", "1h30m", or "none"',
+});
+
+/** `[policy]`: the run's lease policy (issue 6); what is left out comes from Settings. */
+export const PolicyTable = z
+  .object({
+    max_duration: DurationText.optional(),
+    idle_timeout: DurationText.optional(),
+    budget_usd: z.number().positive().optional(),
+    after_job: AfterJob.optional(),
+    unreachable_grace: DurationText.refine((t) => (parseDuration(t) ?? 0) >= 1_000, {
+      message: 'unreachable_grace must be a duration of at least 1s ("none" is not allowed)',
+    }).optional(),
+  })
+  .strict();
+export type PolicyTable = z.infer<typeof PolicyTable>;
+
+export const JobFile = z
+  .object({ job: JobTable, pool: PoolSpec.optional(), policy: PolicyTable.optional() })
+  .strict();
 export type JobFile = z.infer<typeof JobFile>;
 
 /** The keys each table accepts, for unknown-key messages. */
@@ -39,4 +60,5 @@ export const JOB_KEYS = Object.keys(JobTable.shape);
 export const POOL_KEYS = Object.keys(PoolSpec.shape);
 export const WORKSPACE_KEYS = Object.keys(WorkspaceTable.shape);
 export const SECRET_KEYS = Object.keys(SecretEntry.shape);
+export const POLICY_KEYS = Object.keys(PolicyTable.shape);
 export const TOP_KEYS = Object.keys(JobFile.shape);

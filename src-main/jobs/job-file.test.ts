@@ -210,6 +210,7 @@ hosts = ["lab1", "lab2"]
         offers: [],
         hosts: ['lab1', 'lab2'],
       },
+      policy: {},
     });
   });
 
@@ -226,6 +227,7 @@ hosts = ["lab1", "lab2"]
         params: {},
       },
       pool: { provider: 'local', count: 1, verify: [], offers: [], hosts: [] },
+      policy: {},
     });
     expect('setup' in loaded.job).toBe(false);
   });
@@ -285,5 +287,43 @@ describe('redactJob', () => {
     expect(JSON.stringify(redacted)).not.toMatch(/hf_s3cr3t_value|b-secret/);
     expect(job.env.HF_TOKEN).toEqual({ secret: true, value: SECRET });
     expect({ ...redacted, env: job.env }).toEqual(job);
+  });
+});
+
+describe('[policy]', () => {
+  test('durations, budget and after_job become the run policy; left-out keys stay out', async () => {
+    const loaded = await load(
+      `${HEAD}[policy]\nmax_duration = "6h"\nidle_timeout = "20m"\nbudget_usd = 25\nafter_job = "keep_warm"\n`,
+    );
+    expect(loaded.policy).toEqual({
+      maxDurationMs: 6 * 3_600_000,
+      idleTimeoutMs: 20 * 60_000,
+      budgetUsd: 25,
+      afterJob: 'keep_warm',
+    });
+    expect((await load(HEAD)).policy).toEqual({});
+  });
+
+  test('"none" turns a limit off', async () => {
+    expect((await load(`${HEAD}[policy]\nmax_duration = "none"\n`)).policy).toEqual({
+      maxDurationMs: null,
+    });
+  });
+
+  test('a bad duration names the key, its line and what to write', async () => {
+    const err = await failure(`${HEAD}[policy]\nidle_timeout = "twenty minutes"\n`);
+    expect(err.message).toMatch(/tender\.toml:5:\d+: .*not a duration/);
+    expect(err.message).toMatch(/"20m"/);
+  });
+
+  test('a typo in [policy] suggests the key', async () => {
+    const err = await failure(`${HEAD}[policy]\nbudget = 25\n`);
+    expect(err.message).toMatch(/unknown key "budget"/);
+    expect(err.hint).toMatch(/budget_usd/);
+  });
+
+  test('after_job must be destroy or keep_warm', async () => {
+    const err = await failure(`${HEAD}[policy]\nafter_job = "stop"\n`);
+    expect(err.message).toMatch(/after_job/);
   });
 });

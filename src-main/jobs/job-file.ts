@@ -2,13 +2,14 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import { JobSpec, PoolSpec } from '../contract/job';
+import { parseDuration, type PolicyInput } from '../contract/policy';
 import { BadInputError } from './bad-input-error';
 import { resolveEnv, checkParams } from './job-file-env';
 import { problemsFromIssues } from './job-file-issues';
 import { findUnknownKeys } from './job-file-keys';
 import { checkOutputs, resolveWorkdir } from './job-file-paths';
 import type { Problem } from './job-file-problem';
-import { JobFile } from './job-file-schema';
+import { JobFile, type PolicyTable } from './job-file-schema';
 import { locateTomlKeys, type KeyPositions } from './toml-key-positions';
 
 export { redactJob } from './redact-job';
@@ -34,6 +35,8 @@ export interface LoadedJobFile {
   job: JobSpec;
   /** `[pool]` with defaults filled in; the caller lays CLI flags over it. */
   pool: PoolSpec;
+  /** `[policy]` as written (only the keys present); Settings fill in the rest. */
+  policy: PolicyInput;
   file: string;
 }
 
@@ -78,7 +81,7 @@ export function parseJobToml(text: string, opts: ParseJobTomlOptions): LoadedJob
     failOn(problemsFromIssues(doc, parsed.error.issues));
     throw BadInputError.at(file, undefined, 'not a job file'); // every issue maps to a problem
   }
-  const { job: table, pool = PoolSpec.parse({}) } = parsed.data;
+  const { job: table, pool = PoolSpec.parse({}), policy = {} } = parsed.data;
 
   const env = resolveEnv(table.env, opts.env ?? process.env);
   // Without a [job.workspace], the folder holding the job file is the workspace.
@@ -98,7 +101,19 @@ export function parseJobToml(text: string, opts: ParseJobTomlOptions): LoadedJob
     outputs: outputs.outputs,
     env: env.env,
   });
-  return { job, pool, file };
+  return { job, pool, policy: policyInput(policy), file };
+}
+
+/** `[policy]` → the contract's PolicyInput (durations in ms; keys left out stay out). */
+export function policyInput(t: PolicyTable): PolicyInput {
+  const out: PolicyInput = {};
+  if (t.max_duration !== undefined) out.maxDurationMs = parseDuration(t.max_duration) ?? null;
+  if (t.idle_timeout !== undefined) out.idleTimeoutMs = parseDuration(t.idle_timeout) ?? null;
+  if (t.unreachable_grace !== undefined)
+    out.unreachableGraceMs = parseDuration(t.unreachable_grace) ?? undefined;
+  if (t.budget_usd !== undefined) out.budgetUsd = t.budget_usd;
+  if (t.after_job !== undefined) out.afterJob = t.after_job;
+  return out;
 }
 
 function checkProvider(provider: string, known: readonly string[]): Problem[] {

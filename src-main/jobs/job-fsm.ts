@@ -11,7 +11,8 @@ export type JobEvent =
   | { type: 'OutputsFailed'; error: string }
   | { type: 'NodeFault'; reason: string }
   | { type: 'NodeLost'; reason: string }
-  | { type: 'OperatorStop' }
+  /** `reason` (default "cancelled"): why, e.g. "budget reached ($25.00 of $25.00)". */
+  | { type: 'OperatorStop'; reason?: string }
   | { type: 'TeardownComplete'; error: string | null };
 
 export type JobCommand =
@@ -98,19 +99,29 @@ export function jobTransition(s: JobState, e: JobEvent): JobStep {
       switch (s.phase) {
         case 'provisioning':
           return {
-            state: { ...s, status: 'failed', reason: 'cancelled', phase: 'tearing_down' },
+            state: {
+              ...s,
+              status: 'failed',
+              reason: e.reason ?? 'cancelled',
+              phase: 'tearing_down',
+            },
             commands: ['TeardownNode'],
           };
         case 'materializing':
         case 'setup':
         case 'run':
           return {
-            state: { ...s, status: 'failed', reason: 'cancelled', phase: 'collecting' },
+            state: {
+              ...s,
+              status: 'failed',
+              reason: e.reason ?? 'cancelled',
+              phase: 'collecting',
+            },
             commands: ['CancelJob', 'CollectOutputs'],
           };
         case 'collecting':
           return {
-            state: { ...s, status: 'failed', reason: s.reason ?? 'cancelled' },
+            state: { ...s, status: 'failed', reason: s.reason ?? e.reason ?? 'cancelled' },
             commands: [],
           };
         default:

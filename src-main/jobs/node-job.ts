@@ -1,4 +1,4 @@
-import type { Phase, PhaseState } from '../../src-agent/protocol';
+import type { LeaseParams, Phase, PhaseState, TeardownRecord } from '../../src-agent/protocol';
 import type { JobSpec } from '../contract';
 import type { Datastream } from '../datastream/datastream';
 import type { Ledger } from '../ledger/ledger';
@@ -14,6 +14,7 @@ import { formatCount } from './workspace/human-units';
 import type { PushPlan } from './workspace/push';
 import type { NodeManifestMemory } from './workspace/node-manifest-memory';
 import { syncWorkspace } from './workspace/sync';
+import { DeadManRenewer } from './dead-man-renewer';
 
 export interface NodeJobDeps {
   ledger: Ledger;
@@ -42,6 +43,29 @@ export interface NodeJobDeps {
   nextLabel(attempt: number): string;
   /** A lease failed to boot and was destroyed: remember its host, journal what it cost. */
   recordBootFailure(rec: NodeRecord, reason: string): void;
+  /** The node's dead-man switch (issue 6); null: none is armed. */
+  deadMan: DeadManWiring | null;
+}
+
+/** What a NodeJob knows that a renewal depends on. */
+export interface RenewalState {
+  inUse: boolean;
+  collected: boolean;
+  jobEndedAt: number | null;
+}
+
+export interface DeadManWiring {
+  everyMs: number;
+  /** The `lease` request for now; null when the run has no policy. */
+  params(state: RenewalState): LeaseParams | null;
+  /** The agent acknowledged a renewal. */
+  onRenewed(params: LeaseParams, state: RenewalState): void;
+  /** The node said its switch fired; returns the words the ledger keeps. */
+  onSelfTeardown(record: TeardownRecord): string;
+  /** A lease found gone: the words for it if the node's own switch explains it. */
+  explainLoss(): string | null;
+  /** Someone is using the node through the app (an open terminal). */
+  isNodeInUse(): boolean;
 }
 
 type ViewLinkState = 'none' | 'connected' | 'lost';
@@ -59,6 +83,11 @@ export class NodeJob {
   /** Settles once the agent has started the run phase, or the job has ended without it. */
   readonly runStarted = new Promise<void>((r) => (this.markRunStarted = r));
   linkState: ViewLinkState = 'none';
+  private renewer: DeadManRenewer | null = null;
+  private collected = false;
+  private jobEndedAt: number | null = null;
+  /** Set when the node's own dead-man switch fired: the destroy reason the ledger shows. */
+  private selfTeardown: string | null = null;
 
   constructor(
     readonly nodeId: string,
@@ -78,9 +107,10 @@ export class NodeJob {
     this.dispatch({ type: 'JobSubmitted' });
   }
 
-  /** OperatorStop: cancel, collect best effort, tear down. */
-  stop(): void {
-    this.dispatch({ type: 'OperatorStop' });
+  /** OperatorStop: cancel, collect best effort, tear down. `reason` (default "cancelled")
+   *  is what the job's outcome says, e.g. "budget reached". */
+  stop(reason?: string): void {
+    this.dispatch(reason ? { type: 'OperatorStop', reason } : { type: 'OperatorStop' });
   }
 
   /** Tear down at once, skipping collection (Tear down all). */
@@ -91,6 +121,7 @@ export class NodeJob {
   /** Stops acting without touching the node: the agent keeps running the job. */
   detach(): void {
     this.detached = true;
+    this.renewer?.stop();
     this.link?.close();
     this.link = null;
   }
@@ -314,6 +345,8 @@ export class NodeJob {
         `outputs: ${pulled.files.length} files, ${pulled.bytes} bytes in ${pulled.dir}` +
           (pulled.missing.length ? `; missing: ${pulled.missing.join(', ')}` : ''),
       );
+      this.collected = true;
+      void this.renewer?.renewNow();
       return { type: 'OutputsCollected', missing: pulled.missing };
     } catch (err) {
       this.note(`outputs not collected: ${(err as Error).message}`);
@@ -324,17 +357,25 @@ export class NodeJob {
   }
 
   private async teardown(): Promise<JobEvent> {
-    this.link?.close();
-    this.link = null;
     const { manager, keep, teardownMaxAttempts } = this.deps;
-    if (keep && manager.record.stage === 'dormant') {
-      this.note('node kept (--keep): it stays listed and billed until `tender down`');
+    if (keep && manager.record.stage === 'dormant' && this.selfTeardown === null) {
+      // Kept warm: the link stays (the switch keeps being renewed while this process runs);
+      // the node destroys itself once idle, or when this process is gone past the grace.
+      this.note(
+        this.deps.deadMan
+          ? 'node kept warm: it stays listed and billed until it has been idle for the idle timeout, or `tender down`'
+          : 'node kept (--keep): it stays listed and billed until `tender down`',
+      );
+      void this.renewer?.renewNow();
       return { type: 'TeardownComplete', error: null };
     }
+    this.renewer?.stop();
+    this.link?.close();
+    this.link = null;
     // A destroy begun by a process that died is re-issued (idempotent); Destroy itself
     // would be ignored in that stage.
     if (manager.record.stage === 'destroying') manager.resume();
-    else manager.send({ type: 'Destroy', reason: `job ${this.state.status}` });
+    else manager.send({ type: 'Destroy', reason: this.selfTeardown ?? `job ${this.state.status}` });
     const rec = await manager.waitFor(
       (r) =>
         r.stage === 'destroyed' ||
@@ -370,9 +411,14 @@ export class NodeJob {
       onPhase: (st) => {
         this.phases.set(st.phase, st);
         if (st.state !== 'exited') return;
+        if (st.phase === 'run' && this.jobEndedAt === null) {
+          this.jobEndedAt = this.deps.now();
+          void this.renewer?.renewNow();
+        }
         for (const resolve of this.phaseWaiters.get(st.phase) ?? []) resolve(st);
         this.phaseWaiters.delete(st.phase);
       },
+      onTeardown: (record) => this.onSelfTeardown(record),
       onState: (state: LinkState, detail) => {
         if (state === 'lost') void this.checkLost(rec, detail);
         const view: ViewLinkState =
@@ -383,6 +429,8 @@ export class NodeJob {
               : state === 'closed'
                 ? 'none'
                 : this.linkState;
+        // A new connection may be to a restarted agent, which holds no switch until told.
+        if (state === 'connected') void this.renewer?.renewNow();
         if (view === this.linkState) return;
         if (view === 'lost') this.note(`link lost: ${detail}; reconnecting`);
         else if (this.linkState === 'lost' && view === 'connected') this.note('link restored');
@@ -390,12 +438,64 @@ export class NodeJob {
         this.deps.onChange();
       },
     });
+    this.armDeadMan(this.link);
     return this.link;
+  }
+
+  private armDeadMan(link: AgentLink): void {
+    const dm = this.deps.deadMan;
+    if (!dm || this.renewer) return;
+    const state = () => this.renewalState();
+    this.renewer = new DeadManRenewer({
+      everyMs: dm.everyMs,
+      send: (params) => link.request('lease', params, 15_000),
+      params: () => dm.params(state()),
+      onRenewed: (params) => dm.onRenewed(params, state()),
+      onFailed: (message) => this.note(`dead-man switch not renewed: ${message}`),
+    });
+    this.renewer.start();
+  }
+
+  private renewalState(): RenewalState {
+    const active = this.state.phase !== 'done' && this.state.phase !== 'tearing_down';
+    return {
+      inUse: active || (this.deps.deadMan?.isNodeInUse() ?? false),
+      collected: this.collected,
+      jobEndedAt: this.jobEndedAt,
+    };
+  }
+
+  /** The node's own switch fired: it is stopping its job and destroying itself. The app
+   *  still destroys the lease the usual way (idempotent) and confirms it gone. */
+  private onSelfTeardown(record: TeardownRecord): void {
+    if (this.selfTeardown !== null || !this.deps.deadMan) return;
+    this.selfTeardown = this.deps.deadMan.onSelfTeardown(record);
+    this.renewer?.stop();
+    this.note(`${this.selfTeardown} (the node is tearing itself down)`);
+    if (this.state.phase === 'done') {
+      this.link?.close();
+      this.link = null;
+      this.deps.manager.send({ type: 'Destroy', reason: this.selfTeardown });
+    } else {
+      this.dispatch({ type: 'NodeLost', reason: this.selfTeardown });
+    }
   }
 
   private async checkLost(rec: NodeRecord, detail: string): Promise<void> {
     if (await this.deps.isLeaseGone(rec).catch(() => false)) {
-      this.dispatch({ type: 'NodeLost', reason: `the lease is gone (${detail})` });
+      const explained = this.deps.deadMan?.explainLoss() ?? null;
+      if (explained) {
+        this.selfTeardown ??= explained;
+        this.renewer?.stop();
+        this.note(explained);
+      }
+      const reason = explained ?? `the lease is gone (${detail})`;
+      if (this.state.phase !== 'done') return this.dispatch({ type: 'NodeLost', reason });
+      // A kept node: nothing of the job is left to do; confirm the destroy.
+      this.renewer?.stop();
+      this.link?.close();
+      this.link = null;
+      this.deps.manager.send({ type: 'Destroy', reason });
     }
   }
 

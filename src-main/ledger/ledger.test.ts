@@ -106,6 +106,13 @@ function newRun(count: number): NewRun {
     pool: {},
     keep: false,
     outputsDir: '/tmp/outputs',
+    policy: {
+      maxDurationMs: null,
+      idleTimeoutMs: null,
+      budgetUsd: null,
+      afterJob: 'destroy',
+      unreachableGraceMs: 1_800_000,
+    },
   };
 }
 
@@ -143,8 +150,8 @@ describe('schema', () => {
     const version = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get();
     db.close();
 
-    expect(LATEST_SCHEMA_VERSION).toBe(2);
-    expect(version).toEqual({ value: '2' });
+    expect(LATEST_SCHEMA_VERSION).toBe(3);
+    expect(version).toEqual({ value: '3' });
     for (const table of [
       'meta',
       'jobs',
@@ -167,12 +174,34 @@ describe('schema', () => {
     const install = first.installId();
     first.close();
     const db = raw(home);
-    db.exec("DROP TABLE host_keys; UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+    db.exec(
+      'DROP TABLE host_keys; ALTER TABLE runs DROP COLUMN policy_json; ' +
+        'ALTER TABLE leases DROP COLUMN deadman_json; ' +
+        "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
+    );
     db.close();
 
     const again = writer(home);
     expect(again.installId()).toBe(install);
     expect(again.getHostKey('host:x')).toBeUndefined();
+    again.close();
+  });
+
+  it('upgrades a v2 ledger: runs made before policies have none, leases no switch', () => {
+    const home = tempHome();
+    const first = writer(home);
+    seedRun(first, 'node-0');
+    first.close();
+    const db = raw(home);
+    db.exec(
+      'ALTER TABLE runs DROP COLUMN policy_json; ALTER TABLE leases DROP COLUMN deadman_json; ' +
+        "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
+    );
+    db.close();
+
+    const again = writer(home);
+    expect(again.getRun(RUN)?.policy).toBeNull();
+    for (const l of again.listLeases()) expect(l.deadMan).toBeNull();
     again.close();
   });
 

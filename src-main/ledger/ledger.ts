@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { JobSpec, LeaseState } from '../contract';
+import type { JobSpec, LeasePolicy, LeaseState } from '../contract';
 import { LIVE_LEASE_STATES } from '../contract';
 import { TenderError } from '../core/tender-error';
 import type { NodeRecord } from '../nodes/node-record';
@@ -18,7 +18,14 @@ import {
 } from './row-mapping';
 import { LATEST_SCHEMA_VERSION, migrate, readSchemaVersion } from './migrations';
 import { ProcessLock } from './process-lock';
-import type { AttemptRow, HostKeyPin, JournalEvent, LeaseRow, RunRow } from './rows';
+import type {
+  AttemptRow,
+  DeadManFacts,
+  HostKeyPin,
+  JournalEvent,
+  LeaseRow,
+  RunRow,
+} from './rows';
 
 export interface NewRun {
   id: string;
@@ -31,6 +38,7 @@ export interface NewRun {
   pool: Record<string, unknown>;
   keep: boolean;
   outputsDir: string;
+  policy: LeasePolicy;
 }
 
 /** The SQLite ledger: the truth about what is billed. The only code that touches SQLite.
@@ -60,6 +68,16 @@ export class Ledger {
     const row = this.db.prepare('SELECT * FROM leases WHERE label = ?').get(label) as
       RawLease | undefined;
     return row && toLeaseRow(row);
+  }
+
+  /** Records what a lease's dead-man switch was last told (a renewal the agent acknowledged)
+   *  or what the node reported about its own teardown. The lease row's other columns are
+   *  the node record's projection and are left alone. */
+  setDeadMan(label: string, facts: DeadManFacts): void {
+    const changed = this.db
+      .prepare('UPDATE leases SET deadman_json = ? WHERE label = ?')
+      .run(JSON.stringify(facts), label).changes;
+    if (changed > 0) this.leaseChanged(label);
   }
 
   /** Opens the ledger for writing; throws `busy` when another process is the writer. */
@@ -138,7 +156,8 @@ export class Ledger {
       this.db
         .prepare(
           `INSERT INTO runs (id, job_id, provider, count, pool_json, keep, status, detached,
-             driver_pid, created_at, outputs_dir) VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
+             driver_pid, created_at, outputs_dir, policy_json)
+             VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`,
         )
         .run(
           run.id,
@@ -150,6 +169,7 @@ export class Ledger {
           process.pid,
           now,
           run.outputsDir,
+          JSON.stringify(run.policy),
         );
       for (const node of nodes) {
         this.db
@@ -317,6 +337,15 @@ export class Ledger {
   }
 
   // ── leases ────────────────────────────────────────────────────────────────────────────
+
+  /** Every lease a run has had, failed boot attempts included. */
+  leasesOfRun(runId: string): LeaseRow[] {
+    return (
+      this.db
+        .prepare('SELECT * FROM leases WHERE run_id = ? ORDER BY requested_at')
+        .all(runId) as RawLease[]
+    ).map(toLeaseRow);
+  }
 
   listLeases(states?: readonly LeaseState[]): LeaseRow[] {
     const rows = (

@@ -118,6 +118,16 @@ CREATE TABLE host_keys (
 );
 `,
   },
+  {
+    version: 3,
+    sql: `
+-- Issue 6: each run's lease policy (max duration, idle timeout, budget, after the job,
+-- unreachable grace), and per lease what its dead-man switch was last told (renewals,
+-- deadlines) and what the node reported when it tore itself down.
+ALTER TABLE runs ADD COLUMN policy_json TEXT;
+ALTER TABLE leases ADD COLUMN deadman_json TEXT;
+`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,6 +1,6 @@
 // Rows as SQLite returns them, and their mapping to the ledger's row types.
-import type { JobStatus, LeaseState } from '../contract';
-import type { AttemptRow, LeaseRow, RunRow } from './rows';
+import type { JobStatus, LeasePolicy, LeaseState } from '../contract';
+import type { AttemptRow, DeadManFacts, LeaseRow, RunRow } from './rows';
 
 export const RUN_SELECT =
   'SELECT r.*, j.name AS job_name FROM runs r JOIN jobs j ON j.id = r.job_id';
@@ -20,6 +20,7 @@ export interface RawRun {
   ended_at: number | null;
   failed_reason: string | null;
   outputs_dir: string;
+  policy_json: string | null;
 }
 
 export function toRunRow(r: RawRun): RunRow {
@@ -38,6 +39,7 @@ export function toRunRow(r: RawRun): RunRow {
     endedAt: r.ended_at,
     failedReason: r.failed_reason,
     outputsDir: r.outputs_dir,
+    policy: r.policy_json ? (JSON.parse(r.policy_json) as LeasePolicy) : null,
   };
 }
 
@@ -80,6 +82,7 @@ export interface RawLease {
   destroy_attempts: number;
   last_error: string | null;
   reason: string | null;
+  deadman_json: string | null;
 }
 
 export function toLeaseRow(r: RawLease): LeaseRow {
@@ -100,5 +103,6 @@ export function toLeaseRow(r: RawLease): LeaseRow {
     destroyAttempts: r.destroy_attempts,
     lastError: r.last_error,
     reason: r.reason,
+    deadMan: r.deadman_json ? (JSON.parse(r.deadman_json) as DeadManFacts) : null,
   };
 }

@@ -1,4 +1,4 @@
-import type { JobStatus, JobPhase, LeaseState } from '../contract';
+import type { AfterJob, JobStatus, JobPhase, LeaseState, LeasePolicy } from '../contract';
 
 export interface RunRow {
   id: string;
@@ -15,6 +15,8 @@ export interface RunRow {
   endedAt: number | null;
   failedReason: string | null;
   outputsDir: string;
+  /** null for runs made before policies existed. */
+  policy: LeasePolicy | null;
 }
 
 export interface AttemptRow {
@@ -43,6 +45,25 @@ export interface LeaseRow {
   destroyAttempts: number;
   lastError: string | null;
   reason: string | null;
+  deadMan: DeadManFacts | null;
+}
+
+/** What a lease's dead-man switch was last told, in app wall-clock time, so that a later
+ *  process can tell why a node that vanished destroyed itself. */
+export interface DeadManFacts {
+  graceMs: number;
+  /** First renewal the agent acknowledged. */
+  armedAt: number;
+  /** Last renewal the agent acknowledged: the node destroys itself graceMs after it. */
+  renewedAt: number;
+  maxDeadlineAt: number | null;
+  budgetDeadlineAt: number | null;
+  idleTimeoutMs: number | null;
+  afterJob: AfterJob;
+  /** When the job ended on this node (the idle clock of keep_warm starts here). */
+  jobEndedAt: number | null;
+  /** What the node said when it began tearing itself down (agent's words). */
+  selfTeardown: { cause: string; reason: string; at: number; state: string } | null;
 }
 
 export interface JournalEvent {

@@ -5,6 +5,7 @@ import type {
   Ops,
   PhaseState,
   ServerMessage,
+  TeardownRecord,
 } from '../../src-agent/protocol';
 import { MarkerScanner } from '../../src-agent/marker';
 import type { ExecChannel, NodeShell } from '../transport/node-shell';
@@ -37,6 +38,8 @@ interface Pending {
 export interface AgentClientHandlers {
   onLog?: (records: LogRecord[]) => void;
   onPhase?: (state: PhaseState) => void;
+  /** The node's dead-man switch fired: it is tearing itself down. */
+  onTeardown?: (record: TeardownRecord) => void;
   onClose?: (reason: string) => void;
 }
 
@@ -145,6 +148,7 @@ export class AgentClient {
   private onEvent(ev: AgentEvent): void {
     if (ev.ev === 'log') this.handlers.onLog?.(ev.records);
     else if (ev.ev === 'phase') this.handlers.onPhase?.(ev.state);
+    else if (ev.ev === 'teardown') this.handlers.onTeardown?.(ev.record);
   }
 
   private shutdown(reason: string): void {

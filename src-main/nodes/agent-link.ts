@@ -1,4 +1,10 @@
-import type { LogRecord, OpName, Ops, PhaseState } from '../../src-agent/protocol';
+import type {
+  LogRecord,
+  OpName,
+  Ops,
+  PhaseState,
+  TeardownRecord,
+} from '../../src-agent/protocol';
 import type { NodeShell } from '../transport/node-shell';
 import { AgentClient, LinkClosedError } from './agent-client';
 import { agentCommand, type AgentAddress } from './node-layout';
@@ -12,6 +18,8 @@ export interface AgentLinkDeps {
   fromSeq(): number;
   onRecords(records: LogRecord[]): void;
   onPhase(state: PhaseState): void;
+  /** The node's dead-man switch fired (told live, or found in hello on a reconnect). */
+  onTeardown?(record: TeardownRecord): void;
   onState(state: LinkState, detail: string): void;
 }
 
@@ -93,10 +101,12 @@ export class AgentLink {
     const client = AgentClient.open(shell, agentCommand(this.deps.address, 'attach'), {
       onLog: (records) => this.deps.onRecords(records),
       onPhase: (state) => this.deps.onPhase(state),
+      onTeardown: (record) => this.deps.onTeardown?.(record),
       onClose: (reason) => onClose(reason),
     });
     try {
-      await client.request('hello', {}, HELLO_TIMEOUT_MS);
+      const hello = await client.request('hello', {}, HELLO_TIMEOUT_MS);
+      if (hello.teardown) this.deps.onTeardown?.(hello.teardown);
       await client.request('subscribe', { fromSeq: this.deps.fromSeq() });
       // Phases that changed while nobody was attached.
       const status = await client.request('status', {});

@@ -32,7 +32,9 @@ export type NodeMsg =
   /** A new lease for this node after a boot failure, once the failed one is destroyed. */
   | { type: 'Replace'; label: string; excludeMachine: string | null }
   /** Reconciliation: the provider no longer lists the lease, and Tender did not destroy it. */
-  | { type: 'LeaseLost'; reason: string };
+  /** `selfDestroyedAt`: the node's own dead-man switch explains the loss (issue 6); the
+   *  lease is then destroyed (not lost) from that moment, with `reason`. */
+  | { type: 'LeaseLost'; reason: string; selfDestroyedAt?: number };
 
 export type NodeMsgType = NodeMsg['type'];
 

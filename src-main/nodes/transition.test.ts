@@ -462,3 +462,19 @@ describe('NodeManager transition: the details the table does not show', () => {
     expect(out.record.bootstrap?.lastStage).toBe('join_timeout');
   });
 });
+
+describe('LeaseLost explained by the node\'s own dead-man switch', () => {
+  it('a live node whose lease vanished by its own switch is destroyed (not lost), billed until it fired', () => {
+    const rec = recordIn('dormant');
+    const out = transition(
+      rec,
+      { type: 'LeaseLost', reason: 'destroyed by its own dead-man switch: app unreachable for 30 min', selfDestroyedAt: 5 },
+      100,
+    );
+    expect(out.record.stage).toBe('destroyed');
+    expect(out.record.leaseLost).toBe(false);
+    expect(out.record.destroyedAt).toBe(5);
+    expect(out.record.destroyReason).toMatch(/dead-man switch/);
+    expect(out.effects.map((e) => e.type)).toEqual(['CancelWork']);
+  });
+});

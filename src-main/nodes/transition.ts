@@ -27,7 +27,7 @@ export function transition(rec: NodeRecord, msg: NodeMsg, now: number): Step {
   if (msg.type === 'GetRecord')
     return { record: rec, effects: [{ type: 'Reply', kind: 'record' }] };
   if (msg.type === 'Destroy') return onDestroy(rec, msg.reason, now);
-  if (msg.type === 'LeaseLost') return onLeaseLost(rec, msg.reason, now);
+  if (msg.type === 'LeaseLost') return onLeaseLost(rec, msg.reason, now, msg.selfDestroyedAt);
 
   switch (rec.stage) {
     case 'new':
@@ -137,11 +137,29 @@ export function transition(rec: NodeRecord, msg: NodeMsg, now: number): Step {
 
 /** The provider no longer lists the lease. While destroying, that is the confirmation;
  *  otherwise the lease is lost (something else destroyed it) and the node has failed. */
-function onLeaseLost(rec: NodeRecord, reason: string, now: number): Step {
+function onLeaseLost(
+  rec: NodeRecord,
+  reason: string,
+  now: number,
+  selfDestroyedAt?: number,
+): Step {
   if (!rec.lease || rec.stage === 'destroyed' || rec.leaseLost) {
     return { record: rec, effects: [], ignored: `LeaseLost in ${rec.stage}` };
   }
   if (rec.stage === 'destroying') return destroyed(rec, now);
+  if (selfDestroyedAt !== undefined) {
+    // Gone by its own dead-man switch (confirmed gone by the caller): destroyed, and billed
+    // until the moment its switch fired, not until we noticed.
+    return step(
+      {
+        ...to(rec, 'destroyed', now),
+        ready: false,
+        destroyedAt: Math.min(now, selfDestroyedAt),
+        destroyReason: reason,
+      },
+      { type: 'CancelWork' },
+    );
+  }
   return step(
     {
       ...to(rec, 'failed', now),

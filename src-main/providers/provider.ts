@@ -1,3 +1,4 @@
+import type { SelfTeardown } from '../../src-agent/protocol';
 import type { Offer, OfferFilter } from '../contract';
 
 /** The provider plugin boundary (seed 000 §9, DESIGN.md "Providers").
@@ -68,6 +69,10 @@ export interface Provider {
   isConfigured?(): boolean;
   /** A lease that failed to boot was destroyed: keep its host out of later searches. */
   rememberBootFailure?(lease: LeaseFacts, reason: string): void;
+  /** How a node of this provider destroys itself when its dead-man switch fires, with the
+   *  narrowest credential the provider offers (never the account key). Without it the node
+   *  stops the job and removes the run's files (machines you own are not destroyed). */
+  selfTeardown?(lease: LeaseFacts): SelfTeardown;
 
   /** A marketplace's rentable offers matching `filter`, cheapest all-in price first. */
   searchOffers?(filter: OfferFilter, signal: AbortSignal): Promise<Offer[]>;

@@ -15,6 +15,8 @@ const lease = (over: Partial<LeaseView>): LeaseView => ({
   destroyedAt: null,
   lastError: null,
   reason: null,
+  accruedUsd: 0,
+  deadMan: null,
   ...over,
 });
 

@@ -8,7 +8,7 @@ import { LocalProvider } from '../../src-main/providers/local/local-provider';
 import { failedHostsPath } from '../../src-main/providers/vastai/failed-hosts';
 import { VastProvider } from '../../src-main/providers/vastai/provider';
 import { ensureTenderKey } from '../../src-main/transport/keys';
-import { startFakeVast, type FakeVast, type OfferSeed } from '../fakes/vast';
+import { startFakeVast, VAST_ENV_FILE, type FakeVast, type OfferSeed } from '../fakes/vast';
 import { agentBundlePath } from './agent-bundle';
 
 /** Fast enough for tests, with the same shape as production settings. */
@@ -20,6 +20,7 @@ export const TEST_TIMING: Partial<Timing> = {
   destroyConfirmDeadlineMs: 20_000,
   destroyRetryScale: 0.05,
   teardownMaxAttempts: 8,
+  guardEveryMs: 200,
 };
 
 /** A fake Vast.ai and a Tender core whose vastai provider talks to it. The fake's nodes log
@@ -37,35 +38,15 @@ export async function vastSetup(
   const work = join(root, 'work');
   mkdirSync(work, { recursive: true });
   writeFileSync(join(work, 'hello.txt'), 'hello from a rented GPU\n');
-  const userOf = (instanceId: string) =>
-    fake.state.instances().find((i) => String(i.id) === instanceId)?.node?.user ?? 'root';
-  let vast!: VastProvider;
-  const core = TenderCore.open({
-    home,
-    env: { ...process.env, TENDER_AGENT_BUNDLE: agentBundlePath() },
-    timing: { ...TEST_TIMING, ...opts.timing },
-    providers: (d) => [
-      (vast = new VastProvider({
-        apiKey: fake.apiKey,
-        baseUrl: fake.url,
-        publicKey: () => ensureTenderKey(d.home).publicKey,
-        failedHostsPath: failedHostsPath(d.home),
-        sshUser: userOf,
-        now: d.now,
-        http: {
-          retry: { baseDelayMs: 20, maxDelayMs: 200, deadlineMs: 10_000, ...opts.httpRetry },
-          requestTimeoutMs: 5_000,
-        },
-      })),
-      new LocalProvider(d.home, d.now),
-    ],
-  });
+  const opened = openVastCore(fake, home, opts);
+  const core = opened.core;
+  const vast = opened.vast;
   return {
     fake,
     core,
     home,
     work,
-    vast: () => vast,
+    vast,
     async run(input: CommandInput<'run.start'>) {
       const started = await core.client.invoke('run.start', input);
       if (!started.ok) throw new Error(started.error.message);
@@ -88,4 +69,39 @@ export function defaultOffers(n: number): OfferSeed[] {
     { length: n },
     (_, i) => ({ gpu_name: 'RTX 4090', dph_base: 0.3 + i * 0.05 }) as OfferSeed,
   );
+}
+
+/** A Tender core on `home` whose vastai provider talks to `fake` (and a local provider):
+ *  what an app process on that data folder would open. */
+export function openVastCore(
+  fake: FakeVast,
+  home: string,
+  opts: { timing?: Partial<Timing>; httpRetry?: { deadlineMs?: number }; reconcile?: boolean } = {},
+) {
+  const userOf = (instanceId: string) =>
+    fake.state.instances().find((i) => String(i.id) === instanceId)?.node?.user ?? 'root';
+  let vast!: VastProvider;
+  const core = TenderCore.open({
+    home,
+    env: { ...process.env, TENDER_AGENT_BUNDLE: agentBundlePath() },
+    timing: { ...TEST_TIMING, ...opts.timing },
+    ...(opts.reconcile === false ? { reconcile: false } : {}),
+    providers: (d) => [
+      (vast = new VastProvider({
+        apiKey: fake.apiKey,
+        baseUrl: fake.url,
+        publicKey: () => ensureTenderKey(d.home).publicKey,
+        failedHostsPath: failedHostsPath(d.home),
+        sshUser: userOf,
+        containerEnvFiles: [`~/${VAST_ENV_FILE}`],
+        now: d.now,
+        http: {
+          retry: { baseDelayMs: 20, maxDelayMs: 200, deadlineMs: 10_000, ...opts.httpRetry },
+          requestTimeoutMs: 5_000,
+        },
+      })),
+      new LocalProvider(d.home, d.now),
+    ],
+  });
+  return { core, vast: () => vast };
 }

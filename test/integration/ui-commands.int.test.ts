@@ -72,6 +72,37 @@ describe('the commands behind the UI', () => {
     if (!bad.ok) expect(bad.error.message).toMatch(/tender\.toml:2/);
   });
 
+  it('job.load reads a tender.toml from a folder or a file path, like job.parse', async () => {
+    const { core, work, root } = setup();
+    const text = `[job]\nname = "t"\nrun = "echo hi"\nenv = { HF_TOKEN = { secret = true, from_env = "HF" } }\n[pool]\ncount = 2\n`;
+    writeFileSync(join(work, 'tender.toml'), text);
+    const fromFolder = await ok(core.client.invoke('job.load', { path: work }));
+    expect(fromFolder.file).toBe(join(work, 'tender.toml'));
+    expect(fromFolder.job.workspace?.workdir).toBe(work);
+    expect(fromFolder.job.env).toEqual({ HF_TOKEN: { secret: true, fromEnv: 'HF' } });
+    expect(JSON.stringify(fromFolder)).not.toContain('hf_secret_value');
+    expect(fromFolder.pool).toMatchObject({ provider: 'local', count: 2 });
+    const parsed = await ok(core.client.invoke('job.parse', { text, baseDir: work }));
+    expect({ job: fromFolder.job, pool: fromFolder.pool }).toEqual(parsed);
+    const fromFile = await ok(core.client.invoke('job.load', { path: join(work, 'tender.toml') }));
+    expect(fromFile).toEqual(fromFolder);
+
+    const empty = join(root, 'empty');
+    mkdirSync(empty);
+    expect(await core.client.invoke('job.load', { path: empty })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found', message: `no tender.toml in ${empty}` },
+    });
+    expect(await core.client.invoke('job.load', { path: 'relative/dir' })).toMatchObject({
+      ok: false,
+      error: { code: 'bad_input' },
+    });
+    writeFileSync(join(empty, 'tender.toml'), '[job]\nname = 3\nrun = "x"\n');
+    const bad = await core.client.invoke('job.load', { path: empty });
+    expect(bad).toMatchObject({ ok: false, error: { code: 'bad_input' } });
+    if (!bad.ok) expect(bad.error.message).toContain(`${join(empty, 'tender.toml')}:2`);
+  });
+
   it('a run started with a secret reference gets the value; the ledger keeps it redacted', async () => {
     const { core, work, home } = setup();
     writeFileSync(join(work, 'hello.txt'), 'hi\n');

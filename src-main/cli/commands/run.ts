@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { RunView } from '../../contract';
+import type { PolicyInput, RunView } from '../../contract';
 import { TenderCore } from '../../core/tender-core';
 import { TenderError } from '../../core/tender-error';
 import { loadJobFile } from '../../jobs/job-file';
@@ -8,11 +8,11 @@ import { findHost } from '../../providers/ssh/hosts-file';
 import { call, type CliContext } from '../context';
 import { EXIT } from '../exit-codes';
 import { askOnInterrupt } from '../interrupt';
-import { positiveNumber } from './flags';
+import { durationFlag, positiveNumber } from './flags';
 import { makeLogPrinter } from '../log-printer';
 import { bold, green, info, red } from '../output';
 
-export const RUN_USAGE = `tender run <job.toml> [--provider P] [--count N] [--hosts a,b] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--keep] [--detach] [--json]`;
+export const RUN_USAGE = `tender run <job.toml> [--provider P] [--count N] [--hosts a,b] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--keep] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--detach] [--json]`;
 
 export async function runCommand(argv: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -29,6 +29,11 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
       image: { type: 'string' },
       'disk-gb': { type: 'string' },
       keep: { type: 'boolean', default: false },
+      'max-duration': { type: 'string' },
+      'idle-timeout': { type: 'string' },
+      budget: { type: 'string' },
+      'after-job': { type: 'string' },
+      'unreachable-grace': { type: 'string' },
       detach: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       verbose: { type: 'boolean', short: 'v', default: false },
@@ -76,6 +81,7 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
     pool.count = n;
   }
 
+  const policy = { ...loaded.policy, ...policyFlags(values) };
   // Host names too are checked before anything is opened or written.
   for (const name of pool.provider === 'ssh' ? pool.hosts : []) findHost(ctx.home, name);
   const core = TenderCore.open(ctx.coreOptions);
@@ -95,6 +101,7 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
       job: loaded.job,
       pool,
       keep: values.keep,
+      policy,
       source: loaded.file,
     });
     if (values.detach) return await detachWhenRunning(core, run.id);
@@ -164,6 +171,8 @@ export function summarize(view: RunView, json: boolean): number {
   if (view.status === 'completed') info(green(`run ${view.id} completed`));
   else info(red(`run ${view.id} failed: ${view.failedReason ?? 'unknown reason'}`));
   info(`outputs: ${view.outputsDir}`);
+  const budget = view.cost.budgetUsd === null ? '' : ` of a $${view.cost.budgetUsd.toFixed(2)} budget`;
+  info(`cost: $${view.cost.accruedUsd.toFixed(4)}${budget}`);
   for (const n of notDestroyed) {
     info(
       red(
@@ -181,9 +190,42 @@ export function summarize(view: RunView, json: boolean): number {
       outputsDir: `${view.outputsDir}/${n.logicalId}/outputs`,
     }));
     process.stdout.write(
-      JSON.stringify({ runId: view.id, status: view.status, nodes, outputsDir: view.outputsDir }) +
+      JSON.stringify({
+        runId: view.id,
+        status: view.status,
+        failedReason: view.failedReason,
+        nodes,
+        outputsDir: view.outputsDir,
+        cost: view.cost,
+      }) +
         '\n',
     );
   }
   return code;
+}
+
+/** The [policy] flags given on the command line (they override the job file's). */
+function policyFlags(values: Record<string, string | boolean | undefined>): PolicyInput {
+  const out: PolicyInput = {};
+  const text = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  const md = text('max-duration');
+  if (md !== undefined) out.maxDurationMs = durationFlag('--max-duration', md, true);
+  const it = text('idle-timeout');
+  if (it !== undefined) out.idleTimeoutMs = durationFlag('--idle-timeout', it, true);
+  const ug = text('unreachable-grace');
+  if (ug !== undefined) {
+    const ms = durationFlag('--unreachable-grace', ug, false);
+    if (ms === null || ms < 1_000)
+      throw new TenderError('bad_input', '--unreachable-grace must be at least 1s');
+    out.unreachableGraceMs = ms;
+  }
+  const b = text('budget');
+  if (b !== undefined) out.budgetUsd = positiveNumber('--budget', b.replace(/^\$/, ''));
+  const aj = text('after-job');
+  if (aj !== undefined) {
+    if (aj !== 'destroy' && aj !== 'keep_warm')
+      throw new TenderError('bad_input', `--after-job must be destroy or keep_warm, not "${aj}"`);
+    out.afterJob = aj;
+  }
+  return out;
 }

@@ -59,20 +59,33 @@ function render(s: StatusView, note: string | null): string {
     );
   }
   if (lost.length > 0) out();
+  // Nodes that protected the user's money by themselves: said loudly, once a day's worth.
+  const selfDestroyed = s.leases.filter(
+    (l) =>
+      l.state === 'destroyed' &&
+      l.reason?.startsWith('destroyed by its own dead-man switch') &&
+      (l.destroyedAt ?? 0) > Date.now() - 86_400_000,
+  );
+  for (const l of selfDestroyed) out(`lease ${l.leaseId ?? l.label} (run ${l.runId ?? '-'}) was ${l.reason}`);
+  if (selfDestroyed.length > 0) out();
   const live = s.leases.filter(
     (l) => l.state === 'requested' || l.state === 'created' || l.state === 'destroying',
   );
   if (live.length > 0) {
-    out(bold(`${live.length} live lease(s)`, o));
+    const burn = live.reduce((sum, l) => sum + (l.pricePerHour ?? 0), 0);
+    out(bold(`${live.length} live lease(s), billing $${burn.toFixed(3)}/h`, o));
     out(
       table([
-        ['LEASE', 'PROVIDER', 'STATE', 'RUN', 'AGE', 'LAST ERROR'],
+        ['LEASE', 'PROVIDER', 'STATE', 'RUN', 'AGE', '$/H', 'ACCRUED', 'SELF-DESTROYS IN', 'LAST ERROR'],
         ...live.map((l) => [
           l.leaseId ?? l.label,
           l.provider,
           l.state === 'destroying' ? red(l.state, o) : l.state,
           l.runId ?? '-',
           l.createdAt ? ago(l.createdAt) : '-',
+          l.pricePerHour === null ? '-' : `$${l.pricePerHour.toFixed(3)}`,
+          `$${l.accruedUsd.toFixed(4)}`,
+          l.deadMan ? `${Math.max(0, Math.round((l.deadMan.firesAt - Date.now()) / 60_000))} min` : '-',
           l.lastError ?? '',
         ]),
       ]),
@@ -83,7 +96,7 @@ function render(s: StatusView, note: string | null): string {
     out();
   }
   if (s.runs.length > 0) {
-    const rows = [['RUN', 'JOB', 'STATUS', 'NODE', 'STAGE', 'PHASE', 'EXIT', 'AGE']];
+    const rows = [['RUN', 'JOB', 'STATUS', 'NODE', 'STAGE', 'PHASE', 'EXIT', 'AGE', 'COST']];
     for (const r of s.runs.slice(0, 20)) {
       const status =
         r.detached && (r.status === 'running' || r.status === 'pending')
@@ -99,6 +112,7 @@ function render(s: StatusView, note: string | null): string {
           n.jobPhase ?? '-',
           n.exitCode === null ? '-' : String(n.exitCode),
           i === 0 ? ago(r.createdAt) : '',
+          i === 0 ? runCost(r) : '',
         ]);
       });
     }
@@ -106,4 +120,11 @@ function render(s: StatusView, note: string | null): string {
   }
   if (note) out(`(${note})`);
   return lines.join('\n') + '\n';
+}
+
+function runCost(r: StatusView['runs'][number]): string {
+  const spent = `$${r.cost.accruedUsd.toFixed(4)}`;
+  if (r.cost.budgetUsd === null) return spent;
+  const pct = Math.round((r.cost.budgetFraction ?? 0) * 100);
+  return `${spent} (${pct}% of $${r.cost.budgetUsd.toFixed(2)}${r.cost.budgetWarning ? ', warning' : ''})`;
 }

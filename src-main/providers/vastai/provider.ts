@@ -1,3 +1,4 @@
+import type { SelfTeardown } from '../../../src-agent/protocol';
 import { OfferFilter, type Offer, type OfferFilterInput } from '../../contract/views';
 import {
   ProviderError,
@@ -56,6 +57,10 @@ export interface VastProviderOptions {
   /** The SSH user of an instance: root on Vast.ai. A seam for the fake in test/fakes/vast,
    *  whose nodes are throw-away users, one per instance. */
   sshUser?: (instanceId: string) => string;
+  /** Where a node finds its own CONTAINER_ID and CONTAINER_API_KEY when its process
+   *  environment lacks them: PID 1's environment on Vast.ai. A seam for the fake, which
+   *  writes them to ~/.vast-env. */
+  containerEnvFiles?: string[];
   now?: () => number;
   /** Test seams and tuning of the HTTP layer. */
   http?: Omit<VastApiOptions, 'baseUrl' | 'apiKey'>;
@@ -251,6 +256,16 @@ export class VastProvider implements Provider {
         a.label.localeCompare(b.label) ||
         a.contractId.localeCompare(b.contractId, 'en', { numeric: true }),
     );
+  }
+
+  /** The node destroys its own instance with the per-instance key every Vast.ai container
+   *  has (CONTAINER_API_KEY, valid for that instance only); the account key stays here. */
+  selfTeardown(): SelfTeardown {
+    return {
+      kind: 'vastai',
+      apiUrl: this.opts.baseUrl || DEFAULT_VASTAI_URL,
+      envFiles: this.opts.containerEnvFiles ?? ['/proc/1/environ'],
+    };
   }
 
   rememberBootFailure(lease: LeaseFacts, reason: string): void {

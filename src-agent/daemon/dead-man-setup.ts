@@ -1,0 +1,70 @@
+// Builds the daemon's dead-man switch, the record of what it did, and the teardown it
+// starts; `resume()` continues a teardown an earlier daemon began.
+import { performance } from 'node:perf_hooks';
+import type { NodePaths } from '../paths';
+import type { ClientListener, DaemonContext } from './context';
+import { DeadManSwitch } from './dead-man-switch';
+import type { LogStore } from './log-store';
+import { runSelfTeardown } from './self-teardown';
+import type { Supervisor } from './supervisor';
+import { TeardownRecorder, isFinal } from './teardown-record';
+
+export interface DeadManSetupDeps {
+  paths: NodePaths;
+  log: LogStore;
+  supervisor: Supervisor;
+  listeners: Set<ClientListener>;
+  /** The daemon's context, once built (the teardown ends the agent through it). */
+  ctx: () => DaemonContext;
+}
+
+export function setUpDeadMan(deps: DeadManSetupDeps) {
+  const { paths, log, supervisor } = deps;
+  const recorder = new TeardownRecorder(
+    paths.teardownJson,
+    (record) => {
+      for (const l of deps.listeners) l.onTeardown(record);
+    },
+    (err) => process.stderr.write(`could not write ${paths.teardownJson}: ${err.message}\n`),
+  );
+  const teardown = () =>
+    runSelfTeardown({
+      paths,
+      log,
+      supervisor,
+      recorder,
+      env: process.env,
+      endAgent: () =>
+        deps
+          .ctx()
+          .shutdown(0)
+          .then(() => deps.ctx().exit()),
+    }).catch((err: Error) => {
+      const message = `dead-man switch: teardown failed: ${err.message}`;
+      log.append('agent', 'stderr', message);
+      process.stderr.write(`${err.stack ?? message}\n`);
+      recorder.set('failed', message);
+    });
+  const deadManSwitch = new DeadManSwitch({
+    nowMono: () => performance.now(),
+    isPhaseRunning: () => Object.values(supervisor.states()).some((s) => s.state === 'running'),
+    isShuttingDown: () => deps.ctx().isShuttingDown,
+    firedRecord: () => recorder.record,
+    onFire: (firing, how) => {
+      log.append('agent', 'info', `dead-man switch: ${firing.reason}; tearing this node down`);
+      recorder.begin(firing, how, Date.now());
+      void teardown();
+    },
+  });
+  return {
+    switch: deadManSwitch,
+    record: () => recorder.record,
+    /** Continues a teardown left unfinished by an earlier daemon. */
+    resume(): void {
+      const begun = recorder.record;
+      if (!begun || isFinal(begun.state)) return;
+      log.append('agent', 'info', `dead-man switch fired earlier (${begun.reason}); continuing`);
+      void teardown();
+    },
+  };
+}

@@ -1,0 +1,238 @@
+import { describe, expect, it } from 'vitest';
+import type { LeaseParams } from '../protocol';
+import {
+  type DeadManState,
+  defaultCheckMs,
+  due,
+  formatDuration,
+  nextDeadline,
+  noteBusy,
+  renewState,
+} from './dead-man';
+
+const base: LeaseParams = {
+  graceMs: 1_000,
+  afterJob: 'keep_warm',
+  teardown: { kind: 'remove-files' },
+};
+
+/** Armed at t=0 with `policy`, then each step: [t, policy] renewals or [t, 'busy']. */
+function stateAfter(
+  policy: Partial<LeaseParams>,
+  steps: [number, Partial<LeaseParams> | 'busy'][] = [],
+) {
+  let s: DeadManState = renewState(undefined, { ...base, ...policy }, 0);
+  for (const [t, step] of steps) {
+    s = step === 'busy' ? noteBusy(s, t) : renewState(s, { ...base, ...step }, t);
+  }
+  return s;
+}
+
+describe('due', () => {
+  const cases: {
+    name: string;
+    policy: Partial<LeaseParams>;
+    steps?: [number, Partial<LeaseParams> | 'busy'][];
+    now: number;
+    isRunning?: boolean;
+    want: string | null;
+  }[] = [
+    { name: 'nothing before the grace', policy: {}, now: 999, want: null },
+    { name: 'unreachable at the grace', policy: {}, now: 1_000, want: 'unreachable' },
+    { name: 'a renewal resets the grace', policy: {}, steps: [[800, {}]], now: 1_700, want: null },
+    {
+      name: 'unreachable counts from the last renewal',
+      policy: {},
+      steps: [[800, {}]],
+      now: 1_800,
+      want: 'unreachable',
+    },
+    {
+      name: 'max duration before the grace',
+      policy: { graceMs: 10_000, maxDurationMs: 500 },
+      now: 500,
+      want: 'max_duration',
+    },
+    {
+      name: 'max duration not yet',
+      policy: { graceMs: 10_000, maxDurationMs: 500 },
+      now: 499,
+      want: null,
+    },
+    {
+      name: 'max duration counts from the last renewal',
+      policy: { graceMs: 10_000, maxDurationMs: 500 },
+      steps: [[400, { graceMs: 10_000, maxDurationMs: 500 }]],
+      now: 899,
+      want: null,
+    },
+    {
+      name: 'a renewal without max duration drops it',
+      policy: { graceMs: 10_000, maxDurationMs: 500 },
+      steps: [[100, { graceMs: 10_000 }]],
+      now: 5_000,
+      want: null,
+    },
+    { name: 'budget', policy: { graceMs: 10_000, budgetMs: 300 }, now: 300, want: 'budget' },
+    { name: 'budget not yet', policy: { graceMs: 10_000, budgetMs: 300 }, now: 299, want: null },
+    {
+      name: 'the earliest of two passed deadlines wins',
+      policy: { graceMs: 10_000, budgetMs: 300, maxDurationMs: 200 },
+      now: 400,
+      want: 'max_duration',
+    },
+    {
+      name: 'job done after min(grace, 5 min) once collected',
+      policy: { afterJob: 'destroy' },
+      steps: [
+        [100, { afterJob: 'destroy', collected: true }],
+        [600, { afterJob: 'destroy', collected: true }],
+      ],
+      now: 1_100,
+      want: 'job_done',
+    },
+    {
+      name: 'job done not yet',
+      policy: { afterJob: 'destroy' },
+      steps: [
+        [100, { afterJob: 'destroy', collected: true }],
+        [600, { afterJob: 'destroy', collected: true }],
+      ],
+      now: 1_099,
+      want: null,
+    },
+    {
+      name: 'job done waits at most 5 min with a long grace',
+      policy: { afterJob: 'destroy', graceMs: 3_600_000, collected: true },
+      now: 300_000,
+      want: 'job_done',
+    },
+    {
+      name: 'no job done with keep_warm',
+      policy: { graceMs: 10_000, collected: true },
+      now: 9_999,
+      want: null,
+    },
+    {
+      name: 'idle from arming',
+      policy: { graceMs: 10_000, idleTimeoutMs: 2_000 },
+      now: 2_000,
+      want: 'idle',
+    },
+    {
+      name: 'never idle while a phase runs',
+      policy: { graceMs: 10_000, idleTimeoutMs: 2_000 },
+      now: 5_000,
+      isRunning: true,
+      want: null,
+    },
+    {
+      name: 'idle counts from the last time a phase ran',
+      policy: { graceMs: 10_000, idleTimeoutMs: 2_000 },
+      steps: [[3_000, 'busy']],
+      now: 4_999,
+      want: null,
+    },
+    {
+      name: 'idle after the phase ended',
+      policy: { graceMs: 10_000, idleTimeoutMs: 2_000 },
+      steps: [[3_000, 'busy']],
+      now: 5_000,
+      want: 'idle',
+    },
+    {
+      name: 'an inUse renewal resets idle',
+      policy: { graceMs: 10_000, idleTimeoutMs: 2_000 },
+      steps: [[1_500, { graceMs: 10_000, idleTimeoutMs: 2_000, inUse: true }]],
+      now: 3_499,
+      want: null,
+    },
+    {
+      name: 'a renewal without inUse does not reset idle',
+      policy: { graceMs: 10_000, idleTimeoutMs: 2_000 },
+      steps: [[1_500, { graceMs: 10_000, idleTimeoutMs: 2_000 }]],
+      now: 2_000,
+      want: 'idle',
+    },
+    {
+      name: 'idle after the last inUse renewal',
+      policy: { graceMs: 10_000, idleTimeoutMs: 2_000 },
+      steps: [
+        [1_500, { graceMs: 10_000, idleTimeoutMs: 2_000, inUse: true }],
+        [2_500, { graceMs: 10_000, idleTimeoutMs: 2_000, inUse: false }],
+      ],
+      now: 3_500,
+      want: 'idle',
+    },
+  ];
+  it.each(cases)('$name', ({ policy, steps, now, isRunning, want }) => {
+    expect(due(stateAfter(policy, steps), now, isRunning ?? false)?.cause ?? null).toBe(want);
+  });
+
+  it('says for how long the app was unreachable, and why the others fired', () => {
+    expect(due(stateAfter({ graceMs: 2_100_000 }), 2_100_000, false)?.reason).toBe(
+      'app unreachable for 35 min',
+    );
+    expect(due(stateAfter({ graceMs: 600 }), 700, false)?.reason).toBe('app unreachable for 0.7 s');
+    expect(due(stateAfter({ budgetMs: 0 }), 0, false)?.reason).toBe('budget reached');
+    expect(due(stateAfter({ maxDurationMs: 0 }), 0, false)?.reason).toBe('max duration reached');
+    const collected = { afterJob: 'destroy', collected: true } as const;
+    expect(due(stateAfter(collected, [[500, collected]]), 1_000, false)?.reason).toBe(
+      'job finished and outputs collected',
+    );
+    expect(
+      due(stateAfter({ graceMs: 1e7, idleTimeoutMs: 1_200_000 }), 1_200_000, false)?.reason,
+    ).toBe('idle for 20 min with no job running');
+  });
+
+  it('keeps the first collected time across renewals', () => {
+    const s = stateAfter({ afterJob: 'destroy', graceMs: 1_000 }, [
+      [100, { afterJob: 'destroy', collected: true }],
+      [900, { afterJob: 'destroy', collected: true }],
+    ]);
+    expect(s.collectedAt).toBe(100);
+    expect(renewState(s, { ...base, collected: false }, 950).collectedAt).toBeNull();
+  });
+});
+
+describe('nextDeadline', () => {
+  it('is the renewal with nothing else set', () => {
+    expect(nextDeadline(stateAfter({}), 250, false)).toEqual({
+      firesInMs: 750,
+      cause: 'unreachable',
+    });
+  });
+
+  it('is the earliest deadline, never negative', () => {
+    const s = stateAfter({ graceMs: 10_000, budgetMs: 4_000, maxDurationMs: 6_000 });
+    expect(nextDeadline(s, 1_000, false)).toEqual({ firesInMs: 3_000, cause: 'budget' });
+    expect(nextDeadline(s, 5_000, false)).toEqual({ firesInMs: 0, cause: 'budget' });
+  });
+
+  it('leaves idle out while a phase runs', () => {
+    const s = stateAfter({ graceMs: 10_000, idleTimeoutMs: 1_000 });
+    expect(nextDeadline(s, 0, false).cause).toBe('idle');
+    expect(nextDeadline(s, 0, true).cause).toBe('unreachable');
+  });
+});
+
+describe('defaultCheckMs and formatDuration', () => {
+  it.each([
+    [100, 100],
+    [600, 150],
+    [60_000, 15_000],
+    [3_600_000, 15_000],
+  ])('checks a %i ms grace every %i ms', (grace, check) => {
+    expect(defaultCheckMs(grace)).toBe(check);
+  });
+
+  it.each([
+    [650, '0.7 s'],
+    [42_000, '42 s'],
+    [35 * 60_000, '35 min'],
+    [6 * 3_600_000, '6h'],
+    [6.5 * 3_600_000, '6h 30 min'],
+  ])('writes %i ms as %s', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+  });
+});

@@ -1,0 +1,125 @@
+// The dead-man switch's rules (docs/agent-protocol.md, "The dead-man switch"). Pure: the
+// daemon's dead-man-switch.ts passes in the monotonic time and whether a phase runs.
+import type { LeaseParams, LeaseResult, TeardownCause } from '../protocol';
+
+/** However long the grace, a collected node waits at most this for the app to destroy it. */
+export const JOB_DONE_MAX_WAIT_MS = 300_000;
+
+/** Times are on the monotonic clock (ms). */
+export interface DeadManState {
+  /** The last renewal's policy; every renewal replaces it whole. */
+  policy: LeaseParams;
+  armedAt: number;
+  lastRenewalAt: number;
+  /** When the first renewal saying `collected` arrived; null while not collected. */
+  collectedAt: number | null;
+  /** Last time a phase was seen running, or a renewal said `inUse`; null: never. */
+  lastBusyAt: number | null;
+}
+
+export interface Firing {
+  cause: TeardownCause;
+  reason: string;
+}
+
+interface Deadline {
+  cause: TeardownCause;
+  at: number;
+  reason: (now: number) => string;
+}
+
+/** Arms the switch (no state yet) or renews it. */
+export function renewState(
+  state: DeadManState | undefined,
+  policy: LeaseParams,
+  now: number,
+): DeadManState {
+  return {
+    policy,
+    armedAt: state?.armedAt ?? now,
+    lastRenewalAt: now,
+    collectedAt: policy.collected ? (state?.collectedAt ?? now) : null,
+    lastBusyAt: policy.inUse ? now : (state?.lastBusyAt ?? null),
+  };
+}
+
+/** A phase is running now (or has just ended): the idle clock restarts here. */
+export function noteBusy(state: DeadManState, now: number): DeadManState {
+  return { ...state, lastBusyAt: now };
+}
+
+/** What fires now, if anything: of the deadlines passed, the earliest. */
+export function due(state: DeadManState, now: number, isPhaseRunning: boolean): Firing | null {
+  const passed = deadlines(state, isPhaseRunning).filter((d) => d.at <= now);
+  const first = earliest(passed);
+  return first ? { cause: first.cause, reason: first.reason(now) } : null;
+}
+
+/** The earliest deadline as things stand (the renewal's always exists), in whole ms. */
+export function nextDeadline(
+  state: DeadManState,
+  now: number,
+  isPhaseRunning: boolean,
+): LeaseResult {
+  const first = earliest(deadlines(state, isPhaseRunning)) as Deadline;
+  return { firesInMs: Math.max(0, Math.round(first.at - now)), cause: first.cause };
+}
+
+/** How often the switch is checked when the lease does not say. */
+export function defaultCheckMs(graceMs: number): number {
+  return Math.min(15_000, Math.max(100, graceMs / 4));
+}
+
+function deadlines(state: DeadManState, isPhaseRunning: boolean): Deadline[] {
+  const p = state.policy;
+  const renewed = state.lastRenewalAt;
+  const out: Deadline[] = [
+    {
+      cause: 'unreachable',
+      at: renewed + p.graceMs,
+      reason: (now) => `app unreachable for ${formatDuration(now - renewed)}`,
+    },
+  ];
+  if (p.maxDurationMs != null) {
+    out.push({
+      cause: 'max_duration',
+      at: renewed + p.maxDurationMs,
+      reason: () => 'max duration reached',
+    });
+  }
+  if (p.budgetMs != null) {
+    out.push({ cause: 'budget', at: renewed + p.budgetMs, reason: () => 'budget reached' });
+  }
+  if (p.afterJob === 'destroy' && state.collectedAt !== null) {
+    out.push({
+      cause: 'job_done',
+      at: state.collectedAt + Math.min(p.graceMs, JOB_DONE_MAX_WAIT_MS),
+      reason: () => 'job finished and outputs collected',
+    });
+  }
+  if (p.idleTimeoutMs != null && !isPhaseRunning) {
+    const since = Math.max(state.armedAt, state.lastBusyAt ?? -Infinity);
+    out.push({
+      cause: 'idle',
+      at: since + p.idleTimeoutMs,
+      reason: (now) => `idle for ${formatDuration(now - since)} with no job running`,
+    });
+  }
+  return out;
+}
+
+/** The first of the earliest, so ties go to the order above. */
+function earliest(list: Deadline[]): Deadline | undefined {
+  return list.reduce<Deadline | undefined>((a, d) => (a && a.at <= d.at ? a : d), undefined);
+}
+
+/** "0.7 s", "42 s", "35 min", "6h", "6h 30 min". */
+export function formatDuration(ms: number): string {
+  if (ms < 10_000) return `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
+  if (ms < 60_000) return `${Math.round(ms / 1000)} s`;
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 120) return `${minutes} min`;
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return m === 0 ? `${h}h` : `${h}h ${m} min`;
+}

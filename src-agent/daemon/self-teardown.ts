@@ -1,0 +1,119 @@
+// What a node does once its dead-man switch fired: stop the job, then have Vast.ai destroy
+// the instance, or remove the run's files and end the agent. Every step is safe to redo:
+// a restarted daemon runs this again from the recorded state.
+import { rmSync } from 'node:fs';
+import { homedir } from 'node:os';
+import type { NodePaths } from '../paths';
+import type { SelfTeardown } from '../protocol';
+import {
+  ID_VAR,
+  KEY_VAR,
+  type InstanceCredential,
+  findInstanceCredential,
+} from './instance-credential';
+import { destroyInstance } from './instance-destroy';
+import type { LogStore } from './log-store';
+import type { Supervisor } from './supervisor';
+import type { TeardownRecorder } from './teardown-record';
+
+/** As `cancel`'s default: SIGTERM, then SIGKILL 10 s later. */
+const JOB_GRACE_MS = 10_000;
+/** Beyond the grace, how long to wait for SIGKILLed processes to be reaped. */
+const REAP_MS = 3_000;
+
+export interface SelfTeardownDeps {
+  paths: NodePaths;
+  log: LogStore;
+  supervisor: Supervisor;
+  recorder: TeardownRecorder;
+  env: Record<string, string | undefined>;
+  /** Shuts the daemon down (socket, lock) and ends the process. */
+  endAgent: () => Promise<void>;
+}
+
+/** Runs (or continues) the recorded teardown. */
+export async function runSelfTeardown(deps: SelfTeardownDeps): Promise<void> {
+  const how = deps.recorder.teardown as SelfTeardown;
+  await stopJob(deps);
+  if (how.kind === 'vastai') {
+    const credential = findInstanceCredential(deps.env, how.envFiles, homedir());
+    if (credential) return destroyThisInstance(deps, how.apiUrl, credential);
+    const error = noCredentialError(how.envFiles);
+    shout(deps, `dead-man switch: ${error}`);
+    const removeError = removeRunFiles(deps.paths);
+    deps.recorder.set('failed', removeError ? `${error}; ${removeError}` : error);
+  } else {
+    const removeError = removeRunFiles(deps.paths);
+    if (removeError) {
+      shout(deps, `dead-man switch: ${removeError}`);
+      deps.recorder.set('failed', removeError);
+    } else {
+      deps.recorder.set('files_removed');
+    }
+  }
+  deps.log.append('agent', 'info', 'dead-man switch: stopping the agent');
+  await deps.endAgent();
+}
+
+async function stopJob(deps: SelfTeardownDeps): Promise<void> {
+  await deps.supervisor.cancel(undefined, JOB_GRACE_MS);
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    deps.supervisor.whenAllExited(),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, JOB_GRACE_MS + REAP_MS))),
+  ]);
+  clearTimeout(timer);
+  await deps.log.flush();
+}
+
+async function destroyThisInstance(
+  deps: SelfTeardownDeps,
+  apiUrl: string,
+  credential: InstanceCredential,
+): Promise<void> {
+  deps.recorder.set('destroying');
+  const id = credential.containerId;
+  deps.log.append('agent', 'info', `dead-man switch: asking Vast.ai to destroy instance ${id}`);
+  const status = await destroyInstance(apiUrl, credential, {
+    onFailure: (message, retryInMs) =>
+      shout(deps, `dead-man switch: ${message}; retrying in ${retryInMs / 1000} s`),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  });
+  deps.log.append(
+    'agent',
+    'info',
+    status === 404
+      ? `dead-man switch: Vast.ai has no instance ${id} any more (HTTP 404): already destroyed`
+      : `dead-man switch: Vast.ai accepted the destroy of instance ${id} (HTTP ${status})`,
+  );
+  await deps.log.flush(); // the platform may kill this process any moment now
+  deps.recorder.set('destroy_requested');
+}
+
+/** Removes the workspace and the outputs (the logs stay); a message when that failed. */
+function removeRunFiles(paths: NodePaths): string | undefined {
+  const failed: string[] = [];
+  for (const dir of [paths.workspace, paths.output]) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch (err) {
+      failed.push(`${dir}: ${(err as Error).message}`);
+    }
+  }
+  return failed.length > 0 ? `could not remove the run's files (${failed.join('; ')})` : undefined;
+}
+
+function noCredentialError(envFiles: readonly string[]): string {
+  const where = ['the agent environment', ...envFiles].join(', ');
+  return (
+    `no Vast.ai instance credential: none of ${where} has both ${ID_VAR} and ${KEY_VAR}, ` +
+    `so this instance cannot destroy itself and KEEPS BILLING; the job is stopped and the ` +
+    `run's files are removed instead: destroy the instance from Tender or the Vast.ai console`
+  );
+}
+
+/** A failure the person must see: in the node's log and in agent.log. */
+function shout(deps: SelfTeardownDeps, line: string): void {
+  deps.log.append('agent', 'stderr', line);
+  process.stderr.write(`${line}\n`);
+}

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+
+/** What happens to a run's nodes once the job has ended and its outputs were collected. */
+export const AfterJob = z.enum(['destroy', 'keep_warm']);
+export type AfterJob = z.infer<typeof AfterJob>;
+
+/**
+ * A run's lease policy (issue 6), every field resolved. Each node enforces it by itself
+ * (the agent's dead-man switch) and the app enforces it too, so neither a crashed laptop nor
+ * a lost network leaves a machine billing. Durations are milliseconds; null means "none".
+ */
+export const LeasePolicy = z
+  .object({
+    /** Hard limit on a lease's life, from its creation. */
+    maxDurationMs: z.number().int().positive().nullable(),
+    /** With no job running and nobody using the node for this long, it is destroyed. */
+    idleTimeoutMs: z.number().int().positive().nullable(),
+    /** Dollars for the whole run: every lease of it, failed boot attempts included. */
+    budgetUsd: z.number().positive().nullable(),
+    /** `destroy` once outputs are collected, or `keep_warm` until idle_timeout. */
+    afterJob: AfterJob,
+    /** How long a node waits for the app (renewals over the agent link) before it destroys
+     *  itself: covers a closed laptop, a crash, a lost network. */
+    unreachableGraceMs: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(7 * 24 * 3_600_000),
+  })
+  .strict();
+export type LeasePolicy = z.infer<typeof LeasePolicy>;
+
+/** What a run asks for; the rest comes from the defaults in Settings. */
+export const PolicyInput = LeasePolicy.partial();
+export type PolicyInput = z.infer<typeof PolicyInput>;
+
+const UNIT_MS: Record<string, number> = {
+  ms: 1,
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+const DURATION = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h|d))+$/;
+
+/** "90s", "20m", "6h", "1h30m", "2d" → milliseconds; "none"/"off" → null; undefined when the
+ *  text is not a duration. */
+export function parseDuration(text: string): number | null | undefined {
+  const t = text.trim().toLowerCase().replace(/\s+/g, '');
+  if (t === 'none' || t === 'off') return null;
+  if (!DURATION.test(t)) return undefined;
+  let ms = 0;
+  for (const m of t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)) ms += Number(m[1]) * UNIT_MS[m[2]!]!;
+  return ms > 0 ? Math.round(ms) : undefined;
+}
+
+/** Milliseconds → the shortest exact text parseDuration reads back ("1h30m", "45s"). */
+export function formatDuration(ms: number | null): string {
+  if (ms === null) return 'none';
+  if (ms < 1_000) return `${ms}ms`;
+  let rest = Math.round(ms / 1_000);
+  const parts: string[] = [];
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['m', 60],
+    ['s', 1],
+  ] as const) {
+    if (rest >= size) {
+      parts.push(`${Math.floor(rest / size)}${unit}`);
+      rest %= size;
+    }
+  }
+  return parts.join('');
+}

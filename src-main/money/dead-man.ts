@@ -1,0 +1,101 @@
+// The app's side of each node's dead-man switch: what to tell the agent at each renewal,
+// what to remember of it, and, when a node has vanished, why it most likely destroyed itself.
+// Pure: times in, params and words out.
+import type { LeaseParams, SelfTeardown, TeardownRecord } from '../../src-agent/protocol';
+import { formatDuration, type LeasePolicy } from '../contract/policy';
+import type { DeadManFacts } from '../ledger/rows';
+
+/** How often the app renews: a few times per grace period, at most once a minute. */
+export function renewEveryMs(graceMs: number): number {
+  return Math.min(60_000, Math.max(100, Math.floor(graceMs / 4)));
+}
+
+export interface RenewalInput {
+  policy: LeasePolicy;
+  /** When the lease was created (max_duration counts from here). */
+  leaseCreatedAt: number;
+  /** When the run's budget runs out at the current burn (null: no budget or nothing bills). */
+  budgetDeadlineAt: number | null;
+  inUse: boolean;
+  collected: boolean;
+  jobEndedAt: number | null;
+  teardown: SelfTeardown;
+  now: number;
+}
+
+/** The `lease` request for a renewal; durations are relative to now. */
+export function renewalParams(r: RenewalInput): LeaseParams {
+  const { policy, now } = r;
+  const maxDeadline =
+    policy.maxDurationMs === null ? null : r.leaseCreatedAt + policy.maxDurationMs;
+  return {
+    graceMs: policy.unreachableGraceMs,
+    maxDurationMs: maxDeadline === null ? null : Math.max(0, maxDeadline - now),
+    budgetMs: r.budgetDeadlineAt === null ? null : Math.max(0, r.budgetDeadlineAt - now),
+    afterJob: policy.afterJob,
+    idleTimeoutMs: policy.idleTimeoutMs,
+    inUse: r.inUse,
+    collected: r.collected,
+    teardown: r.teardown,
+  };
+}
+
+/** What the ledger keeps of an acknowledged renewal. */
+export function renewalFacts(
+  r: RenewalInput,
+  previous: DeadManFacts | null,
+): DeadManFacts {
+  const p = renewalParams(r);
+  return {
+    graceMs: p.graceMs,
+    armedAt: previous?.armedAt ?? r.now,
+    renewedAt: r.now,
+    maxDeadlineAt: p.maxDurationMs == null ? null : r.now + p.maxDurationMs,
+    budgetDeadlineAt: p.budgetMs == null ? null : r.now + p.budgetMs,
+    idleTimeoutMs: p.idleTimeoutMs ?? null,
+    afterJob: p.afterJob,
+    jobEndedAt: r.jobEndedAt,
+    selfTeardown: previous?.selfTeardown ?? null,
+  };
+}
+
+/** The words the ledger shows for a node that destroyed itself. */
+export function selfTeardownText(reason: string): string {
+  return `destroyed by its own dead-man switch: ${reason}`;
+}
+
+export function fromAgentRecord(rec: TeardownRecord): DeadManFacts['selfTeardown'] {
+  return { cause: rec.cause, reason: rec.reason, at: rec.at, state: rec.state };
+}
+
+/**
+ * A node whose lease vanished: did its own switch fire, and why? The node's own words when
+ * it told us before it went; otherwise the earliest deadline it was given that has passed.
+ * Null when none has: the lease went for some other reason.
+ */
+export function inferSelfTeardown(
+  f: DeadManFacts,
+  now: number,
+): { reason: string; at: number } | null {
+  if (f.selfTeardown) return { reason: selfTeardownText(f.selfTeardown.reason), at: f.selfTeardown.at };
+  const candidates: { at: number; why: string }[] = [
+    {
+      at: f.renewedAt + f.graceMs,
+      why: `app unreachable for ${minutes(f.graceMs)} (last renewal ${new Date(f.renewedAt).toISOString()})`,
+    },
+  ];
+  if (f.maxDeadlineAt !== null) candidates.push({ at: f.maxDeadlineAt, why: 'max duration reached' });
+  if (f.budgetDeadlineAt !== null) candidates.push({ at: f.budgetDeadlineAt, why: 'budget reached' });
+  if (f.idleTimeoutMs !== null && f.jobEndedAt !== null && f.afterJob === 'keep_warm') {
+    candidates.push({
+      at: f.jobEndedAt + f.idleTimeoutMs,
+      why: `idle for ${minutes(f.idleTimeoutMs)} after the job (keep_warm)`,
+    });
+  }
+  const first = candidates.filter((c) => c.at <= now).sort((a, b) => a.at - b.at)[0];
+  return first ? { reason: selfTeardownText(first.why), at: first.at } : null;
+}
+
+function minutes(ms: number): string {
+  return ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : formatDuration(ms);
+}
