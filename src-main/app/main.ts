@@ -1,55 +1,100 @@
-import { app, BrowserWindow, dialog, session } from 'electron';
+import { app, dialog, Menu, safeStorage, session, type BrowserWindow } from 'electron';
 import { join } from 'node:path';
 import { TenderCore } from '../core/tender-core';
+import { TenderError } from '../core/tender-error';
+import { buildAppMenu } from './app-menu';
+import { BillingTray } from './billing-tray';
+import { desktopHooks } from './desktop-hooks';
 import { serveContract } from './ipc-bridge';
+import { createMainWindow, loadRenderer, revealWindow } from './main-window';
+import { menuActions } from './menu-actions';
+import { QuitGuard } from './quit-guard';
+import { chooseSecretStore } from './safe-storage-secret-store';
+import { installSessionPolicy } from './session-policy';
+import { confirmAndTearDown, TeardownRunner } from './teardown-all';
+import { rendererSource } from './trusted-urls';
 
 // One Tender per user: a second launch focuses the first window instead.
 if (!app.requestSingleInstanceLock()) app.quit();
+else start();
 
-let core: TenderCore | null = null;
-let win: BrowserWindow | null = null;
+function start(): void {
+  let win: BrowserWindow | null = null;
+  let core: TenderCore | null = null;
+  const window = () => (win && !win.isDestroyed() ? win : null);
 
-async function createWindow(): Promise<void> {
-  core = TenderCore.open({ home: process.env.TENDER_HOME ?? app.getPath('userData') });
-  win = new BrowserWindow({
-    width: 1280,
-    height: 820,
-    title: 'Tender',
-    show: false,
-    webPreferences: {
-      preload: join(import.meta.dirname, '../preload/preload.cjs'),
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-    },
-  });
-  serveContract(core, win);
-  win.once('ready-to-show', () => win?.show());
-  // Nothing but our own page is ever loaded in the window.
-  win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
-  win.webContents.on('will-navigate', (e) => e.preventDefault());
-  const devUrl = process.env.ELECTRON_RENDERER_URL;
-  if (devUrl) await win.loadURL(devUrl);
-  else await win.loadFile(join(import.meta.dirname, '../renderer/index.html'));
+  app.on('second-instance', () => revealWindow(window()));
+  app.on('activate', () => revealWindow(window())); // macOS: the Dock icon was clicked
+
+  async function open(): Promise<void> {
+    const home = process.env.TENDER_HOME ?? app.getPath('userData');
+    const source = rendererSource(
+      process.env.ELECTRON_RENDERER_URL,
+      join(import.meta.dirname, '../renderer/index.html'),
+    );
+    installSessionPolicy(
+      session.defaultSession,
+      source,
+      (wc) => wc !== null && wc.id === window()?.webContents.id,
+    );
+
+    const secrets = chooseSecretStore(home, safeStorage);
+    if (secrets.fallbackReason) console.warn(`tender: ${secrets.fallbackReason}`);
+    const opened = TenderCore.open({ home, secrets: secrets.store, hooks: desktopHooks(window) });
+    core = opened;
+
+    win = createMainWindow(join(import.meta.dirname, '../preload/preload.cjs'), source);
+    const unserve = serveContract(opened, win, source);
+    let tray: BillingTray | null = null;
+    const teardown = new TeardownRunner(opened, window, (text) => tray?.setProgress(text));
+    const guard = new QuitGuard({
+      core: opened,
+      teardown,
+      window,
+      beforeClose: () => {
+        tray?.destroy();
+        tray = null;
+        unserve();
+      },
+    });
+    guard.install();
+    win.on('close', (e) => guard.intercept(e));
+    tray = openTray(opened, {
+      show: () => revealWindow(window()),
+      tearDownAll: () => {
+        confirmAndTearDown(opened, teardown, window()).catch((err: unknown) =>
+          dialog.showErrorBox('Tear down all failed', (err as Error).message),
+        );
+      },
+      quit: () => app.quit(),
+    });
+    Menu.setApplicationMenu(buildAppMenu(menuActions(window, home)));
+    await loadRenderer(win, source);
+  }
+
+  app
+    .whenReady()
+    .then(open)
+    .catch(async (err: unknown) => {
+      dialog.showErrorBox('Tender could not start', describe(err));
+      await core?.close().catch(() => undefined);
+      app.exit(1);
+    });
 }
 
-app.on('second-instance', () => {
-  if (win) {
-    if (win.isMinimized()) win.restore();
-    win.focus();
-  }
-});
-
-app.whenReady().then(async () => {
-  session.defaultSession.setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
+/** A tray is a convenience: a desktop without one (some Linux sessions) still gets the app. */
+function openTray(core: TenderCore, actions: ConstructorParameters<typeof BillingTray>[1]) {
   try {
-    await createWindow();
+    return new BillingTray(core, actions);
   } catch (err) {
-    dialog.showErrorBox('Tender could not start', (err as Error).message);
-    app.quit();
+    console.warn(
+      `tender: no tray item (${(err as Error).message}); the window shows the burn rate`,
+    );
+    return null;
   }
-});
+}
 
-app.on('window-all-closed', () => {
-  void core?.close().finally(() => app.quit());
-});
+function describe(err: unknown): string {
+  if (err instanceof TenderError) return err.hint ? `${err.message}\n\n${err.hint}` : err.message;
+  return err instanceof Error ? err.message : String(err);
+}

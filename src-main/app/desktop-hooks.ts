@@ -1,0 +1,32 @@
+import { dialog, shell, type BrowserWindow } from 'electron';
+import type { CoreHooks } from '../core/tender-core';
+import { TenderError } from '../core/tender-error';
+
+/** What only the desktop shell gives the core: the native folder picker (app.pickFolder)
+ *  and opening a folder in the file manager (outputs.open). */
+export function desktopHooks(window: () => BrowserWindow | null): CoreHooks {
+  return {
+    async pickFolder() {
+      const options: Electron.OpenDialogOptions = {
+        title: 'Choose the workspace folder',
+        buttonLabel: 'Use this folder',
+        properties: ['openDirectory', 'createDirectory'],
+      };
+      const win = window();
+      const r = win
+        ? await dialog.showOpenDialog(win, options)
+        : await dialog.showOpenDialog(options);
+      return r.canceled ? null : (r.filePaths[0] ?? null);
+    },
+    async openPath(path: string) {
+      const error = await shell.openPath(path); // '' on success, else why it failed
+      if (error) {
+        throw new TenderError(
+          'conflict',
+          `could not open ${path}: ${error}`,
+          'open the folder yourself',
+        );
+      }
+    },
+  };
+}
