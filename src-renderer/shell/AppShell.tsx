@@ -1,3 +1,4 @@
+import { ChipIcon, GearIcon, LedgerIcon, PlayIcon, PlusIcon } from './icons';
 import { useEffect, useState } from 'react';
 import { backend } from '../api/backend';
 import { useStatus } from '../api/queries';
@@ -12,12 +13,12 @@ import { SettingsView } from '../views/SettingsView';
 import { BurnRate } from './BurnRate';
 import { TeardownAll } from './TeardownAll';
 
-const NAV: { view: View; label: string; icon: string }[] = [
-  { view: 'ledger', label: 'Ledger', icon: '▤' },
-  { view: 'offers', label: 'Offers', icon: '◈' },
-  { view: 'composer', label: 'New run', icon: '＋' },
-  { view: 'run', label: 'Runs', icon: '▶' },
-  { view: 'settings', label: 'Settings', icon: '⚙' },
+const NAV: { view: View; label: string; icon: React.JSX.Element }[] = [
+  { view: 'ledger', label: 'Ledger', icon: <LedgerIcon /> },
+  { view: 'offers', label: 'Offers', icon: <ChipIcon /> },
+  { view: 'composer', label: 'New run', icon: <PlusIcon /> },
+  { view: 'run', label: 'Runs', icon: <PlayIcon /> },
+  { view: 'settings', label: 'Settings', icon: <GearIcon /> },
 ];
 
 export function AppShell(): React.JSX.Element {
