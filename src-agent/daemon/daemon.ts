@@ -16,6 +16,7 @@ import { recordGroup } from './process-group';
 import { listen } from './server';
 import { shutdownDaemon } from './shutdown';
 import { Supervisor } from './supervisor';
+import { watchNodeFolder } from './folder-watch';
 
 /** Grace given to the job when the daemon itself is told to stop (SIGTERM, SIGINT). */
 const SIGNAL_GRACE_MS = 5_000;
@@ -102,6 +103,10 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     process.on(signal, () => void ctx.shutdown(SIGNAL_GRACE_MS).then(() => ctx.exit()));
   }
   process.on('SIGHUP', () => {}); // a closing terminal or SSH session must not stop the job
+  watchNodeFolder(paths.dir, () => {
+    process.stderr.write(`${paths.dir} was removed: stopping the job and exiting\n`);
+    void ctx.shutdown(SIGNAL_GRACE_MS).then(() => ctx.exit());
+  });
   // A bug in one request must not orphan a running job: report it and keep supervising.
   process.on('uncaughtException', (err) =>
     process.stderr.write(`uncaught: ${err.stack ?? err.message}\n`),

@@ -96,6 +96,15 @@ function isGroupAlive(pgid: number): boolean {
   }
 }
 
+/** Alive and not a zombie (PID 1 here reaps orphans only every few seconds). */
+function isRunning(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
 /** Polls a condition that must become true (no timing is asserted: the test timeout is
  *  the only bound). */
 async function eventually(condition: () => boolean): Promise<void> {
@@ -339,6 +348,14 @@ describe('agent supervision and logs', () => {
     });
     expect(linesOf(client.records(), 'run')).toContain('got TERM');
     await eventually(() => !isGroupAlive(pid));
+  });
+
+  it('stops its job and exits when its node folder is removed under it (a destroy that raced its start)', async () => {
+    const { dir, client } = await startedAgent();
+    await client.request('configure', { jobId: 'j', attempt: 0 });
+    const { pid } = await client.request('start', { phase: 'run', command: 'sleep 300' });
+    await rm(dir, { recursive: true, force: true });
+    await eventually(() => daemonsFor(dir).length === 0 && !isRunning(pid));
   });
 
   it('kills a job that ignores SIGTERM after the grace, children included', async () => {
