@@ -122,7 +122,7 @@ export const commands = {
    *  line. */
   'job.load': {
     input: z.object({ path: z.string().min(1).max(4_096) }),
-    output: z.object({ job: JobSpec, pool: PoolSpec, file: z.string() }),
+    output: z.object({ job: JobSpec, pool: PoolSpec, policy: PolicyInput, file: z.string() }),
   },
   /** Lines of a run's stored log matching `query` (case-insensitive substring): the whole
    *  log on disk, not just what a terminal keeps in its scrollback. */
@@ -175,7 +175,13 @@ export const commands = {
   /** Everything billed since `sinceMs` ago (default 7 days): per lease, per run, per day. */
   'cost.report': {
     input: z
-      .object({ sinceMs: z.number().int().positive().default(7 * 86_400_000) })
+      .object({
+        sinceMs: z
+          .number()
+          .int()
+          .positive()
+          .default(7 * 86_400_000),
+      })
       .prefault({}),
     output: CostReport,
   },

@@ -124,7 +124,10 @@ export class TenderCore {
     );
     ledger.onLeaseChange((label) => {
       const row = this.ledger.getLease(label);
-      if (row) this.bus.emit('lease.changed', leaseView(row, this.now()));
+      if (!row) return;
+      this.bus.emit('lease.changed', leaseView(row, this.now()));
+      // A run's cost and burn rate move with its leases.
+      if (row.runId && this.ledger.getRun(row.runId)) this.emitRun(row.runId);
     });
     this.providers = new ProviderRegistry(
       (opts.providers ?? defaultProviders)({

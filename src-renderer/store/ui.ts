@@ -13,6 +13,20 @@ export interface EnvRow {
   fromEnv?: string;
 }
 
+/** A task parameter (TENDER_PARAM_<KEY> on the node). */
+export interface ParamRow {
+  key: string;
+  value: string;
+}
+
+/** A run's lease limits as typed (durations like "6h", "1h30m", "none"); empty: Settings. */
+export interface DraftLimits {
+  budgetUsd: string;
+  maxDuration: string;
+  idleTimeout: string;
+  unreachableGrace: string;
+}
+
 export interface ComposerDraft {
   name: string;
   workdir: string;
@@ -22,6 +36,7 @@ export interface ComposerDraft {
   /** One output path per line, as typed. */
   outputs: string;
   env: EnvRow[];
+  params: ParamRow[];
   provider: 'local' | 'ssh' | 'vastai';
   count: number;
   hosts: string[];
@@ -31,7 +46,10 @@ export interface ComposerDraft {
    *  falls back to a similar machine. */
   offerFilter: OfferFilterInput;
   verify: string[];
+  /** The container image for marketplace nodes (vastai); empty: the provider's default. */
+  image: string;
   keep: boolean;
+  limits: DraftLimits;
   /** Where the draft came from (a tender.toml path), for display. */
   source: string | null;
 }
@@ -44,13 +62,16 @@ export const EMPTY_DRAFT: ComposerDraft = {
   run: '',
   outputs: '',
   env: [],
+  params: [],
   provider: 'local',
   count: 1,
   hosts: [],
   offers: [],
   offerFilter: {},
   verify: [],
+  image: '',
   keep: false,
+  limits: { budgetUsd: '', maxDuration: '', idleTimeout: '', unreachableGrace: '' },
   source: null,
 };
 

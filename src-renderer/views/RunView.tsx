@@ -1,4 +1,102 @@
-// Placeholder until the view lands (issue 5).
+import { useEffect, useMemo, useState } from 'react';
+import { describeError } from '../api/backend';
+import { useRun, useStatus } from '../api/queries';
+import { useUi } from '../store/ui';
+import type { RunView as Run } from '../../src-main/contract';
+import { PlayIcon, PlusIcon } from './run/icons';
+import { LogRouter } from './run/log-router';
+import { NodePane } from './run/NodePane';
+import { OutputsCard } from './run/OutputsCard';
+import { RunHeader } from './run/RunHeader';
+import { RunList } from './run/RunList';
+import './run/run.css';
+
+/** Runs on the left; the chosen one on the right: header, one log pane per node, outputs. */
 export function RunView(): React.JSX.Element {
-  return <div className="page" />;
+  const runId = useUi((s) => s.runId);
+  const openRun = useUi((s) => s.openRun);
+  const setView = useUi((s) => s.setView);
+  const { data: status, error } = useStatus();
+  const runs = useMemo(
+    () => [...(status?.runs ?? [])].sort((a, b) => b.createdAt - a.createdAt),
+    [status?.runs],
+  );
+
+  if (!status) {
+    return (
+      <div className="page" data-testid="run-view">
+        <div className="empty">{error ? describeError(error) : 'Loading runs…'}</div>
+      </div>
+    );
+  }
+  if (runs.length === 0) {
+    return (
+      <div className="page" data-testid="run-view">
+        <div className="empty run-empty">
+          <strong>No runs yet</strong>
+          Compose a job, pick where it runs, and its logs stream here.
+          <div>
+            <button className="btn btn-primary" onClick={() => setView('composer')}>
+              <PlusIcon /> New run
+            </button>
+          </div>
+        </div>
+      </div>
+    );
+  }
+  return (
+    <div className="run-layout" data-testid="run-view">
+      <RunList runs={runs} selected={runId} onSelect={openRun} />
+      <div className="run-main">
+        {runId ? (
+          <RunDetail key={runId} runId={runId} />
+        ) : (
+          <div className="empty run-empty">
+            <strong>Pick a run</strong>
+            Its logs, one pane per node, and its outputs show here.
+            <div className="run-picks">
+              {pickable(runs).map((r) => (
+                <button key={r.id} className="btn" onClick={() => openRun(r.id)}>
+                  <PlayIcon /> {r.jobName}
+                  <span className="faint">
+                    {r.status} · {r.count} node{r.count === 1 ? '' : 's'}
+                  </span>
+                </button>
+              ))}
+            </div>
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function RunDetail({ runId }: { runId: string }): React.JSX.Element {
+  const { data: run, error, dataUpdatedAt } = useRun(runId);
+  const [router, setRouter] = useState<LogRouter | null>(null);
+  useEffect(() => {
+    const r = new LogRouter();
+    setRouter(r);
+    return () => r.close();
+  }, [runId]);
+
+  if (error) return <div className="alert">{describeError(error)}</div>;
+  if (!run || !router) return <div className="empty">Loading {runId}…</div>;
+  return (
+    <div className="run-detail">
+      <RunHeader run={run} asOf={dataUpdatedAt} />
+      <div className={`node-panes n${Math.min(run.nodes.length, 2)}`}>
+        {run.nodes.map((n) => (
+          <NodePane key={n.id} runId={run.id} node={n} router={router} />
+        ))}
+      </div>
+      <OutputsCard run={run} />
+    </div>
+  );
+}
+
+/** The runs worth a button when none is open: those still running, else the newest. */
+function pickable(runs: Run[]): Run[] {
+  const active = runs.filter((r) => r.status === 'pending' || r.status === 'running');
+  return (active.length > 0 ? active : runs).slice(0, 3);
 }

@@ -74,7 +74,7 @@ describe('the commands behind the UI', () => {
 
   it('job.load reads a tender.toml from a folder or a file path, like job.parse', async () => {
     const { core, work, root } = setup();
-    const text = `[job]\nname = "t"\nrun = "echo hi"\nenv = { HF_TOKEN = { secret = true, from_env = "HF" } }\n[pool]\ncount = 2\n`;
+    const text = `[job]\nname = "t"\nrun = "echo hi"\nenv = { HF_TOKEN = { secret = true, from_env = "HF" } }\n[pool]\ncount = 2\n[policy]\nbudget_usd = 5\n`;
     writeFileSync(join(work, 'tender.toml'), text);
     const fromFolder = await ok(core.client.invoke('job.load', { path: work }));
     expect(fromFolder.file).toBe(join(work, 'tender.toml'));
@@ -82,8 +82,10 @@ describe('the commands behind the UI', () => {
     expect(fromFolder.job.env).toEqual({ HF_TOKEN: { secret: true, fromEnv: 'HF' } });
     expect(JSON.stringify(fromFolder)).not.toContain('hf_secret_value');
     expect(fromFolder.pool).toMatchObject({ provider: 'local', count: 2 });
+    expect(fromFolder.policy).toEqual({ budgetUsd: 5 });
     const parsed = await ok(core.client.invoke('job.parse', { text, baseDir: work }));
-    expect({ job: fromFolder.job, pool: fromFolder.pool }).toEqual(parsed);
+    const { file: _file, ...same } = fromFolder;
+    expect(same).toEqual(parsed);
     const fromFile = await ok(core.client.invoke('job.load', { path: join(work, 'tender.toml') }));
     expect(fromFile).toEqual(fromFolder);
 

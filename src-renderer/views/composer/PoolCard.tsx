@@ -1,0 +1,270 @@
+import { useHosts } from '../../api/queries';
+import { describeError } from '../../api/backend';
+import { perHour } from '../../lib/format';
+import { useUi, type ComposerDraft } from '../../store/ui';
+import { CloseIcon, SearchIcon } from '../run/icons';
+import type { CheapestMatch } from './use-cheapest-match';
+
+const PROVIDERS: { id: ComposerDraft['provider']; label: string; sub: string }[] = [
+  { id: 'local', label: 'This machine', sub: 'free, for trying' },
+  { id: 'ssh', label: 'Your hosts', sub: 'over SSH' },
+  { id: 'vastai', label: 'Vast.ai', sub: 'rented GPUs' },
+];
+
+/** Where the job runs: the provider, how many nodes, and which machines or what shape. */
+export function PoolCard(props: { problem?: string; cheapest: CheapestMatch }): React.JSX.Element {
+  const draft = useUi((s) => s.draft);
+  const patch = useUi((s) => s.patchDraft);
+  return (
+    <section className="card composer-card">
+      <div className="card-head">Where it runs</div>
+      <div className="card-body stack">
+        <div className="segmented" role="radiogroup" aria-label="Provider">
+          {PROVIDERS.map((p) => (
+            <button
+              key={p.id}
+              role="radio"
+              aria-checked={draft.provider === p.id}
+              data-testid={`provider-${p.id}`}
+              onClick={() => patch({ provider: p.id })}
+            >
+              <span>{p.label}</span>
+              <span className="seg-sub">{p.sub}</span>
+            </button>
+          ))}
+        </div>
+        {draft.provider === 'local' && <LocalPool />}
+        {draft.provider === 'ssh' && <SshPool />}
+        {draft.provider === 'vastai' && <VastPool cheapest={props.cheapest} />}
+        {props.problem && <div className="field-error">{props.problem}</div>}
+        <details className="advanced">
+          <summary>Checks before the job</summary>
+          <div className="field">
+            <textarea
+              className="textarea"
+              rows={2}
+              aria-label="Commands run on each node before the job, one per line"
+              placeholder={
+                'nvidia-smi\npython3 -c "import torch; assert torch.cuda.is_available()"'
+              }
+              value={draft.verify.join('\n')}
+              onChange={(e) => patch({ verify: e.target.value.split('\n') })}
+            />
+            <span className="hint">One command per line; a node where one fails is replaced.</span>
+          </div>
+        </details>
+      </div>
+    </section>
+  );
+}
+
+function Count(props: { min?: number; hint: string }): React.JSX.Element {
+  const count = useUi((s) => s.draft.count);
+  const patch = useUi((s) => s.patchDraft);
+  return (
+    <div className="field">
+      <label htmlFor="count">Nodes</label>
+      <div className="row">
+        <input
+          id="count"
+          className="input count-input tabular"
+          type="number"
+          min={props.min ?? 1}
+          max={64}
+          value={count}
+          onChange={(e) =>
+            patch({
+              count: Math.min(
+                64,
+                Math.max(props.min ?? 1, Math.floor(Number(e.target.value) || 1)),
+              ),
+            })
+          }
+        />
+        <span className="hint grow">{props.hint}</span>
+      </div>
+    </div>
+  );
+}
+
+function LocalPool(): React.JSX.Element {
+  return <Count hint="Each node is a folder on the machine running Tender: nothing is rented." />;
+}
+
+function SshPool(): React.JSX.Element {
+  const { data: hosts, error } = useHosts();
+  const picked = useUi((s) => s.draft.hosts);
+  const patch = useUi((s) => s.patchDraft);
+  const setView = useUi((s) => s.setView);
+  if (error) return <div className="red">{describeError(error)}</div>;
+  if (!hosts) return <div className="faint">Loading hosts…</div>;
+  if (hosts.length === 0)
+    return (
+      <div className="inline-empty">
+        No hosts yet. Add your machines (name, address, user) in Settings.
+        <button className="btn btn-sm" onClick={() => setView('settings')}>
+          Open Settings
+        </button>
+      </div>
+    );
+  const toggle = (name: string, on: boolean) =>
+    patch({ hosts: on ? [...picked, name] : picked.filter((h) => h !== name) });
+  return (
+    <div className="field">
+      <div className="label">Hosts: one node each</div>
+      <div className="host-list">
+        {hosts.map((h) => (
+          <label className="check host" key={h.name}>
+            <input
+              type="checkbox"
+              checked={picked.includes(h.name)}
+              onChange={(e) => toggle(h.name, e.target.checked)}
+            />
+            <span className="grow">
+              <strong>{h.name}</strong>{' '}
+              <span className="mono faint">
+                {h.user}@{h.host}:{h.port}
+              </span>
+            </span>
+            {h.claimedBy && <span className="badge amber">in use by {h.claimedBy}</span>}
+          </label>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+function VastPool({ cheapest }: { cheapest: CheapestMatch }): React.JSX.Element {
+  const draft = useUi((s) => s.draft);
+  const patch = useUi((s) => s.patchDraft);
+  const setView = useUi((s) => s.setView);
+  const f = draft.offerFilter;
+  const setFilter = (next: Partial<typeof f>) => patch({ offerFilter: { ...f, ...next } });
+  const num = (v: string) =>
+    v.trim() === '' || !Number.isFinite(Number(v)) ? undefined : Number(v);
+  const extra = Math.max(0, draft.count - draft.offers.length);
+  return (
+    <>
+      <div className="field">
+        <div className="label">Offers picked</div>
+        {draft.offers.length === 0 ? (
+          <div className="hint">None: nodes rent the cheapest offers matching the shape below.</div>
+        ) : (
+          <div className="chips">
+            {draft.offers.map((o) => (
+              <span className="chip" key={o.offerId} data-testid="offer-chip">
+                <strong>
+                  {o.gpuCount}× {o.gpuName}
+                </strong>
+                <span className="tabular">{perHour(o.pricePerHour)}</span>
+                {o.location && <span className="faint">{o.location}</span>}
+                <button
+                  className="chip-x"
+                  aria-label={`Remove offer ${o.offerId}`}
+                  onClick={() => patch({ offers: draft.offers.filter((x) => x !== o) })}
+                >
+                  <CloseIcon />
+                </button>
+              </span>
+            ))}
+          </div>
+        )}
+        <div>
+          <button
+            className="btn btn-sm"
+            data-testid="browse-offers"
+            onClick={() => setView('offers')}
+          >
+            <SearchIcon /> Browse offers
+          </button>
+        </div>
+      </div>
+      <Count
+        min={Math.max(1, draft.offers.length)}
+        hint={
+          draft.offers.length > 0
+            ? `${extra > 0 ? `${extra} beyond the picked offers rent${extra === 1 ? 's' : ''} the cheapest match.` : 'One node per picked offer.'}`
+            : 'Each node rents the cheapest matching offer.'
+        }
+      />
+      <div className="shape-grid">
+        <div className="field">
+          <label htmlFor="gpu">GPU</label>
+          <input
+            id="gpu"
+            className="input"
+            placeholder="any, e.g. RTX 4090"
+            value={f.gpu ?? ''}
+            onChange={(e) => setFilter({ gpu: e.target.value || undefined })}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="gpus">GPUs per node</label>
+          <input
+            id="gpus"
+            className="input tabular"
+            type="number"
+            min={1}
+            max={16}
+            value={f.gpuCount ?? 1}
+            onChange={(e) =>
+              setFilter({ gpuCount: Math.max(1, Math.floor(Number(e.target.value) || 1)) })
+            }
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="maxprice">Max $/h per node</label>
+          <input
+            id="maxprice"
+            className="input tabular"
+            type="number"
+            min={0}
+            step={0.05}
+            placeholder="no cap"
+            value={f.maxPrice ?? ''}
+            onChange={(e) => setFilter({ maxPrice: num(e.target.value) })}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="disk">Disk GB</label>
+          <input
+            id="disk"
+            className="input tabular"
+            type="number"
+            min={8}
+            placeholder="32"
+            value={f.diskGb ?? ''}
+            onChange={(e) => setFilter({ diskGb: num(e.target.value) })}
+          />
+        </div>
+      </div>
+      <div className="field">
+        <label htmlFor="image">Image</label>
+        <input
+          id="image"
+          className="input mono"
+          placeholder="the provider's default"
+          value={draft.image}
+          onChange={(e) => patch({ image: e.target.value })}
+        />
+      </div>
+      {extra > 0 && <CheapestLine cheapest={cheapest} />}
+    </>
+  );
+}
+
+function CheapestLine({ cheapest }: { cheapest: CheapestMatch }): React.JSX.Element {
+  if (cheapest.state === 'idle') return <></>;
+  if (cheapest.state === 'loading') return <div className="hint">Looking up matching offers…</div>;
+  if (cheapest.state === 'error')
+    return <div className="hint">Prices unknown: {cheapest.error}</div>;
+  if (cheapest.price === null)
+    return <div className="field-error">No offer matches this shape right now.</div>;
+  return (
+    <div className="hint">
+      Cheapest match now: <span className="tabular">{perHour(cheapest.price)}</span> (
+      {cheapest.matches >= 64 ? '64+' : cheapest.matches} offer
+      {cheapest.matches === 1 ? '' : 's'} match).
+    </div>
+  );
+}

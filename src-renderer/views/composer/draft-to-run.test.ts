@@ -1,0 +1,228 @@
+import { describe, expect, it } from 'vitest';
+import { JobSpec, PoolSpec, type Offer } from '../../../src-main/contract';
+import { EMPTY_DRAFT, type ComposerDraft } from '../../store/ui';
+import { draftProblems, draftToStartInput, estimatedHourly, lines } from './draft-to-run';
+
+const draft = (patch: Partial<ComposerDraft>): ComposerDraft => ({
+  ...EMPTY_DRAFT,
+  name: 'train',
+  run: 'python train.py',
+  ...patch,
+});
+
+const offer = (offerId: string, pricePerHour: number): Offer => ({
+  provider: 'vastai',
+  offerId,
+  machineId: `m${offerId}`,
+  gpuName: 'RTX 4090',
+  gpuCount: 1,
+  vramGb: 24,
+  gpuPricePerHour: pricePerHour - 0.01,
+  storagePricePerHour: 0.01,
+  pricePerHour,
+  reliability: 0.99,
+  verified: true,
+  downMbps: 500,
+  upMbps: 500,
+  location: null,
+  cudaMaxGood: null,
+  dlperf: null,
+  directPorts: 0,
+});
+
+describe('draftToStartInput', () => {
+  it('maps every job field, dropping blank lines, rows and an empty setup', () => {
+    const input = draftToStartInput(
+      draft({
+        name: '  train ',
+        setup: '   ',
+        workdir: ' /home/me/proj ',
+        exclude: ['/data', '', ' *.ckpt '],
+        outputs: 'out/metrics.json\n\n  out/ckpt/ \n',
+        env: [
+          { key: 'SEED', value: '1', secret: false },
+          { key: 'TOKEN', value: 's3cret', secret: true },
+          { key: 'HF_TOKEN', value: '', secret: true, fromEnv: 'HF' },
+          { key: '  ', value: '', secret: false },
+        ],
+        params: [
+          { key: 'STEPS', value: '400' },
+          { key: '', value: '' },
+        ],
+        keep: true,
+        source: '/home/me/proj/tender.toml',
+      }),
+    );
+    expect(input).toEqual({
+      job: {
+        name: 'train',
+        run: 'python train.py',
+        workspace: { workdir: '/home/me/proj', exclude: ['/data', '*.ckpt'] },
+        outputs: ['out/metrics.json', 'out/ckpt/'],
+        env: {
+          SEED: '1',
+          TOKEN: { secret: true, value: 's3cret' },
+          HF_TOKEN: { secret: true, fromEnv: 'HF' },
+        },
+        params: { STEPS: '400' },
+      },
+      pool: { provider: 'local', count: 1, verify: [] },
+      keep: true,
+      policy: { afterJob: 'keep_warm' },
+      source: '/home/me/proj/tender.toml',
+    });
+    // What the composer sends is what the contract accepts, unchanged.
+    expect(JobSpec.parse(input.job)).toMatchObject(input.job);
+    expect(PoolSpec.parse(input.pool)).toMatchObject(input.pool);
+  });
+
+  it('sends no workspace without a folder, and the setup as typed when there is one', () => {
+    const input = draftToStartInput(draft({ setup: 'pip install -r req.txt\n' }));
+    expect(input.job.workspace).toBeUndefined();
+    expect(input.job.setup).toBe('pip install -r req.txt\n');
+  });
+
+  it('ssh: one node per host picked; market fields never leak into other providers', () => {
+    const base = { offerFilter: { gpu: 'RTX 4090', maxPrice: 0.5 }, offers: [offer('1', 0.4)] };
+    expect(
+      draftToStartInput(draft({ ...base, provider: 'ssh', hosts: ['a', 'b'], count: 5 })).pool,
+    ).toEqual({
+      provider: 'ssh',
+      count: 2,
+      verify: [],
+      hosts: ['a', 'b'],
+    });
+    expect(draftToStartInput(draft({ ...base, provider: 'local', count: 3 })).pool).toEqual({
+      provider: 'local',
+      count: 3,
+      verify: [],
+    });
+  });
+
+  it('vastai: picked offers by id, the filter as the node shape, count covers the offers', () => {
+    const pool = draftToStartInput(
+      draft({
+        provider: 'vastai',
+        count: 1,
+        offers: [offer('11', 0.35), offer('12', 0.4)],
+        offerFilter: {
+          gpu: 'RTX 4090',
+          gpuCount: 1,
+          maxPrice: 0.5,
+          diskGb: 64,
+          region: 'EU',
+          limit: 20,
+        },
+        verify: ['nvidia-smi', ' '],
+        image: ' pytorch/pytorch:latest ',
+      }),
+    ).pool;
+    expect(pool).toEqual({
+      provider: 'vastai',
+      count: 2,
+      verify: ['nvidia-smi'],
+      offers: ['11', '12'],
+      gpu: 'RTX 4090',
+      gpu_count: 1,
+      max_price: 0.5,
+      disk_gb: 64,
+      image: 'pytorch/pytorch:latest',
+    });
+    expect(PoolSpec.parse(pool)).toMatchObject(pool);
+  });
+});
+
+describe('draftProblems', () => {
+  it('names the fields to fix', () => {
+    expect(draftProblems(draft({}))).toEqual({});
+    expect(
+      draftProblems({
+        ...EMPTY_DRAFT,
+        env: [
+          { key: 'A', value: '1', secret: false },
+          { key: 'A', value: '2', secret: false },
+        ],
+        params: [{ key: '', value: '3' }],
+        provider: 'ssh',
+      }),
+    ).toEqual({
+      name: expect.any(String),
+      run: expect.any(String),
+      env: 'A variable is named twice',
+      params: 'A parameter has no name',
+      pool: expect.stringContaining('host'),
+    });
+    expect(
+      draftProblems(draft({ env: [{ key: '', value: '', secret: true, fromEnv: 'X' }] })).env,
+    ).toBe('A variable has a value but no name');
+    expect(draftProblems(draft({ env: [{ key: '1BAD', value: 'x', secret: false }] })).env).toMatch(
+      /not a variable name/,
+    );
+    expect(
+      draftProblems(
+        draft({
+          params: [
+            { key: 'max-steps', value: '1' },
+            { key: 'MAX_STEPS', value: '2' },
+          ],
+        }),
+      ).params,
+    ).toMatch(/same TENDER_PARAM_/);
+  });
+});
+
+describe('estimatedHourly', () => {
+  const vast = { provider: 'vastai' as const, offerFilter: {} };
+  it('sums picked offers, adds the cheapest match for the rest, else the price cap', () => {
+    expect(
+      estimatedHourly({ ...vast, count: 2, offers: [offer('1', 0.3), offer('2', 0.5)] }, null),
+    ).toEqual({
+      perHour: 0.8,
+      isUpperBound: false,
+    });
+    expect(estimatedHourly({ ...vast, count: 3, offers: [offer('1', 0.3)] }, 0.25)).toEqual({
+      perHour: 0.8,
+      isUpperBound: false,
+    });
+    expect(
+      estimatedHourly({ ...vast, count: 2, offers: [], offerFilter: { maxPrice: 0.6 } }, null),
+    ).toEqual({ perHour: 1.2, isUpperBound: true });
+    expect(estimatedHourly({ ...vast, count: 2, offers: [] }, null)).toBeNull();
+    expect(estimatedHourly({ ...vast, provider: 'local', count: 1, offers: [] }, 0.3)).toBeNull();
+  });
+});
+
+describe('lines', () => {
+  it('trims and drops blank lines from text or a list', () => {
+    expect(lines(' a \n\n b')).toEqual(['a', 'b']);
+    expect(lines(['', ' c '])).toEqual(['c']);
+  });
+});
+
+describe('limits', () => {
+  it('become the run policy; empty ones are left to Settings; bad ones are named', () => {
+    const input = draftToStartInput(
+      draft({
+        limits: { budgetUsd: '$5', maxDuration: '6h', idleTimeout: 'none', unreachableGrace: '' },
+      }),
+    );
+    expect(input.policy).toEqual({
+      budgetUsd: 5,
+      maxDurationMs: 21_600_000,
+      idleTimeoutMs: null,
+      afterJob: 'destroy',
+    });
+    expect(
+      draftProblems(
+        draft({
+          limits: {
+            budgetUsd: 'five',
+            maxDuration: '6 hours',
+            idleTimeout: '',
+            unreachableGrace: 'none',
+          },
+        }),
+      ).limits,
+    ).toBeDefined();
+  });
+});

@@ -1,0 +1,139 @@
+import type {
+  CommandInput,
+  EnvValue,
+  OfferFilterInput,
+  PoolSpecInput,
+} from '../../../src-main/contract';
+import type { ComposerDraft } from '../../store/ui';
+import { limitsToPolicy } from './draft-limits';
+import { envNameProblem, paramVariable } from './env-rules';
+
+export type StartInput = CommandInput<'run.start'>;
+
+/** Non-empty, trimmed lines of a textarea (outputs, exclude patterns, verify commands). */
+export function lines(text: string | readonly string[]): string[] {
+  const all = typeof text === 'string' ? text.split('\n') : text;
+  return all.map((l) => l.trim()).filter((l) => l.length > 0);
+}
+
+/** The composer's draft as `run.start` input: exactly the JobSpec and PoolSpec a tender.toml
+ *  with the same content would give. Checks beyond `draftProblems` are the contract's. */
+export function draftToStartInput(draft: ComposerDraft): StartInput {
+  const setup = draft.setup.trim() ? draft.setup : undefined;
+  const workdir = draft.workdir.trim();
+  return {
+    job: {
+      name: draft.name.trim(),
+      run: draft.run,
+      ...(setup ? { setup } : {}),
+      ...(workdir ? { workspace: { workdir, exclude: lines(draft.exclude) } } : {}),
+      outputs: lines(draft.outputs),
+      env: envOf(draft),
+      params: Object.fromEntries(
+        draft.params.filter((p) => p.key.trim()).map((p) => [p.key.trim(), p.value]),
+      ),
+    },
+    pool: poolOf(draft),
+    keep: draft.keep,
+    // The checkbox decides, whatever the Settings default: what you see is what runs.
+    policy: {
+      ...limitsToPolicy(draft.limits).policy,
+      afterJob: draft.keep ? 'keep_warm' : 'destroy',
+    },
+    ...(draft.source ? { source: draft.source } : {}),
+  };
+}
+
+function envOf(draft: ComposerDraft): Record<string, EnvValue> {
+  const env: Record<string, EnvValue> = {};
+  for (const row of draft.env) {
+    const key = row.key.trim();
+    if (!key) continue;
+    if (row.fromEnv) env[key] = { secret: true, fromEnv: row.fromEnv };
+    else if (row.secret) env[key] = { secret: true, value: row.value };
+    else env[key] = row.value;
+  }
+  return env;
+}
+
+function poolOf(draft: ComposerDraft): PoolSpecInput {
+  const verify = lines(draft.verify);
+  switch (draft.provider) {
+    case 'local':
+      return { provider: 'local', count: draft.count, verify };
+    case 'ssh':
+      // Each host is one node: the count is the number of hosts picked.
+      return {
+        provider: 'ssh',
+        count: Math.max(1, draft.hosts.length),
+        verify,
+        hosts: draft.hosts,
+      };
+    case 'vastai':
+      return {
+        provider: 'vastai',
+        count: Math.max(draft.count, draft.offers.length),
+        verify,
+        offers: draft.offers.map((o) => o.offerId),
+        ...marketShape(draft.offerFilter),
+        ...(draft.image.trim() ? { image: draft.image.trim() } : {}),
+      };
+  }
+}
+
+/** The offer filter as the pool's node shape, so a taken offer falls back to a similar
+ *  machine and extra nodes match what was picked. */
+export function marketShape(f: OfferFilterInput): PoolSpecInput {
+  const shape: PoolSpecInput = {};
+  if (f.gpu) shape.gpu = f.gpu;
+  if (f.gpuCount !== undefined) shape.gpu_count = f.gpuCount;
+  if (f.minVramGb !== undefined) shape.min_vram_gb = f.minVramGb;
+  if (f.maxPrice !== undefined) shape.max_price = f.maxPrice;
+  if (f.diskGb !== undefined) shape.disk_gb = f.diskGb;
+  if (f.minReliability !== undefined) shape.min_reliability = f.minReliability;
+  if (f.minDownMbps !== undefined) shape.min_down_mbps = f.minDownMbps;
+  if (f.minUpMbps !== undefined) shape.min_up_mbps = f.minUpMbps;
+  if (f.verified !== undefined) shape.verified = f.verified;
+  return shape;
+}
+
+export type DraftField = 'name' | 'run' | 'workdir' | 'env' | 'params' | 'pool' | 'limits';
+
+/** What must be fixed before the draft is worth sending, by field. The contract checks the
+ *  rest (paths, env names, provider rules) and its message is shown as it comes. */
+export function draftProblems(draft: ComposerDraft): Partial<Record<DraftField, string>> {
+  const p: Partial<Record<DraftField, string>> = {};
+  if (!draft.name.trim()) p.name = 'Give the job a name';
+  if (!draft.run.trim()) p.run = 'Say what to run';
+  const envKeys = draft.env.map((r) => r.key.trim());
+  const named = envKeys.filter(Boolean);
+  const badName = named.map(envNameProblem).find((x) => x !== null);
+  if (draft.env.some((r, i) => !envKeys[i] && (r.value || r.fromEnv)))
+    p.env = 'A variable has a value but no name';
+  else if (badName) p.env = badName;
+  else if (new Set(named).size !== named.length) p.env = 'A variable is named twice';
+  const paramKeys = draft.params.map((r) => r.key.trim()).filter(Boolean);
+  if (draft.params.some((r) => !r.key.trim() && r.value)) p.params = 'A parameter has no name';
+  else if (new Set(paramKeys.map(paramVariable)).size !== paramKeys.length)
+    p.params = 'Two parameters become the same TENDER_PARAM_ variable';
+  if (draft.provider === 'ssh' && draft.hosts.length === 0)
+    p.pool = 'Pick at least one host (add hosts in Settings)';
+  if (Object.keys(limitsToPolicy(draft.limits).problems).length > 0)
+    p.limits = 'A limit is not understood';
+  return p;
+}
+
+/** What the pool is expected to bill per hour: the picked offers, plus the cheapest known
+ *  match (or the price cap) for each node beyond them. Null when nothing is known. */
+export function estimatedHourly(
+  draft: Pick<ComposerDraft, 'provider' | 'count' | 'offers' | 'offerFilter'>,
+  cheapestMatch: number | null,
+): { perHour: number; isUpperBound: boolean } | null {
+  if (draft.provider !== 'vastai') return null;
+  const picked = draft.offers.reduce((sum, o) => sum + o.pricePerHour, 0);
+  const extra = Math.max(0, draft.count - draft.offers.length);
+  if (extra === 0) return draft.offers.length ? { perHour: picked, isUpperBound: false } : null;
+  const each = cheapestMatch ?? draft.offerFilter.maxPrice ?? null;
+  if (each === null) return null;
+  return { perHour: picked + extra * each, isUpperBound: cheapestMatch === null };
+}

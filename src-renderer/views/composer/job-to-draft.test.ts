@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { JobSpec, PoolSpec } from '../../../src-main/contract';
+import { draftToStartInput } from './draft-to-run';
+import { loadedToDraft, type LoadedJob } from './job-to-draft';
+
+const loaded = (job: object, pool: object = {}, policy: LoadedJob['policy'] = {}): LoadedJob => ({
+  job: JobSpec.parse({ name: 'hello', run: 'sh run.sh', ...job }),
+  pool: PoolSpec.parse(pool),
+  policy,
+  file: '/w/tender.toml',
+});
+
+describe('loadedToDraft', () => {
+  it('fills every field; from_env secrets stay references without a value', () => {
+    const { draft, notes } = loadedToDraft(
+      loaded(
+        {
+          setup: 'mkdir -p out',
+          workspace: { workdir: '/w', exclude: ['/data', '*.ckpt'] },
+          outputs: ['out/metrics.json', 'out/loss.csv'],
+          env: {
+            SEED: '1',
+            WANDB: { secret: true, value: 'typed-in-the-file' },
+            HF_TOKEN: { secret: true, fromEnv: 'HF' },
+          },
+          params: { STEPS: '3000' },
+        },
+        {
+          provider: 'vastai',
+          count: 2,
+          gpu: 'RTX 4090',
+          max_price: 0.5,
+          image: 'img:1',
+          verify: ['nvidia-smi'],
+        },
+      ),
+    );
+    expect(notes).toEqual([]);
+    expect(draft).toEqual({
+      name: 'hello',
+      workdir: '/w',
+      exclude: ['/data', '*.ckpt'],
+      setup: 'mkdir -p out',
+      run: 'sh run.sh',
+      outputs: 'out/metrics.json\nout/loss.csv',
+      env: [
+        { key: 'SEED', value: '1', secret: false },
+        { key: 'WANDB', value: 'typed-in-the-file', secret: true },
+        { key: 'HF_TOKEN', value: '', secret: true, fromEnv: 'HF' },
+      ],
+      params: [{ key: 'STEPS', value: '3000' }],
+      provider: 'vastai',
+      count: 2,
+      hosts: [],
+      offers: [],
+      offerFilter: { gpu: 'RTX 4090', maxPrice: 0.5 },
+      verify: ['nvidia-smi'],
+      image: 'img:1',
+      keep: false,
+      limits: { budgetUsd: '', maxDuration: '', idleTimeout: '', unreachableGrace: '' },
+      source: '/w/tender.toml',
+    });
+  });
+
+  it('carries the lease policy as the limits the composer shows', () => {
+    const { draft } = loadedToDraft(
+      loaded(
+        {},
+        {},
+        {
+          budgetUsd: 12.5,
+          maxDurationMs: 5_400_000,
+          idleTimeoutMs: null,
+          afterJob: 'keep_warm',
+        },
+      ),
+    );
+    expect(draft.limits).toEqual({
+      budgetUsd: '12.5',
+      maxDuration: '1h30m',
+      idleTimeout: 'none',
+      unreachableGrace: '',
+    });
+    expect(draft.keep).toBe(true);
+    expect(draftToStartInput(draft).policy).toEqual({
+      budgetUsd: 12.5,
+      maxDurationMs: 5_400_000,
+      idleTimeoutMs: null,
+      afterJob: 'keep_warm',
+    });
+  });
+
+  it('round-trips: a loaded file sent back is the same job and pool', () => {
+    const file = loaded(
+      {
+        workspace: { workdir: '/w', exclude: ['/data'] },
+        outputs: ['out/'],
+        env: { A: '1', S: { secret: true, fromEnv: 'S_VAR' } },
+        params: { LR: '3e-4' },
+      },
+      { provider: 'ssh', hosts: ['lab1', 'lab2'], count: 2 },
+    );
+    const input = draftToStartInput(loadedToDraft(file).draft);
+    expect(input.policy).toEqual({ afterJob: 'destroy' });
+    expect(JobSpec.parse(input.job)).toEqual(file.job);
+    expect(PoolSpec.parse(input.pool)).toEqual(file.pool);
+  });
+
+  it('says what it could not carry', () => {
+    const { draft, notes } = loadedToDraft(loaded({}, { provider: 'vastai', offers: ['123'] }));
+    expect(draft.offers).toEqual([]);
+    expect(notes[0]).toMatch(/offers 123/);
+  });
+});

@@ -1,0 +1,62 @@
+import type { CommandOutput, OfferFilterInput, PoolSpec } from '../../../src-main/contract';
+import type { ComposerDraft, EnvRow } from '../../store/ui';
+import { policyToLimits } from './draft-limits';
+
+export type LoadedJob = CommandOutput<'job.load'>;
+
+const PROVIDERS: readonly ComposerDraft['provider'][] = ['local', 'ssh', 'vastai'];
+
+/** A parsed tender.toml as a composer draft. Secrets read from the environment stay
+ *  references (`fromEnv`, no value); `notes` says what the composer could not carry. */
+export function loadedToDraft(loaded: LoadedJob): { draft: ComposerDraft; notes: string[] } {
+  const { job, pool, policy, file } = loaded;
+  const notes: string[] = [];
+  const provider = PROVIDERS.find((p) => p === pool.provider);
+  if (!provider) notes.push(`provider "${pool.provider}" is not offered here; using local`);
+  if (pool.offers.length > 0)
+    notes.push(
+      `the file picks offers ${pool.offers.join(', ')} by id: pick them again in Offers (or the pool's shape is used)`,
+    );
+  const env: EnvRow[] = Object.entries(job.env).map(([key, v]) => {
+    if (typeof v === 'string') return { key, value: v, secret: false };
+    if ('fromEnv' in v) return { key, value: '', secret: true, fromEnv: v.fromEnv };
+    return { key, value: v.value, secret: true };
+  });
+  return {
+    draft: {
+      name: job.name,
+      workdir: job.workspace?.workdir ?? '',
+      exclude: job.workspace?.exclude ?? [],
+      setup: job.setup ?? '',
+      run: job.run,
+      outputs: job.outputs.join('\n'),
+      env,
+      params: Object.entries(job.params).map(([key, value]) => ({ key, value })),
+      provider: provider ?? 'local',
+      count: pool.count,
+      hosts: pool.hosts,
+      offers: [],
+      offerFilter: filterOf(pool),
+      verify: pool.verify,
+      image: pool.image ?? '',
+      keep: policy.afterJob === 'keep_warm',
+      limits: policyToLimits(policy),
+      source: file,
+    },
+    notes,
+  };
+}
+
+function filterOf(pool: PoolSpec): OfferFilterInput {
+  const f: OfferFilterInput = {};
+  if (pool.gpu) f.gpu = pool.gpu;
+  if (pool.gpu_count !== undefined) f.gpuCount = pool.gpu_count;
+  if (pool.min_vram_gb !== undefined) f.minVramGb = pool.min_vram_gb;
+  if (pool.max_price !== undefined) f.maxPrice = pool.max_price;
+  if (pool.disk_gb !== undefined) f.diskGb = pool.disk_gb;
+  if (pool.min_reliability !== undefined) f.minReliability = pool.min_reliability;
+  if (pool.min_down_mbps !== undefined) f.minDownMbps = pool.min_down_mbps;
+  if (pool.min_up_mbps !== undefined) f.minUpMbps = pool.min_up_mbps;
+  if (pool.verified !== undefined) f.verified = pool.verified;
+  return f;
+}

@@ -1,0 +1,211 @@
+import '@xterm/xterm/css/xterm.css';
+import { useEffect, useRef, useState } from 'react';
+import type { NodeView } from '../../../src-main/contract';
+import { StageBadge } from '../../components/StageBadge';
+import { toast } from '../../components/toasts';
+import { copyText } from './clipboard';
+import { CopyIcon, FollowIcon, LogIcon, TerminalIcon } from './icons';
+import type { LogRouter } from './log-router';
+import { NodeTerminal } from './NodeTerminal';
+import { PaneSearch, WholeLogResults, type WholeLog } from './PaneSearch';
+import { useLogTerminal, type LogTerminal } from './use-log-terminal';
+import { LOG_SCROLLBACK } from './xterm-theme';
+
+/** A terminal needs a node whose agent is up and whose lease is still there. */
+export function canOpenTerminal(node: NodeView): boolean {
+  return node.stage === 'dormant' || node.stage === 'handed_off';
+}
+
+/** One node: its state in the header, its log in an xterm, and a shell on it in a tab. */
+export function NodePane(props: {
+  runId: string;
+  node: NodeView;
+  router: LogRouter;
+}): React.JSX.Element {
+  const { runId, node, router } = props;
+  const host = useRef<HTMLDivElement>(null);
+  const log = useLogTerminal(host, runId, node.id, router);
+  const [tab, setTab] = useState<'log' | 'terminal'>('log');
+  const [hasOpenedTerminal, setHasOpenedTerminal] = useState(false);
+  const [whole, setWhole] = useState<WholeLog | null>(null);
+  const terminalOk = canOpenTerminal(node);
+
+  // A phase that ends (setup, run, collecting) may have ended in a dropped batch: check.
+  const phase = `${node.jobPhase}/${node.exitCode}`;
+  const seenPhase = useRef(phase);
+  const { resync } = log;
+  useEffect(() => {
+    if (seenPhase.current === phase) return;
+    seenPhase.current = phase;
+    resync();
+  }, [phase, resync]);
+
+  // Back on the log tab, xterm measures again (it was hidden while the terminal showed).
+  useEffect(() => {
+    if (tab === 'log') log.terminal?.fit();
+  }, [tab, log.terminal]);
+
+  return (
+    <section className="node-pane card" data-testid="log-pane" data-node-id={node.id}>
+      <NodeHeader node={node}>
+        <div className="pane-tabs" role="tablist">
+          <button
+            role="tab"
+            aria-selected={tab === 'log'}
+            className="pane-tab"
+            onClick={() => setTab('log')}
+          >
+            <LogIcon /> Log
+          </button>
+          <button
+            role="tab"
+            aria-selected={tab === 'terminal'}
+            className="pane-tab"
+            disabled={!terminalOk && !hasOpenedTerminal}
+            title={
+              terminalOk
+                ? 'A shell on this node, in its workspace'
+                : 'A terminal needs the node running with its agent up'
+            }
+            onClick={() => {
+              setHasOpenedTerminal(true);
+              setTab('terminal');
+            }}
+          >
+            <TerminalIcon /> Terminal
+          </button>
+        </div>
+      </NodeHeader>
+      <div className="pane-toolbar">
+        {tab === 'terminal' && (
+          <span className="pane-note">
+            A shell on {node.logicalId}, in the job&apos;s workspace. It closes when you leave this
+            run.
+          </span>
+        )}
+        {tab === 'log' && log.terminal && (
+          <>
+            <PaneSearch
+              terminal={log.terminal}
+              runId={runId}
+              nodeId={node.id}
+              onJump={() => log.setFollowing(false)}
+              onWholeLog={setWhole}
+            />
+            <div className="grow" />
+            {log.isCatchingUp && (
+              <span className="pane-loading">
+                {log.readingCount
+                  ? `reading the stored log: ${log.readingCount.toLocaleString('en-US')} lines…`
+                  : 'reading log…'}
+              </span>
+            )}
+            <button
+              className={`btn btn-sm follow ${log.isFollowing ? 'on' : ''}`}
+              aria-pressed={log.isFollowing}
+              title="Keep the newest line in view (scrolling up turns this off)"
+              onClick={() => log.setFollowing(!log.isFollowing)}
+            >
+              <FollowIcon /> Follow
+            </button>
+            <button
+              className="btn btn-sm"
+              title="Copy the selection, or everything this pane holds"
+              onClick={() => void copyLog(log.terminal!)}
+            >
+              <CopyIcon /> Copy
+            </button>
+          </>
+        )}
+      </div>
+      <div className="pane-body">
+        <div className="xterm-host" ref={host} hidden={tab !== 'log'} />
+        {tab === 'log' && whole && log.terminal && (
+          <WholeLogResults
+            whole={whole}
+            terminal={log.terminal}
+            onJump={() => log.setFollowing(false)}
+            onClose={() => setWhole(null)}
+          />
+        )}
+        {hasOpenedTerminal && (
+          <div className="pane-terminal" hidden={tab !== 'terminal'}>
+            <NodeTerminal node={node} isVisible={tab === 'terminal'} />
+          </div>
+        )}
+      </div>
+      <div className="pane-foot">
+        {tab === 'log'
+          ? `Keeps the last ${LOG_SCROLLBACK.toLocaleString('en-US')} lines; the whole log is on disk (Whole log searches it).`
+          : 'What you type runs on the node. The shell closes when you leave this run.'}
+      </div>
+    </section>
+  );
+}
+
+function NodeHeader(props: { node: NodeView; children: React.ReactNode }): React.JSX.Element {
+  const { node } = props;
+  const caps = node.capabilities;
+  const gpu = caps?.['gpu.model'] ? `${caps['gpu.count'] ?? 1}× ${caps['gpu.model']}` : null;
+  return (
+    <header className="pane-head">
+      <strong className="mono">{node.logicalId}</strong>
+      <StageBadge stage={node.stage} />
+      {node.jobPhase && node.jobPhase !== 'done' && (
+        <span className="badge plain blue">{node.jobPhase.replace('_', ' ')}</span>
+      )}
+      {node.exitCode !== null && (
+        <span
+          className={`badge plain ${node.exitCode === 0 ? 'green' : 'red'}`}
+          data-testid="node-exit"
+        >
+          exit {node.exitCode}
+        </span>
+      )}
+      {node.linkState === 'lost' && <span className="badge amber">link lost, reconnecting</span>}
+      <span className="pane-meta">
+        {[node.leaseId, gpu, caps?.hostname].filter(Boolean).join(' · ')}
+      </span>
+      {node.failedReason ? (
+        <span className="pane-failed" title={node.failedReason}>
+          {node.failedReason}
+        </span>
+      ) : (
+        node.destroyReason &&
+        node.stage === 'destroyed' && (
+          <span className="pane-meta" title={`Destroyed: ${node.destroyReason}`}>
+            · {node.destroyReason}
+          </span>
+        )
+      )}
+      <div className="pane-head-end">{props.children}</div>
+    </header>
+  );
+}
+
+async function copyLog(t: LogTerminal): Promise<void> {
+  let text = t.term.getSelection();
+  const isSelection = text.length > 0;
+  if (!isSelection) {
+    const buf = t.term.buffer.active;
+    const lines: string[] = [];
+    for (let i = 0; i < buf.length; i++) {
+      const line = buf.getLine(i);
+      if (!line) continue;
+      const s = line.translateToString(true);
+      if (line.isWrapped && lines.length > 0) lines[lines.length - 1] += s;
+      else lines.push(s);
+    }
+    while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+    text = lines.join('\n');
+  }
+  const ok = await copyText(text);
+  toast(
+    ok
+      ? isSelection
+        ? 'Copied the selection'
+        : `Copied ${text.split('\n').length.toLocaleString('en-US')} lines`
+      : 'The clipboard refused the copy',
+    ok ? 'info' : 'error',
+  );
+}

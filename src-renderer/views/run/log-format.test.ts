@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import type { LogRecord } from '../../../src-main/contract';
+import { formatRecords, plainText, type FormatState } from './log-format';
+
+const r = (patch: Partial<LogRecord>): LogRecord => ({
+  run: 'r-test0001',
+  node: 'r-test0001/node-0',
+  channel: 'agent',
+  source: 'run',
+  stream: 'stdout',
+  seq: 1,
+  ts: 0,
+  line: '',
+  ...patch,
+});
+
+describe('formatRecords', () => {
+  it('passes job output through byte for byte and marks each phase once', () => {
+    const state: FormatState = { phase: null };
+    const a = formatRecords(
+      [
+        r({ channel: 'bootstrap', source: 'bootstrap', stream: 'info', line: 'machine: Linux' }),
+        r({ source: 'agent', stream: 'info', line: 'setup started' }),
+        r({ source: 'setup', line: 'setting up' }),
+        r({ source: 'run', line: '\x1b[32mstep 1\x1b[0m' }),
+        r({ source: 'run', stream: 'stderr', line: '\r[##..] 50%' }),
+      ],
+      state,
+    );
+    const lines = a.text.split('\r\n').slice(0, -1);
+    expect(a.lines).toBe(lines.length);
+    expect(plainText(lines[0]!)).toMatch(/^── bootstrap ─+ \d\d:\d\d:\d\d$/);
+    expect(lines[1]).toBe('\x1b[0m\x1b[2m│ machine: Linux\x1b[0m');
+    expect(plainText(lines[2]!)).toBe('» setup started');
+    expect(plainText(lines[3]!)).toMatch(/^── setup /);
+    expect(lines[4]).toBe('setting up');
+    expect(plainText(lines[5]!)).toMatch(/^── run /);
+    expect(lines[6]).toBe('\x1b[32mstep 1\x1b[0m');
+    expect(lines[7]).toBe('\r[##..] 50%');
+    expect(state.phase).toBe('run');
+    // The state carries over: more run output gets no second divider.
+    expect(formatRecords([r({ line: 'step 2' })], state)).toEqual({ text: 'step 2\r\n', lines: 1 });
+  });
+
+  it('shows failure events in red', () => {
+    const { text } = formatRecords(
+      [r({ channel: 'events', source: 'event', line: 'job failed: exit 3' })],
+      {
+        phase: null,
+      },
+    );
+    expect(text).toContain('\x1b[31m» job failed: exit 3');
+  });
+});
+
+describe('plainText', () => {
+  it('strips colours, OSC titles and controls', () => {
+    expect(plainText('\x1b[1;32mok\x1b[0m \x1b]0;title\x07done\r')).toBe('ok done');
+  });
+});

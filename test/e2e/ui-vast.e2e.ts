@@ -1,0 +1,110 @@
+// The UI in Chromium against web mode with a faithful Vast.ai fake (real sshd nodes): search
+// offers, rent 2, run, watch both panes, tear down all, and the fake has zero live instances.
+import { resolve } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWebServer, type WebServer } from '../../src-main/api/ws-server';
+import { launchChromium } from '../helpers/browser';
+import { requireBuilt } from '../helpers/cli';
+import { screenshot, watchErrors } from '../helpers/ui';
+import { vastSetup } from '../helpers/vast-core';
+
+const RENDERER = resolve(import.meta.dirname, '..', '..', 'out', 'renderer');
+
+let browser: Browser;
+let t: Awaited<ReturnType<typeof vastSetup>>;
+let server: WebServer;
+
+beforeAll(async () => {
+  requireBuilt();
+  t = await vastSetup({
+    offers: [
+      { gpu_name: 'RTX 4090', dph_base: 0.34, geolocation: 'Sweden, SE' },
+      { gpu_name: 'RTX 4090', dph_base: 0.39, geolocation: 'Germany, DE' },
+      { gpu_name: 'RTX 3090', dph_base: 0.19, geolocation: 'Poland, PL' },
+      { gpu_name: 'A100 SXM4', dph_base: 1.12, gpu_ram: 81_920, geolocation: 'Texas, US' },
+    ],
+  });
+  server = await startWebServer(t.core, { rendererDir: RENDERER });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await t?.close();
+});
+
+describe('the UI in web mode, Vast.ai', () => {
+  it('search offers, rent 2, run, tear down all: the fake shows zero live instances', async () => {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    const errors = watchErrors(page);
+    await page.goto(server.url);
+    await page.getByTestId('nav-offers').click();
+    // The first visit searches with the defaults.
+    await expect.poll(() => page.getByTestId('offer-row').count(), { timeout: 30_000 }).toBe(4);
+    // Sort by price, pick the two RTX 4090s.
+    const rows = page.getByTestId('offer-row');
+    const gpus = await rows.allInnerTexts();
+    const picks = gpus.flatMap((text, i) => (text.includes('RTX 4090') ? [i] : []));
+    expect(picks).toHaveLength(2);
+    for (const i of picks) await rows.nth(i).getByTestId('offer-pick').check();
+    await screenshot(page, 'offers');
+    await page.getByTestId('use-offers').click();
+
+    await page.getByTestId('composer').waitFor();
+    await expect.poll(() => page.getByTestId('offer-chip').count()).toBe(2);
+    await page.getByTestId('job-name').fill('vast-ui');
+    await page.getByTestId('workdir-input').fill(t.work);
+    await page
+      .getByTestId('job-run')
+      .fill(
+        'cat hello.txt; for i in $(seq 1 20); do printf "\\033[32mstep %d\\033[0m\\n" $i; done; sleep 600',
+      );
+    await screenshot(page, 'composer-vast');
+    await page.getByTestId('run-button').click();
+
+    await page.getByTestId('run-view').waitFor();
+    await expect.poll(() => page.getByTestId('log-pane').count(), { timeout: 30_000 }).toBe(2);
+    for (const i of [0, 1]) {
+      await expect
+        .poll(() => page.getByTestId('log-pane').nth(i).locator('.xterm-rows').innerText(), {
+          timeout: 90_000,
+        })
+        .toMatch(/hello from a rented GPU[\s\S]*step 20/);
+    }
+    expect(t.fake.state.liveInstances()).toHaveLength(2);
+    await screenshot(page, 'run-vast');
+
+    await page.getByTestId('teardown-all').click();
+    await page.getByTestId('teardown-dialog').waitFor();
+    await expect.poll(() => page.getByTestId('teardown-target').count()).toBe(2);
+    await page.getByTestId('teardown-confirm').click();
+    await expect
+      .poll(
+        async () =>
+          (await page.getByTestId('teardown-lease').evaluateAll((els) =>
+            els.map((e) => e.getAttribute('data-state')),
+          )).join(','),
+        { timeout: 60_000 },
+      )
+      .toBe('gone,gone');
+    await screenshot(page, 'teardown-vast');
+    expect(t.fake.state.liveInstances()).toEqual([]);
+
+    await page.keyboard.press('Escape');
+    await page.getByTestId('nav-ledger').click();
+    await expect
+      .poll(async () => {
+        const stages = await page
+          .getByTestId('node-row')
+          .evaluateAll((els) => els.map((e) => e.getAttribute('data-stage')));
+        return stages.join(',');
+      })
+      .toBe('destroyed,destroyed');
+    await expect.poll(() => page.getByTestId('burn-rate').getAttribute('data-live')).toBe('0');
+    await screenshot(page, 'ledger-vast');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
