@@ -57,6 +57,9 @@ export const commands = {
       channel: LogChannel.optional(),
       fromSeq: z.number().int().min(1).default(1),
       limit: z.number().int().min(1).max(100_000).default(10_000),
+      /** Instead of from `fromSeq`: from the `tail`-th last record of each channel read (a
+       *  pane opening a long log wants its end, not a million lines). */
+      tail: z.number().int().min(1).max(1_000_000).optional(),
     }),
     output: z.object({ records: z.array(LogRecord) }),
   },

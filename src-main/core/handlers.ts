@@ -31,11 +31,17 @@ export function makeHandlers(core: TenderCore): Handlers {
         unreachable,
       };
     },
-    'logs.read': async ({ runId, nodeId, channel, fromSeq, limit }) => {
+    'logs.read': async ({ runId, nodeId, channel, fromSeq, limit, tail }) => {
       if (!core.ledger.getRun(runId)) throw new TenderError('not_found', `no run ${runId}`);
       const node = nodeId && !nodeId.includes('/') ? `${runId}/${nodeId}` : nodeId;
       return {
-        records: await core.datastream.read(runId, { nodeId: node, channel, fromSeq, limit }),
+        records: await core.datastream.read(runId, {
+          nodeId: node,
+          channel,
+          fromSeq,
+          limit,
+          tail,
+        }),
       };
     },
     'node.destroy': async ({ nodeId }) => {

@@ -300,6 +300,24 @@ describe('read', () => {
     expect(past).toEqual([]);
   });
 
+  it('pages a long log from any seq, and reads its tail, without scanning from the start', async () => {
+    const ds = open(tempRoot());
+    for (let i = 1; i <= 40_000; i++)
+      ds.append(N0, 'agent', line(`step ${i} ${'.'.repeat(i % 50)}`, i, i));
+    const page = await ds.read(RUN, { nodeId: N0, channel: 'agent', fromSeq: 31_234, limit: 3 });
+    expect(page.map((r) => r.line.split(' ')[1])).toEqual(['31234', '31235', '31236']);
+    const tail = await ds.read(RUN, {
+      nodeId: N0,
+      channel: 'agent',
+      fromSeq: 1,
+      limit: 2,
+      tail: 5,
+    });
+    expect(tail.map((r) => r.seq)).toEqual([39_996, 39_997]);
+    const all = await ds.read(RUN, { nodeId: N0, channel: 'agent', fromSeq: 1, limit: 100_000 });
+    expect(all).toHaveLength(40_000);
+  });
+
   it('merges nodes and channels by time, ties by node, channel and seq', async () => {
     const ds = open(tempRoot());
     ds.append(N1, 'agent', line('n1 agent @5', 5, 1));

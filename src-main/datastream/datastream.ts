@@ -98,7 +98,13 @@ export class Datastream {
 
   read(
     run: string,
-    opts: { nodeId?: string; channel?: LogChannel; fromSeq: number; limit: number },
+    opts: {
+      nodeId?: string;
+      channel?: LogChannel;
+      fromSeq: number;
+      limit: number;
+      tail?: number;
+    },
   ): Promise<LogRecord[]> {
     this.flush();
     return readMerged(this.root, run, {
@@ -106,6 +112,7 @@ export class Datastream {
       channel: opts.channel,
       fromSeq: opts.fromSeq,
       limit: opts.limit,
+      tail: opts.tail,
     });
   }
 

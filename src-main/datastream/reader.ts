@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import type { LogChannel, LogRecord } from '../contract';
 import type { StoredRecord } from './channel-file';
 import { channelFile } from './paths';
+import { offsetForSeq, offsetOfLastLines } from './seek';
 
 const CHANNELS: LogChannel[] = ['bootstrap', 'agent', 'events'];
 
@@ -15,11 +16,17 @@ export async function readChannel(
   channel: LogChannel,
   fromSeq: number,
   limit: number,
+  tail?: number,
 ): Promise<LogRecord[]> {
   const path = channelFile(root, run, logical, channel);
   if (!existsSync(path)) return [];
   const out: LogRecord[] = [];
-  const rl = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
+  const start = tail !== undefined ? offsetOfLastLines(path, tail) : offsetForSeq(path, fromSeq);
+  if (tail !== undefined) fromSeq = 1;
+  const rl = createInterface({
+    input: createReadStream(path, { encoding: 'utf8', start }),
+    crlfDelay: Infinity,
+  });
   for await (const text of rl) {
     if (!text) continue;
     let r: StoredRecord;
@@ -52,14 +59,21 @@ export function nodesWithLogs(root: string, run: string): string[] {
 export async function readMerged(
   root: string,
   run: string,
-  opts: { logical?: string; channel?: LogChannel; fromSeq: number; limit: number },
+  opts: {
+    logical?: string;
+    channel?: LogChannel;
+    fromSeq: number;
+    limit: number;
+    /** The last `tail` records of each channel read (fromSeq is then ignored). */
+    tail?: number;
+  },
 ): Promise<LogRecord[]> {
   const nodes = opts.logical ? [opts.logical] : nodesWithLogs(root, run);
   const channels = opts.channel ? [opts.channel] : CHANNELS;
   const all: LogRecord[] = [];
   for (const n of nodes) {
     for (const c of channels)
-      all.push(...(await readChannel(root, run, n, c, opts.fromSeq, opts.limit)));
+      all.push(...(await readChannel(root, run, n, c, opts.fromSeq, opts.limit, opts.tail)));
   }
   if (nodes.length * channels.length > 1) {
     all.sort(

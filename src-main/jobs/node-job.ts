@@ -468,7 +468,7 @@ export class NodeJob {
   /** The node's own switch fired: it is stopping its job and destroying itself. The app
    *  still destroys the lease the usual way (idempotent) and confirms it gone. */
   private onSelfTeardown(record: TeardownRecord): void {
-    if (this.selfTeardown !== null || !this.deps.deadMan) return;
+    if (this.detached || this.selfTeardown !== null || !this.deps.deadMan) return;
     this.selfTeardown = this.deps.deadMan.onSelfTeardown(record);
     this.renewer?.stop();
     this.note(`${this.selfTeardown} (the node is tearing itself down)`);
@@ -483,6 +483,7 @@ export class NodeJob {
 
   private async checkLost(rec: NodeRecord, detail: string): Promise<void> {
     if (await this.deps.isLeaseGone(rec).catch(() => false)) {
+      if (this.detached) return; // this process stopped driving the node meanwhile
       const explained = this.deps.deadMan?.explainLoss() ?? null;
       if (explained) {
         this.selfTeardown ??= explained;

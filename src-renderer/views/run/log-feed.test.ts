@@ -22,6 +22,10 @@ class Store {
     for (const r of rs) this.byChannel[r.channel].push(r);
     return rs;
   }
+  async tailStart(channel: LogChannel, lines: number) {
+    const list = this.byChannel[channel];
+    return list.length === 0 ? null : list[Math.max(0, list.length - lines)]!.seq;
+  }
   async read(channel: LogChannel, fromSeq: number, limit: number) {
     this.reads.push({ channel, fromSeq });
     const snapshot = this.byChannel[channel].filter((r) => r.seq >= fromSeq).slice(0, limit);
@@ -38,6 +42,7 @@ function setup(
     tailLines?: number;
     burstRecords?: number;
     settleMs?: number;
+    withTail?: boolean;
   } = {},
 ) {
   const store = new Store();
@@ -47,6 +52,7 @@ function setup(
     ...more,
     onSkip: (n, where) => notes.push(`${n} ${where}`),
     read: (c, from, limit) => store.read(c, from, limit),
+    ...(more.withTail ? { tailStart: (c: LogChannel, n: number) => store.tailStart(c, n) } : {}),
     write: (rs) => written.push(...rs),
     readPage,
     retryMs: 1,
@@ -58,6 +64,19 @@ function setup(
 const settle = () => new Promise((r) => setTimeout(r, 5));
 
 describe('LogFeed', () => {
+  it('opens a long stored log at its tail: only the newest lines are read, the rest noted', async () => {
+    const { store, feed, ids, notes } = setup(100, { tailLines: 5, withTail: true });
+    store.add(...Array.from({ length: 1_000 }, (_, i) => rec('agent', i + 1)));
+    store.add(rec('events', 1, 0));
+    feed.start();
+    await settle();
+    expect(ids()).toEqual(['e1', 'a996', 'a997', 'a998', 'a999', 'a1000']);
+    expect(notes).toEqual(['995 earlier']);
+    expect(store.reads.filter((r) => r.channel === 'agent')).toEqual([
+      { channel: 'agent', fromSeq: 996 },
+    ]);
+  });
+
   it('writes the backlog merged by time, then live batches, each record once', async () => {
     const { store, feed, ids } = setup();
     store.add(

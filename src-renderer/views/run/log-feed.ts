@@ -30,6 +30,10 @@ export interface LogFeedDeps {
   onReading?(records: number): void;
   /** Of a long stored log, only this many of the newest records are written. */
   tailLines?: number;
+  /** Where the newest `lines` stored records of a channel begin (their first seq; null when
+   *  the channel is empty). With it, opening a long log reads only its tail instead of
+   *  every page of it. */
+  tailStart?(channel: LogChannel, lines: number): Promise<number | null>;
   /** A read failed; the feed retries by itself. */
   onError?(err: unknown): void;
   /** Whether the feed is reading the store (backfill or filling a gap): for a spinner. */
@@ -63,6 +67,7 @@ export class LogFeed {
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private settleTimer: ReturnType<typeof setTimeout> | null = null;
   private burst = 0;
+  private isTailChecked = false;
 
   constructor(private readonly deps: LogFeedDeps) {}
 
@@ -146,6 +151,23 @@ export class LogFeed {
     return fresh;
   }
 
+  /** Before the first backfill: a channel whose stored log is longer than a pane keeps
+   *  starts at its tail; what comes before is only noted (it stays on disk, searchable). */
+  private async skipToTail(tailLines: number): Promise<void> {
+    if (this.isTailChecked || !this.deps.tailStart) return;
+    let skipped = 0;
+    for (const c of CHANNELS) {
+      if (this.seq.last(c) > 0 || !this.mustRead.has(c)) continue;
+      const start = await this.deps.tailStart(c, tailLines);
+      if (start !== null && start > 1 && this.seq.last(c) === 0) {
+        this.seq.skipTo(c, start - 1);
+        skipped += start - 1;
+      }
+    }
+    this.isTailChecked = true;
+    if (skipped > 0) this.deps.onSkip?.(skipped, 'earlier');
+  }
+
   private async pump(): Promise<void> {
     if (this.isPumping || this.isClosed) return;
     this.isPumping = true;
@@ -172,6 +194,7 @@ export class LogFeed {
       if (kept.length > 0) this.deps.write(kept);
     };
     try {
+      if (this.deps.tailStart && !this.isTailChecked) await this.skipToTail(tailLines);
       for (;;) {
         if (this.isClosed) return;
         const work = CHANNELS.filter((c) => this.needsWork(c));

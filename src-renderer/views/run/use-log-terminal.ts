@@ -96,6 +96,17 @@ export function useLogTerminal(
         logStats.storeReads++;
         return (await call('logs.read', { runId, nodeId, channel, fromSeq, limit })).records;
       },
+      tailStart: async (channel, lines) => {
+        logStats.storeReads++;
+        const { records } = await call('logs.read', {
+          runId,
+          nodeId,
+          channel,
+          tail: lines,
+          limit: 1,
+        });
+        return records[0]?.seq ?? null;
+      },
       write: (records) => {
         const { text, lines } = formatRecords(records, format);
         writer.push(text, lines);
