@@ -160,7 +160,7 @@ describe('tender run on the local provider', () => {
       status: 'completed',
       nodes: [{ stage: 'dormant' }],
     });
-    expect(r.stderr).toMatch(/node kept \(--keep\)/);
+    expect(r.stderr).toMatch(/node kept warm/);
     expect(readdirSync(join(home, 'local', 'leases'))).toHaveLength(1);
     const down = await runCli(['down', '--all'], { home });
     expect(down.code, down.stderr).toBe(0);
