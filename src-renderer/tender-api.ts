@@ -20,6 +20,8 @@ export interface TenderApi {
  *  the window (a sandboxed renderer cannot see paths; Electron's webUtils can). */
 export interface TenderDesktop {
   pathForFile(file: File): string;
+  /** File › Open tender.toml…: called with the chosen path (the composer fills itself). */
+  onOpenJob?(handler: (path: string) => void): () => void;
 }
 
 declare global {

@@ -6,6 +6,7 @@ import { isLive } from '../lib/billing';
 import { useUi, type View } from '../store/ui';
 import { WsTenderApi, type ConnectionState } from '../transport/ws-client';
 import { ComposerView } from '../views/ComposerView';
+import { fillFromJobFile } from '../views/composer/use-job-file';
 import { LedgerView } from '../views/LedgerView';
 import { OffersView } from '../views/OffersView';
 import { RunView } from '../views/RunView';
@@ -28,6 +29,15 @@ export function AppShell(): React.JSX.Element {
   const running =
     data?.runs.filter((r) => r.status === 'pending' || r.status === 'running').length ?? 0;
   const live = data?.leases.filter(isLive).length ?? 0;
+  // The desktop app's File › Open tender.toml…: the composer fills itself from the file.
+  useEffect(
+    () =>
+      window.tenderDesktop?.onOpenJob?.((path) => {
+        setView('composer');
+        void fillFromJobFile(path);
+      }),
+    [setView],
+  );
   return (
     <div className="app">
       <header className="topbar">

@@ -83,9 +83,11 @@ describe('the UI in web mode, Vast.ai', () => {
     await expect
       .poll(
         async () =>
-          (await page.getByTestId('teardown-lease').evaluateAll((els) =>
-            els.map((e) => e.getAttribute('data-state')),
-          )).join(','),
+          (
+            await page
+              .getByTestId('teardown-lease')
+              .evaluateAll((els) => els.map((e) => e.getAttribute('data-state')))
+          ).join(','),
         { timeout: 60_000 },
       )
       .toBe('gone,gone');
@@ -104,6 +106,31 @@ describe('the UI in web mode, Vast.ai', () => {
       .toBe('destroyed,destroyed');
     await expect.poll(() => page.getByTestId('burn-rate').getAttribute('data-live')).toBe('0');
     await screenshot(page, 'ledger-vast');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a node that destroyed itself (idle after its job, kept warm) says so in the ledger', async () => {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    const errors = watchErrors(page);
+    await page.goto(server.url);
+    const started = await t.core.client.invoke('run.start', {
+      job: { name: 'warm', run: 'echo done', workspace: { workdir: t.work, exclude: [] } },
+      pool: { provider: 'vastai', count: 1 },
+      policy: { afterJob: 'keep_warm', idleTimeoutMs: 1_500, budgetUsd: 1 },
+    });
+    if (!started.ok) throw new Error(started.error.message);
+    const row = page.locator(`[data-testid="node-row"][data-node-id="${started.value.id}/node-0"]`);
+    await expect.poll(() => row.getAttribute('data-stage'), { timeout: 60_000 }).toBe('destroyed');
+    await expect
+      .poll(() => row.getByTestId('self-destroyed').innerText(), { timeout: 10_000 })
+      .toMatch(/^destroyed by its own dead-man switch: idle for /);
+    await screenshot(page, 'ledger-dead-man');
+    // The run view shows its cost and budget.
+    await page.getByTestId('nav-run').click();
+    await page.locator(`.run-item[data-run-id="${started.value.id}"]`).click();
+    await page.getByTestId('cost-chart').waitFor();
+    await screenshot(page, 'run-cost');
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -56,6 +56,28 @@ describe('money safety (issue 6)', () => {
     expect(reached.ts - spentAt).toBeLessThan(200 + 400);
     expect(view.cost.budgetWarning).toBe(true);
     expect(t.fake.state.liveInstances()).toEqual([]);
+    // What was spent, as `tender cost` and the run's chart show it.
+    const report = await t.core.client.invoke('cost.report', {});
+    if (!report.ok) throw new Error(report.error.message);
+    const spent = t.core.ledger.leasesOfRun(view.id);
+    expect(report.value.runs).toEqual([
+      { runId: view.id, jobName: 'long', usd: expect.any(Number), budgetUsd: 0.04, leases: 1 },
+    ]);
+    expect(report.value.runs[0]!.usd).toBeCloseTo(
+      (spent[0]!.pricePerHour! * (spent[0]!.destroyedAt! - spent[0]!.createdAt!)) / 3_600_000,
+      6,
+    );
+    expect(report.value.days.reduce((sum, d) => sum + d.usd, 0)).toBeCloseTo(
+      report.value.totalUsd,
+      6,
+    );
+    expect(report.value.billing).toBe(0);
+    const series = await t.core.client.invoke('cost.series', { runId: view.id, points: 10 });
+    if (!series.ok) throw new Error(series.error.message);
+    const usd = series.value.points.map((p) => p.usd);
+    expect(usd).toEqual([...usd].sort((a, b) => a - b));
+    expect(usd.at(-1)).toBeCloseTo(report.value.runs[0]!.usd, 6);
+    expect(series.value.budgetUsd).toBe(0.04);
     const log = (
       await t.core.datastream.read(view.id, {
         nodeId: view.nodes[0]!.id,
@@ -81,9 +103,7 @@ describe('money safety (issue 6)', () => {
       const r = t.core.ledger.getNode(node);
       return r?.stage === 'destroyed' ? r : null;
     });
-    expect(rec.destroyReason).toMatch(
-      /^destroyed by its own dead-man switch: idle for /,
-    );
+    expect(rec.destroyReason).toMatch(/^destroyed by its own dead-man switch: idle for /);
     const [destroy] = t.fake.state.destroyLog();
     expect(destroy?.by).toBe('instance'); // the node's own key, not the account's
     const lease = t.core.ledger.leasesOfRun(view.id)[0]!;

@@ -39,6 +39,9 @@ export function canDestroy(row: NodeRow): boolean {
   return row.isLive;
 }
 
+/** How the ledger words a node that its own dead-man switch destroyed. */
+const SELF_DESTROYED = 'destroyed by its own dead-man switch';
+
 export function NodeRowView(props: {
   row: NodeRow;
   now: number;
@@ -83,6 +86,15 @@ export function NodeRowView(props: {
             <StageClock node={node} now={now} />
           </span>
           <StageStrip node={node} now={now} />
+          {node.destroyReason?.startsWith(SELF_DESTROYED) && (
+            <span
+              className="lg-self-destroyed"
+              data-testid="self-destroyed"
+              title={node.destroyReason}
+            >
+              {node.destroyReason}
+            </span>
+          )}
         </td>
         <td>
           {node.ready ? (
