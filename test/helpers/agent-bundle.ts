@@ -52,10 +52,20 @@ export function markedJson<T>(stdout: Buffer): T {
 /** Kills everything an agent in `dir` started (every group in pids/, and the daemon) and
  *  resolves once they are dead, so the folder can be removed without a late write. */
 export async function killAgent(dir: string): Promise<void> {
-  const pids = join(dir, 'pids');
-  const targets = existsSync(pids) ? readdirSync(pids).map(Number) : [];
-  const lock = join(dir, 'agent.lock');
-  if (existsSync(lock)) targets.push(Number.parseInt(readFileSync(lock, 'utf8'), 10));
+  // The agent may be exiting (and removing these) while we look: a missing file is fine.
+  const read = <T>(f: () => T, fallback: T): T => {
+    try {
+      return f();
+    } catch {
+      return fallback;
+    }
+  };
+  const targets = read(() => readdirSync(join(dir, 'pids')).map(Number), [] as number[]);
+  const lockPid = read(
+    () => Number.parseInt(readFileSync(join(dir, 'agent.lock'), 'utf8'), 10),
+    NaN,
+  );
+  if (Number.isInteger(lockPid)) targets.push(lockPid);
   for (const pid of targets) tryKill(-pid);
   for (const pid of targets) tryKill(pid);
   for (const pid of targets) {
