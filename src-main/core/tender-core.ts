@@ -4,6 +4,7 @@ import type { Handlers } from '../api/dispatch';
 import type { CommandArgs, RunView } from '../contract';
 import { Datastream } from '../datastream/datastream';
 import { checkOutputs, resolveWorkdir } from '../jobs/job-file-paths';
+import { checkName, checkParams } from '../jobs/job-file-env';
 import { redactJob, resolveSecretsFromEnv } from '../jobs/redact-job';
 import { RunDriver, type RunOutcome } from '../jobs/run-driver';
 import { scanWorkspace } from '../jobs/workspace/scan';
@@ -575,5 +576,12 @@ function validateJob(job: CommandArgs<'run.start'>['job']): CommandArgs<'run.sta
   }
   const { outputs, problems } = checkOutputs(job.outputs);
   if (problems.length > 0) throw new TenderError('bad_input', problems[0]!.text);
+  // The same rules as a tender.toml's: a run started from the UI gets the same checks.
+  for (const name of Object.keys(job.env)) {
+    const bad = checkName(name);
+    if (bad) throw new TenderError('bad_input', bad.text, bad.hint);
+  }
+  const params = checkParams(job.params);
+  if (params.length > 0) throw new TenderError('bad_input', params[0]!.text);
   return { ...job, outputs };
 }

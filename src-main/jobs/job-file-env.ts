@@ -55,7 +55,8 @@ export function resolveEnv(
   return { env, problems };
 }
 
-function checkName(name: string): Omit<Problem, 'path'> | undefined {
+/** Why `name` cannot be a job env variable, or undefined when it can. */
+export function checkName(name: string): Omit<Problem, 'path'> | undefined {
   if (!ENV_NAME.test(name)) {
     return {
       text: `env name "${name}" is not a valid variable name`,

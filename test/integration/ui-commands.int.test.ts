@@ -173,6 +173,28 @@ describe('the commands behind the UI', () => {
     expect((await ok(core.client.invoke('lease.list', {}))).length).toBe(0);
   });
 
+  it("env names and params get the job file's checks when a run comes from the UI", async () => {
+    const { core, work } = setup();
+    const start = (env: Record<string, string>, params: Record<string, string> = {}) =>
+      core.client.invoke('run.start', {
+        job: { name: 't', run: 'true', workspace: { workdir: work, exclude: [] }, env, params },
+        pool: { provider: 'local', count: 1 },
+      });
+    expect(await start({ '1BAD': 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'bad_input', message: expect.stringMatching(/not a valid variable name/) },
+    });
+    expect(await start({ TENDER_JOB_ID: 'x' })).toMatchObject({
+      ok: false,
+      error: { message: expect.stringMatching(/reserved/) },
+    });
+    expect(await start({}, { 'a-b': '1', a_b: '2' })).toMatchObject({
+      ok: false,
+      error: { message: expect.stringMatching(/both become TENDER_PARAM_A_B/) },
+    });
+    expect((await ok(core.client.invoke('lease.list', {}))).length).toBe(0);
+  });
+
   it('settings: keys are write-only and kept 0600; defaults persist and apply', async () => {
     const { core, home } = setup();
     const before = await ok(core.client.invoke('settings.get', {}));
