@@ -26,7 +26,7 @@ import {
   fromAgentRecord,
   inferSelfTeardown,
   renewalFacts,
-  renewalParams as renewalParamsOf,
+  renewalParams,
   renewEveryMs,
   selfTeardownText,
   type RenewalInput,
@@ -234,13 +234,12 @@ function deadManWiring(
     everyMs: renewEveryMs(policy.unreachableGraceMs),
     params: (state) => {
       const i = input(state);
-      return i && renewalParamsOf(i);
+      return i && renewalParams(i);
     },
-    onRenewed: (_params, state) => {
-      const i = input(state);
-      if (!i) return;
+    onRenewed: (params, state) => {
       const label = manager.record.label;
-      ctx.ledger.setDeadMan(label, renewalFacts(i, ctx.ledger.getLease(label)?.deadMan ?? null));
+      const previous = ctx.ledger.getLease(label)?.deadMan ?? null;
+      ctx.ledger.setDeadMan(label, renewalFacts(params, ctx.now(), state.jobEndedAt, previous));
     },
     onSelfTeardown: (record) => {
       const label = manager.record.label;

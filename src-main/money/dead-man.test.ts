@@ -71,7 +71,7 @@ describe('dead-man renewals', () => {
   });
 
   it('remembers the first renewal and the absolute deadlines', () => {
-    const f = renewalFacts(input, facts({ armedAt: T0 + 1 }));
+    const f = renewalFacts(renewalParams(input), input.now, null, facts({ armedAt: T0 + 1 }));
     expect(f.armedAt).toBe(T0 + 1);
     expect(f.renewedAt).toBe(T0 + 10 * MIN);
     expect(f.maxDeadlineAt).toBe(T0 + 360 * MIN);
@@ -83,7 +83,12 @@ describe('why a vanished node destroyed itself', () => {
   it('the node told us: its own words', () => {
     const r = inferSelfTeardown(
       facts({
-        selfTeardown: { cause: 'idle', reason: 'idle for 20 min after the job', at: T0, state: 'destroying' },
+        selfTeardown: {
+          cause: 'idle',
+          reason: 'idle for 20 min after the job',
+          at: T0,
+          state: 'destroying',
+        },
       }),
       T0 + 999 * MIN,
     );

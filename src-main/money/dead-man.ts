@@ -40,21 +40,23 @@ export function renewalParams(r: RenewalInput): LeaseParams {
   };
 }
 
-/** What the ledger keeps of an acknowledged renewal. */
+/** What the ledger keeps of a renewal the agent acknowledged at `at`: the params it was sent
+ *  (their durations counted from then), so nothing is computed a second time. */
 export function renewalFacts(
-  r: RenewalInput,
+  p: LeaseParams,
+  at: number,
+  jobEndedAt: number | null,
   previous: DeadManFacts | null,
 ): DeadManFacts {
-  const p = renewalParams(r);
   return {
     graceMs: p.graceMs,
-    armedAt: previous?.armedAt ?? r.now,
-    renewedAt: r.now,
-    maxDeadlineAt: p.maxDurationMs == null ? null : r.now + p.maxDurationMs,
-    budgetDeadlineAt: p.budgetMs == null ? null : r.now + p.budgetMs,
+    armedAt: previous?.armedAt ?? at,
+    renewedAt: at,
+    maxDeadlineAt: p.maxDurationMs == null ? null : at + p.maxDurationMs,
+    budgetDeadlineAt: p.budgetMs == null ? null : at + p.budgetMs,
     idleTimeoutMs: p.idleTimeoutMs ?? null,
     afterJob: p.afterJob,
-    jobEndedAt: r.jobEndedAt,
+    jobEndedAt,
     selfTeardown: previous?.selfTeardown ?? null,
   };
 }
@@ -77,15 +79,18 @@ export function inferSelfTeardown(
   f: DeadManFacts,
   now: number,
 ): { reason: string; at: number } | null {
-  if (f.selfTeardown) return { reason: selfTeardownText(f.selfTeardown.reason), at: f.selfTeardown.at };
+  if (f.selfTeardown)
+    return { reason: selfTeardownText(f.selfTeardown.reason), at: f.selfTeardown.at };
   const candidates: { at: number; why: string }[] = [
     {
       at: f.renewedAt + f.graceMs,
       why: `app unreachable for ${minutes(f.graceMs)} (last renewal ${new Date(f.renewedAt).toISOString()})`,
     },
   ];
-  if (f.maxDeadlineAt !== null) candidates.push({ at: f.maxDeadlineAt, why: 'max duration reached' });
-  if (f.budgetDeadlineAt !== null) candidates.push({ at: f.budgetDeadlineAt, why: 'budget reached' });
+  if (f.maxDeadlineAt !== null)
+    candidates.push({ at: f.maxDeadlineAt, why: 'max duration reached' });
+  if (f.budgetDeadlineAt !== null)
+    candidates.push({ at: f.budgetDeadlineAt, why: 'budget reached' });
   if (f.idleTimeoutMs !== null && f.jobEndedAt !== null && f.afterJob === 'keep_warm') {
     candidates.push({
       at: f.jobEndedAt + f.idleTimeoutMs,
