@@ -1,18 +1,16 @@
 import { dispatch } from '../api/dispatch';
-import { LIVE_LEASE_STATES, type DestroyAllReport, type LeaseView } from '../contract';
+import { burnRate, isLiveLease, type DestroyAllReport, type LeaseView } from '../contract';
 import type { TenderCore } from '../core/tender-core';
 
-/** What the tray and the quit guard say about money. The same arithmetic as the renderer's
- *  top bar (src-renderer/lib/billing.ts), which main-side code may not import: every lease
- *  that may bill counts, its known $/h adds to the rate. */
+/** What the tray and the quit guard say about money: the contract's arithmetic, which the
+ *  renderer's top bar uses too (every lease that may bill counts, its known $/h adds up). */
 export interface BillingSummary {
   live: LeaseView[];
   ratePerHour: number;
 }
 
 export function summarize(leases: readonly LeaseView[]): BillingSummary {
-  const live = leases.filter((l) => LIVE_LEASE_STATES.includes(l.state));
-  return { live, ratePerHour: live.reduce((sum, l) => sum + (l.pricePerHour ?? 0), 0) };
+  return { live: leases.filter(isLiveLease), ratePerHour: burnRate(leases) };
 }
 
 /** The ledger's leases now, through the contract like every other caller. */

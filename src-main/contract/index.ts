@@ -1,3 +1,4 @@
+export * from './billing';
 export * from './commands';
 export * from './errors';
 export * from './job';

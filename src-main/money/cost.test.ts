@@ -11,7 +11,9 @@ import {
 const H = 3_600_000;
 const T0 = Date.UTC(2026, 10, 30, 22, 0, 0); // 22:00 UTC
 
-function lease(p: Partial<BilledLease>): BilledLease {
+type Row = BilledLease & { label: string; runId: string | null; provider: string };
+
+function lease(p: Partial<Row>): Row {
   return {
     label: 'l',
     runId: 'r',
@@ -70,7 +72,12 @@ describe('cost', () => {
   });
 
   it('a cost series rises with billed time and ends at the total', () => {
-    const pts = costSeries([lease({ destroyedAt: T0 + 2 * H, state: 'destroyed' })], T0, T0 + 4 * H, 5);
+    const pts = costSeries(
+      [lease({ destroyedAt: T0 + 2 * H, state: 'destroyed' })],
+      T0,
+      T0 + 4 * H,
+      5,
+    );
     expect(pts.map((p) => Number(p.usd.toFixed(2)))).toEqual([0, 0.5, 1, 1, 1]);
   });
 });

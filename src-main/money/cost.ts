@@ -1,42 +1,11 @@
-// What leases cost: $/h from the provider at creation × billed time, from creation to the
-// confirmed destroy (a lease still live bills until now). Failed boot attempts are leases
-// too and count. Pure: the ledger's rows in, dollars out.
+// What runs, days and budgets cost, from what each lease costs (contract/billing.ts). Failed
+// boot attempts are leases too and count. Pure: the ledger's rows in, dollars out.
 
-/** The part of a lease row cost needs. */
-export interface BilledLease {
-  label: string;
-  runId: string | null;
-  provider: string;
-  pricePerHour: number | null;
-  createdAt: number | null;
-  destroyedAt: number | null;
-  /** Live states bill until now even without destroyedAt. */
-  state: string;
-}
+import { isBilling, leaseCost, type BilledLease } from '../contract/billing';
+
+export { billedInterval, isBilling, leaseCost, type BilledLease } from '../contract/billing';
 
 const HOUR_MS = 3_600_000;
-
-/** The billed interval of a lease, [from, to), or null when it never existed. */
-export function billedInterval(l: BilledLease, now: number): [number, number] | null {
-  if (l.createdAt === null) return null;
-  const end = l.destroyedAt ?? (isBilling(l) ? now : l.createdAt);
-  return [l.createdAt, Math.max(l.createdAt, end)];
-}
-
-/** A lease bills while it exists at the provider (created, being destroyed, or lost track of
- *  with no confirmed destroy). */
-export function isBilling(l: BilledLease): boolean {
-  return l.destroyedAt === null && (l.state === 'created' || l.state === 'destroying');
-}
-
-/** Dollars a lease has cost in [from, to) (default: its whole life up to now). */
-export function leaseCost(l: BilledLease, now: number, from = -Infinity, to = Infinity): number {
-  const iv = billedInterval(l, now);
-  if (!iv || !l.pricePerHour) return 0;
-  const a = Math.max(iv[0], from);
-  const b = Math.min(iv[1], to);
-  return b > a ? (l.pricePerHour * (b - a)) / HOUR_MS : 0;
-}
 
 export interface CostSummary {
   accruedUsd: number;

@@ -1,21 +1,14 @@
-import type { LeaseView } from '../../src-main/contract';
-import { LIVE_LEASE_STATES } from '../../src-main/contract/stages';
+import { burnRate, isLiveLease, leaseCost, type LeaseView } from '../../src-main/contract';
 
 /** A lease that may bill: requested (maybe created at the provider), created, destroying. */
-export function isLive(l: LeaseView): boolean {
-  return LIVE_LEASE_STATES.includes(l.state);
-}
+export const isLive: (l: LeaseView) => boolean = isLiveLease;
 
 /** Dollars per hour of every live lease with a known price. */
-export function burnRate(leases: readonly LeaseView[]): number {
-  return leases.filter(isLive).reduce((sum, l) => sum + (l.pricePerHour ?? 0), 0);
-}
+export { burnRate };
 
 /** What a lease has cost so far: from creation to its confirmed destroy (or now). */
 export function accrued(l: LeaseView, now: number): number {
-  if (l.pricePerHour === null || l.createdAt === null) return 0;
-  const end = l.destroyedAt ?? (isLive(l) ? now : l.createdAt);
-  return (Math.max(0, end - l.createdAt) / 3_600_000) * l.pricePerHour;
+  return leaseCost(l, now);
 }
 
 export function totalAccrued(leases: readonly LeaseView[], now: number): number {

@@ -1,0 +1,46 @@
+// What a lease costs, one definition for the core, the desktop shell and the renderer (which
+// may import only the contract): $/h from the provider at creation × billed time, from
+// creation to the confirmed destroy (a lease still billing counts until now). Pure.
+import { LIVE_LEASE_STATES, type LeaseState } from './stages';
+
+/** The part of a lease row (or LeaseView) cost needs. */
+export interface BilledLease {
+  pricePerHour: number | null;
+  createdAt: number | null;
+  destroyedAt: number | null;
+  state: LeaseState;
+}
+
+const HOUR_MS = 3_600_000;
+
+/** A lease that may bill: requested (maybe created at the provider), created, destroying. */
+export function isLiveLease(l: Pick<BilledLease, 'state'>): boolean {
+  return LIVE_LEASE_STATES.includes(l.state);
+}
+
+/** Dollars per hour of every live lease with a known price. */
+export function burnRate(leases: readonly Pick<BilledLease, 'state' | 'pricePerHour'>[]): number {
+  return leases.filter(isLiveLease).reduce((sum, l) => sum + (l.pricePerHour ?? 0), 0);
+}
+
+/** A lease bills while it exists at the provider: created, or being destroyed, with no
+ *  confirmed destroy. */
+export function isBilling(l: BilledLease): boolean {
+  return l.destroyedAt === null && (l.state === 'created' || l.state === 'destroying');
+}
+
+/** The billed interval of a lease, [from, to), or null when it never existed. */
+export function billedInterval(l: BilledLease, now: number): [number, number] | null {
+  if (l.createdAt === null) return null;
+  const end = l.destroyedAt ?? (isBilling(l) ? now : l.createdAt);
+  return [l.createdAt, Math.max(l.createdAt, end)];
+}
+
+/** Dollars a lease has cost in [from, to) (default: its whole life up to now). */
+export function leaseCost(l: BilledLease, now: number, from = -Infinity, to = Infinity): number {
+  const iv = billedInterval(l, now);
+  if (!iv || !l.pricePerHour) return 0;
+  const a = Math.max(iv[0], from);
+  const b = Math.min(iv[1], to);
+  return b > a ? (l.pricePerHour * (b - a)) / HOUR_MS : 0;
+}
