@@ -80,18 +80,24 @@ export function newNodeRecord(init: {
     desired: init.desired,
     stage: 'new',
     stageSince: init.now,
-    ready: false,
-    lease: null,
-    connection: null,
-    bootstrap: null,
-    agent: null,
-    failedReason: null,
-    destroyedAt: null,
-    destroyRequested: false,
-    destroyReason: null,
-    destroyAttempts: 0,
-    lastError: null,
     attempt: 0,
-    leaseLost: false,
+    ...NO_LEASE_YET,
   };
 }
+
+/** Everything a node learns from a lease, as before it has one: a new node, and a node
+ *  starting over on a replacement lease (`Replace`). */
+export const NO_LEASE_YET = {
+  ready: false,
+  lease: null,
+  connection: null,
+  bootstrap: null,
+  agent: null,
+  failedReason: null,
+  destroyedAt: null,
+  destroyRequested: false,
+  destroyReason: null,
+  destroyAttempts: 0,
+  lastError: null,
+  leaseLost: false,
+} as const satisfies Partial<NodeRecord>;

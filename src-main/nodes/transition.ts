@@ -1,7 +1,7 @@
 import type { NodeStage } from '../contract';
 import type { LeaseFacts, NodeEndpoint } from '../providers/provider';
 import type { NodeEffect, NodeMsg } from './messages';
-import type { NodeRecord } from './node-record';
+import { NO_LEASE_YET, type NodeRecord } from './node-record';
 
 /** The result of one message: the next record and the effects to run after committing it.
  *  `ignored` explains a message that does not apply in the current stage (late results,
@@ -185,18 +185,7 @@ function replaced(rec: NodeRecord, msg: Extract<NodeMsg, { type: 'Replace' }>, n
     label: msg.label,
     attempt: rec.attempt + 1,
     desired: { ...rec.desired, shape },
-    ready: false,
-    lease: null,
-    connection: null,
-    bootstrap: null,
-    agent: null,
-    failedReason: null,
-    destroyedAt: null,
-    destroyRequested: false,
-    destroyReason: null,
-    destroyAttempts: 0,
-    lastError: null,
-    leaseLost: false,
+    ...NO_LEASE_YET,
   });
 }
 
