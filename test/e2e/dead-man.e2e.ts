@@ -10,6 +10,7 @@ import { startFakeVast, VAST_ENV_FILE, type FakeVast } from '../fakes/vast';
 import { agentBundlePath } from '../helpers/agent-bundle';
 import { startAppProcess, type AppProcess } from '../helpers/app-process';
 import { openVastCore, TEST_TIMING } from '../helpers/vast-core';
+import { until } from '../helpers/wait';
 
 const GRACE_MS = 3_000;
 /** The agent checks its switch every grace/4. */
@@ -19,16 +20,6 @@ const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-async function until<T>(f: () => T | undefined | null | false, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 async function startLongRun(): Promise<{ fake: FakeVast; app: AppProcess; home: string }> {
   const fake = await startFakeVast({ offers: [{ gpu_name: 'RTX 4090', dph_base: 0.5 }] });
@@ -85,9 +76,7 @@ describe('the dead-man switch (issue 6)', () => {
     await core.reconciler!.tick('start', true);
     const [lease] = core.ledger.listLeases();
     expect(lease!.state).toBe('destroyed');
-    expect(lease!.reason).toMatch(
-      /^destroyed by its own dead-man switch: app unreachable for 3s/,
-    );
+    expect(lease!.reason).toMatch(/^destroyed by its own dead-man switch: app unreachable for 3s/);
     // Billed until the switch fired, not until the app came back.
     expect(lease!.destroyedAt! - killedAt).toBeLessThan(GRACE_MS + CHECK_MS + 1_000);
     const status = await core.client.invoke('status.get', {});

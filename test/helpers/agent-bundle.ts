@@ -84,7 +84,8 @@ function tryKill(target: number): void {
 }
 
 /** Alive and not a zombie (an orphan's zombie waits for init, but writes nothing). */
-function isRunning(pid: number): boolean {
+/** Alive and not a zombie (PID 1 here reaps orphans only every few seconds). */
+export function isRunning(pid: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
@@ -167,5 +168,15 @@ export class AttachClient {
       this.pending.delete(msg.id);
     }
     for (const w of [...this.watchers]) w();
+  }
+}
+
+/** Some process of the group is alive (zombies count: signalled, not yet reaped). */
+export function isGroupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }

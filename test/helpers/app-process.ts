@@ -13,7 +13,10 @@ export interface AppProcess {
   /** Every JSON line the app printed so far. */
   lines: Record<string, unknown>[];
   /** Resolves with the first line (already printed or to come) that `pred` accepts. */
-  waitFor(pred: (l: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  waitFor(
+    pred: (l: Record<string, unknown>) => boolean,
+    timeoutMs?: number,
+  ): Promise<Record<string, unknown>>;
   /** Resolves when the process has exited. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stop(): void;
@@ -35,7 +38,10 @@ export async function startAppProcess(fake: FakeVast, config: AppChildConfig): P
   await built;
   const child = fork(OUT, [JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   const lines: Record<string, unknown>[] = [];
-  const waiters: { pred: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];
+  const waiters: {
+    pred: (l: Record<string, unknown>) => boolean;
+    resolve: (l: Record<string, unknown>) => void;
+  }[] = [];
   let carry = '';
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
@@ -81,7 +87,8 @@ export async function startAppProcess(fake: FakeVast, config: AppChildConfig): P
       if (found) return Promise.resolve(found);
       return new Promise((res, rej) => {
         const t = setTimeout(
-          () => rej(new Error(`app process: nothing matched in ${timeoutMs} ms; stderr:\n${stderr}`)),
+          () =>
+            rej(new Error(`app process: nothing matched in ${timeoutMs} ms; stderr:\n${stderr}`)),
           timeoutMs,
         );
         waiters.push({

@@ -21,7 +21,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from './free-port';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
@@ -214,36 +214,12 @@ export class SshdFixture {
       join(this.dir, 'known_hosts'),
       `[${this.host}]:${this.port} ${this.hostPub.split(' ').slice(0, 2).join(' ')}\n`,
     );
-    const args = [
-      '-F',
-      '/dev/null',
-      '-i',
-      join(this.dir, 'client_ed25519'),
-      '-p',
-      String(this.port),
-      '-o',
-      'BatchMode=yes',
-      '-o',
-      'IdentitiesOnly=yes',
-      '-o',
-      'StrictHostKeyChecking=yes',
-      '-o',
-      `UserKnownHostsFile=${join(this.dir, 'known_hosts')}`,
-      '-o',
-      'GlobalKnownHostsFile=/dev/null',
-      '-o',
-      'LogLevel=ERROR',
-      `${this.user}@${this.host}`,
+    return sshAs({
+      keyFile: join(this.dir, 'client_ed25519'),
+      port: this.port,
+      knownHostsFile: join(this.dir, 'known_hosts'),
+      target: `${this.user}@${this.host}`,
       cmd,
-    ];
-    return new Promise((resolve, reject) => {
-      const child = spawn('ssh', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
     });
   }
 
@@ -452,17 +428,6 @@ function requireRoot(): void {
     throw new Error(`${SSHD} is missing: apt-get install openssh-server openssh-client`);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 function run(cmd: string, args: string[]): string {
   const r = spawnSync(cmd, args, { encoding: 'utf8' });
   if (r.status !== 0)
@@ -578,4 +543,34 @@ async function killAndReap(pids: number[]): Promise<void> {
     if (!pids.some((pid) => table.has(pid))) return;
     await sleep(20);
   }
+}
+
+/** Runs `cmd` through the system ssh client with one key and one pinned host key: no user
+ *  config, no agent, no prompts (what tests assert with). */
+export function sshAs(o: {
+  keyFile: string;
+  port: number;
+  knownHostsFile: string;
+  target: string;
+  cmd: string;
+  connectTimeoutS?: number;
+}): Promise<ExecResult> {
+  const args = [
+    ...['-F', '/dev/null', '-i', o.keyFile, '-p', String(o.port)],
+    ...['-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes', '-o', 'StrictHostKeyChecking=yes'],
+    ...['-o', `UserKnownHostsFile=${o.knownHostsFile}`, '-o', 'GlobalKnownHostsFile=/dev/null'],
+    ...['-o', 'LogLevel=ERROR'],
+    ...(o.connectTimeoutS ? ['-o', `ConnectTimeout=${o.connectTimeoutS}`] : []),
+    o.target,
+    o.cmd,
+  ];
+  return new Promise((resolve, reject) => {
+    const child = spawn('ssh', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }

@@ -16,10 +16,13 @@ import type {
 import {
   AttachClient,
   agentBundlePath,
+  isGroupAlive,
+  isRunning,
   killAgent,
   markedJson,
   runProcess,
 } from '../helpers/agent-bundle';
+import { eventually } from '../helpers/wait';
 import { FakeInstanceApi } from '../helpers/fake-instance-api';
 
 const INSTANCE_ID = '4242';
@@ -131,29 +134,7 @@ function fileRecords(dir: string): LogRecord[] {
     .map((l) => JSON.parse(l) as LogRecord);
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-function isGroupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function eventually(condition: () => boolean): Promise<void> {
-  while (!condition()) await sleep(20);
-}
 
 /** Sends the lease; returns when it was sent and answered (the switch counts in between). */
 async function renew(c: AttachClient, params: LeaseParams) {
@@ -269,7 +250,7 @@ describe('dead-man switch on Vast.ai', () => {
     await eventually(() => api.requests.length >= 1);
     const begun = teardowns(first.client).at(-1)!;
     process.kill(first.pid, 'SIGKILL');
-    await eventually(() => !isAlive(first.pid));
+    await eventually(() => !isRunning(first.pid));
 
     api.failAllWith = null;
     const seenBefore = api.requests.length;
@@ -315,7 +296,7 @@ describe('dead-man switch on Vast.ai', () => {
       fileRecords(dir).some((r) => r.stream === 'stderr' && r.line.includes('KEEPS BILLING')),
     ).toBe(true);
     expect(readFileSync(join(dir, 'agent.log'), 'utf8')).toContain('KEEPS BILLING');
-    await eventually(() => !isAlive(pid));
+    await eventually(() => !isRunning(pid));
   });
 });
 
@@ -475,7 +456,7 @@ describe('dead-man switch on a host without an instance credential', () => {
     expect(existsSync(join(dir, 'workspace'))).toBe(false);
     expect(existsSync(join(dir, 'output'))).toBe(false);
     expect(existsSync(join(dir, 'agent.lock'))).toBe(false);
-    await eventually(() => !isAlive(pid));
+    await eventually(() => !isRunning(pid));
     expect(isGroupAlive(jobPid)).toBe(false);
     const lines = fileRecords(dir).map((r) => r.line);
     expect(

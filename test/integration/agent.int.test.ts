@@ -9,10 +9,13 @@ import type { LogRecord, Phase, PhaseState, StartOutput } from '../../src-agent/
 import {
   AttachClient,
   agentBundlePath,
+  isGroupAlive,
+  isRunning,
   killAgent,
   markedJson,
   runAgent,
 } from '../helpers/agent-bundle';
+import { eventually } from '../helpers/wait';
 
 const dirs: string[] = [];
 const clients: AttachClient[] = [];
@@ -85,30 +88,6 @@ function daemonsFor(dir: string): number[] {
       }
     })
     .map(Number);
-}
-
-function isGroupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Alive and not a zombie (PID 1 here reaps orphans only every few seconds). */
-function isRunning(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
-/** Polls a condition that must become true (no timing is asserted: the test timeout is
- *  the only bound). */
-async function eventually(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((r) => setTimeout(r, 20));
 }
 
 describe('agent lifecycle', () => {

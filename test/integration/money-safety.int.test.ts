@@ -4,6 +4,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { vastSetup } from '../helpers/vast-core';
+import { until } from '../helpers/wait';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -14,16 +15,6 @@ async function setup(...args: Parameters<typeof vastSetup>) {
   const t = await vastSetup(...args);
   closers.push(() => t.close());
   return t;
-}
-
-async function until<T>(f: () => T | undefined | null | false, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 const longJob = (work: string) => ({

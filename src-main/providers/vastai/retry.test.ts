@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { freePort } from '../../../test/helpers/free-port';
 import { afterEach, describe, expect, test } from 'vitest';
 import { VastApiError } from './errors';
 import { HttpTransport, type VastRequest } from './http-transport';
@@ -269,7 +269,7 @@ describe('HttpTransport against a real server', () => {
   });
 
   test('connection refused is retried (nothing was sent), then reported without the key', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const clock = fakeClock();
     const http = new HttpTransport({
       baseUrl: `http://127.0.0.1:${port}`,
@@ -305,14 +305,3 @@ describe('HttpTransport against a real server', () => {
     }
   });
 });
-
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}

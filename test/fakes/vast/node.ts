@@ -8,7 +8,7 @@
 // ~/.vast-env in exactly the format of /proc/<pid>/environ: KEY=VALUE entries, each ended
 // by a NUL byte. Mode 0600, owned by the node's user.
 import { chownSync, existsSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../../helpers/free-port';
 import { dirname, join } from 'node:path';
 import { SshdFixture } from '../../helpers/sshd';
 
@@ -120,15 +120,4 @@ export class VastNode {
     this.stopping ??= this.fixture.stop();
     return this.stopping;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }

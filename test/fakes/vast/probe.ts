@@ -1,10 +1,10 @@
 // Ways for a test to look at the fake from outside, as a client would: raw HTTP calls, a
 // command on an instance through the system OpenSSH client, and the checks that a node is
 // really gone (its port refuses, its processes are dead).
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { sshAs } from '../../helpers/sshd';
 import type { FakeVast } from './index';
 
 export interface VastResponse {
@@ -72,20 +72,13 @@ export function sshInstance(
   const knownHosts = join(workDir, `known_hosts_${id}`);
   const [type, b64] = node.hostPublicKey.split(' ');
   writeFileSync(knownHosts, `[127.0.0.1]:${node.port} ${type} ${b64}\n`);
-  const args = [
-    ...['-F', '/dev/null', '-i', keyFile, '-p', String(node.port)],
-    ...['-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes', '-o', 'StrictHostKeyChecking=yes'],
-    ...['-o', `UserKnownHostsFile=${knownHosts}`, '-o', 'GlobalKnownHostsFile=/dev/null'],
-    ...['-o', 'LogLevel=ERROR', '-o', 'ConnectTimeout=10', `${node.user}@127.0.0.1`, cmd],
-  ];
-  return new Promise((resolve, reject) => {
-    const child = spawn('ssh', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  return sshAs({
+    keyFile,
+    port: node.port,
+    knownHostsFile: knownHosts,
+    target: `${node.user}@127.0.0.1`,
+    cmd,
+    connectTimeoutS: 10,
   });
 }
 
