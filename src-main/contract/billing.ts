@@ -13,6 +13,9 @@ export interface BilledLease {
 
 const HOUR_MS = 3_600_000;
 
+/** The share of a run's budget at which the app, the CLI and the UI warn. */
+export const BUDGET_WARNING = 0.8;
+
 /** A lease that may bill: requested (maybe created at the provider), created, destroying. */
 export function isLiveLease(l: Pick<BilledLease, 'state'>): boolean {
   return LIVE_LEASE_STATES.includes(l.state);

@@ -1,14 +1,11 @@
 import type { HostView, LeaseView, NodeStage, NodeView, RunView } from '../contract';
-import { LIVE_LEASE_STATES } from '../contract';
+import { BUDGET_WARNING, LIVE_LEASE_STATES } from '../contract';
 import { readHosts } from '../providers/ssh/hosts-file';
 import type { Ledger } from '../ledger/ledger';
 import type { LeaseRow, RunRow } from '../ledger/rows';
 import type { NodeRecord } from '../nodes/node-record';
 import type { Timing } from './settings';
 import { leaseCost, summarize } from '../money/cost';
-
-/** The share of a budget at which the UI and CLI warn. */
-export const BUDGET_WARNING = 0.8;
 
 export type LinkStateOf = (nodeId: string) => 'none' | 'connected' | 'lost';
 

@@ -1,10 +1,7 @@
-import type { LeasePolicy } from '../contract/policy';
+import { BUDGET_WARNING } from '../contract/billing';
+import { formatDuration, type LeasePolicy } from '../contract/policy';
 import type { Ledger } from '../ledger/ledger';
 import { summarize } from '../money/cost';
-import { formatDuration } from '../contract/policy';
-
-/** The share of a budget at which the app warns. */
-export const BUDGET_WARN_AT = 0.8;
 
 export interface RunGuardDeps {
   runId: string;
@@ -72,10 +69,12 @@ export class RunGuard {
     if (policy.budgetUsd !== null) {
       const spent = summarize(leases, now).accruedUsd;
       const text = `$${spent.toFixed(4)} of $${policy.budgetUsd.toFixed(2)}`;
-      if (!this.warned && spent >= BUDGET_WARN_AT * policy.budgetUsd) {
+      if (!this.warned && spent >= BUDGET_WARNING * policy.budgetUsd) {
         this.warned = true;
         this.journal('run.budget_warning', { spentUsd: spent, budgetUsd: policy.budgetUsd });
-        this.deps.note(`warning: this run has spent ${Math.round((spent / policy.budgetUsd) * 100)}% of its budget (${text})`);
+        this.deps.note(
+          `warning: this run has spent ${Math.round((spent / policy.budgetUsd) * 100)}% of its budget (${text})`,
+        );
         this.deps.onChange();
       }
       if (!this.reached && spent >= policy.budgetUsd) {

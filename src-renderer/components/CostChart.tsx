@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { BUDGET_WARNING } from '../../src-main/contract';
 import { call } from '../api/backend';
 import { money, perHour } from '../lib/format';
 import { chartGeometry } from './cost-chart-geometry';
@@ -30,7 +31,9 @@ export function CostChart(props: {
         <span className="cost-chart-title">Cost</span>
         <span className="cost-chart-total">{money(spent, spent < 10 ? 4 : 2)}</span>
         {budgetUsd !== null && (
-          <span className={`cost-chart-budget${share !== null && share >= 0.8 ? ' warn' : ''}`}>
+          <span
+            className={`cost-chart-budget${share !== null && share >= BUDGET_WARNING ? ' warn' : ''}`}
+          >
             {Math.round((share ?? 0) * 100)}% of a {money(budgetUsd)} budget
           </span>
         )}

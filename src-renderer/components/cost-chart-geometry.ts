@@ -1,3 +1,5 @@
+import { BUDGET_WARNING } from '../../src-main/contract';
+
 /** Pure geometry of a run's cost chart: accrued dollars over time, and the budget line. */
 export interface ChartPoint {
   at: number;
@@ -39,7 +41,7 @@ export function chartGeometry(
     line,
     area,
     budgetY: budgetUsd === null ? null : y(budgetUsd),
-    warnY: budgetUsd === null ? null : y(budgetUsd * 0.8),
+    warnY: budgetUsd === null ? null : y(budgetUsd * BUDGET_WARNING),
     maxUsd,
   };
 }

@@ -26,7 +26,8 @@ interface TeardownState {
 
 /** Tear down all's state lives outside the button, so the ledger can open it too and a
  *  teardown in flight survives closing its dialog. */
-export const useTeardown = create<TeardownState>()((set, get) => ({
+/** Nothing confirmed, nothing in flight, nothing to report. */
+const IDLE = {
   phase: 'idle',
   isOpen: false,
   targets: [],
@@ -34,6 +35,10 @@ export const useTeardown = create<TeardownState>()((set, get) => ({
   error: null,
   startedAt: null,
   endedAt: null,
+} as const satisfies Partial<TeardownState>;
+
+export const useTeardown = create<TeardownState>()((set, get) => ({
+  ...IDLE,
   open: () => {
     const { phase } = get();
     if (phase === 'idle') set({ phase: 'confirm', isOpen: true });
@@ -42,16 +47,7 @@ export const useTeardown = create<TeardownState>()((set, get) => ({
   close: () => {
     const { phase } = get();
     if (phase === 'running') set({ isOpen: false });
-    else
-      set({
-        phase: 'idle',
-        isOpen: false,
-        targets: [],
-        report: null,
-        error: null,
-        startedAt: null,
-        endedAt: null,
-      });
+    else set(IDLE);
   },
   start: async (targets, onSettled) => {
     if (get().phase === 'running') return;
