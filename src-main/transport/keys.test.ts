@@ -3,7 +3,8 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ensureTenderKey } from './keys';
+import ssh2 from 'ssh2';
+import { ensureTenderKey, generateEd25519 } from './keys';
 
 let home: string;
 beforeEach(() => {
@@ -62,5 +63,26 @@ describe("Tender's SSH key", () => {
     }
     expect(message).toContain('not a usable private key');
     expect(message).not.toContain(privateKey.split('\n')[2]!);
+  });
+});
+
+describe('generateEd25519', () => {
+  // What ssh2's generator wrote for a public key starting with a zero byte: 31 bytes, unreadable.
+  const MALFORMED = `-----BEGIN OPENSSH PRIVATE KEY-----
+b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMgAAAAtz
+c2gtZWQyNTUxOQAAAB/aoTyhondXt0gC8mGbpugDMHjCYjGUFAbtexCXzmDJAAAA
+iNvt06Lb7dOiAAAAC3NzaC1lZDI1NTE5AAAAH9qhPKGid1e3SALyYZum6AMweMJi
+MZQUBu17EJfOYMkAAAA/+cCAe50+WNrsc/R0Tr6o8z46xWozCABO5LHHnqC90Bza
+oTyhondXt0gC8mGbpugDMHjCYjGUFAbtexCXzmDJAAAAAWMBAgMEBQY=
+-----END OPENSSH PRIVATE KEY-----
+`;
+
+  it('throws away a pair ssh2 cannot read back and makes another', () => {
+    expect(ssh2.utils.parseKey(MALFORMED)).toBeInstanceOf(Error);
+    const good = ssh2.utils.generateKeyPairSync('ed25519', { comment: 'c' });
+    const made = [{ private: MALFORMED, public: 'x' }, good];
+    const pair = generateEd25519('c', () => made.shift()!);
+    expect(pair).toBe(good);
+    expect(made).toEqual([]);
   });
 });

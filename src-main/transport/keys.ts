@@ -41,9 +41,25 @@ export function ensureTenderKey(home: string): TenderKey {
   return { privateKey, publicKey, privatePath };
 }
 
+type KeyPair = { private: string; public: string };
+
+/** A new ed25519 key pair that ssh2 itself can read back. ssh2's generator writes a public
+ *  key whose first byte is 0 as 31 bytes (1 pair in 256), a key no parser accepts: such a pair
+ *  is thrown away and another made. */
+export function generateEd25519(
+  comment: string,
+  generate: (comment: string) => KeyPair = (c) =>
+    ssh2.utils.generateKeyPairSync('ed25519', { comment: c }),
+): KeyPair {
+  for (;;) {
+    const pair = generate(comment);
+    if (!(ssh2.utils.parseKey(pair.private) instanceof Error)) return pair;
+  }
+}
+
 function createKey(dir: string, privatePath: string): void {
   chmodSync(dir, 0o700);
-  const pair = ssh2.utils.generateKeyPairSync('ed25519', { comment: `tender@${hostname()}` });
+  const pair = generateEd25519(`tender@${hostname()}`);
   // Written aside, then linked into place: link fails if another process got there first,
   // so two first runs at once end up with one key, never a torn or replaced one.
   const tmp = `${privatePath}.${process.pid}.tmp`;

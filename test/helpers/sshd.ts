@@ -22,9 +22,9 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { freePort } from './free-port';
+import { generateEd25519 } from '../../src-main/transport/keys';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import ssh2 from 'ssh2';
 
 export interface SshdOptions {
   /** `fresh` (default): a new user `tnd…` with an empty temp HOME. `root`: HOME is /root. */
@@ -125,7 +125,7 @@ export class SshdFixture {
     this.dir = mkdtempSync(join(tmpdir(), 'tender-sshd-'));
     this.user = this.isFreshUser ? `tnd${randomBytes(4).toString('hex')}` : 'root';
     this.home = this.isFreshUser ? join(this.dir, 'home') : '/root';
-    const pair = ssh2.utils.generateKeyPairSync('ed25519', { comment: 'tender-test-client' });
+    const pair = generateEd25519('tender-test-client');
     this.clientKey = { privateKey: pair.private, publicKey: pair.public };
     live.add(this);
     setExitHook();

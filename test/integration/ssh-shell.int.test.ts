@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import ssh2 from 'ssh2';
+import { generateEd25519 } from '../../src-main/transport/keys';
 import { MarkerScanner } from '../../src-agent/marker';
 import { Ledger } from '../../src-main/ledger/ledger';
 import { execCapture } from '../../src-main/transport/exec-helpers';
@@ -90,7 +90,7 @@ function nothingListening(): Promise<SshdFixture> {
     const srv = createServer().listen(0, '127.0.0.1', () => {
       const { port } = srv.address() as { port: number };
       const clientKey = {
-        privateKey: ssh2.utils.generateKeyPairSync('ed25519').private,
+        privateKey: generateEd25519('nobody').private,
         publicKey: '',
       };
       srv.close(() => resolve({ host: '127.0.0.1', port, user: 'root', clientKey } as SshdFixture));
@@ -204,7 +204,7 @@ describe('connectSsh', () => {
 
   it('reports a key the node does not accept as "auth", naming the user', async () => {
     const f = await sshd();
-    const stranger = ssh2.utils.generateKeyPairSync('ed25519').private;
+    const stranger = generateEd25519('stranger').private;
     let retries = 0;
     const err = await connectError(
       connect(f, { privateKey: stranger, deadlineMs: 15_000, onRetry: () => retries++ }),

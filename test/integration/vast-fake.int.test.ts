@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import ssh2 from 'ssh2';
+import { generateEd25519 } from '../../src-main/transport/keys';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type FakeVast,
@@ -177,7 +177,7 @@ async function running(vast: FakeVast, offerId: number, body: Record<string, unk
 }
 
 function keyPair(name: string): { privateKey: string; publicKey: string; file: string } {
-  const pair = ssh2.utils.generateKeyPairSync('ed25519', { comment: `tender-${name}` });
+  const pair = generateEd25519(`tender-${name}`);
   const file = join(keyDir, name);
   writeFileSync(file, pair.private, { mode: 0o600 });
   return { privateKey: pair.private, publicKey: pair.public, file };
