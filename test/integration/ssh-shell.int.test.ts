@@ -25,6 +25,7 @@ import {
   type SshShell,
 } from '../../src-main/transport/ssh-shell';
 import { minimalBin, type SshdFixture, startSshd } from '../helpers/sshd';
+import { eventually } from '../helpers/wait';
 
 const fixtures: SshdFixture[] = [];
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -364,6 +365,8 @@ describe('the sshd fixture itself', () => {
     const tag = `${30 + Math.floor(Math.random() * 1000)}.${process.pid}`; // a unique sleep
     await f.exec(`setsid nohup sleep ${tag} >/dev/null 2>&1 < /dev/null &`);
     const detached = () => pgrep(`sleep ${tag}`);
+    // The shell returns once it has forked; setsid and nohup exec `sleep` a moment later.
+    await eventually(() => detached().length > 0);
     expect(detached()).toHaveLength(1);
     await f.killSessions();
     expect(detached()).toHaveLength(1); // a daemon outlives the connection, as on a node
