@@ -4,6 +4,7 @@ import { runAttach } from './commands/attach';
 import { runPackOutputs } from './commands/pack-outputs';
 import { runRecvWorkspace } from './commands/recv-workspace';
 import { runStart } from './commands/start';
+import { runServeWorkspace } from './commands/serve-workspace';
 import { runWorkspaceManifest } from './commands/workspace-manifest';
 import { runDaemon } from './daemon/daemon';
 import { printResult } from './output';
@@ -15,13 +16,14 @@ const USAGE = `usage: tender-agent <command>
   daemon --dir D [--agent-id ID] [--host-key HK]
   start  --dir D [--agent-id ID] [--host-key HK]
   attach --dir D
-  recv-workspace --dir D [--in-place]
+  recv-workspace --dir D [--in-place] [--sealed]
   workspace-manifest --dir D
+  serve-workspace --dir D
   pack-outputs --dir D --spec B64
 `;
 
 async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, ['in-place']);
+  const args = parseArgs(argv, ['in-place', 'sealed']);
   const daemonFlags = () => {
     allowOnly(args, ['dir', 'agent-id', 'host-key']);
     return {
@@ -44,8 +46,14 @@ async function main(argv: string[]): Promise<number> {
       allowOnly(args, ['dir']);
       return runAttach(requireFlag(args, 'dir'));
     case 'recv-workspace':
-      allowOnly(args, ['dir', 'in-place']);
-      return runRecvWorkspace(requireFlag(args, 'dir'), { isInPlace: args.flags.has('in-place') });
+      allowOnly(args, ['dir', 'in-place', 'sealed']);
+      return runRecvWorkspace(requireFlag(args, 'dir'), {
+        isInPlace: args.flags.has('in-place'),
+        isSealed: args.flags.has('sealed'),
+      });
+    case 'serve-workspace':
+      allowOnly(args, ['dir']);
+      return runServeWorkspace(requireFlag(args, 'dir'));
     case 'workspace-manifest':
       allowOnly(args, ['dir']);
       return runWorkspaceManifest(requireFlag(args, 'dir'));

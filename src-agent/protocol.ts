@@ -159,6 +159,8 @@ export type ErrorCode =
   /** configure of a new job or attempt while a phase of the previous one runs */
   | 'busy'
   | 'shutting_down'
+  /** start while the last workspace push cannot be completed (delta-apply.ts) */
+  | 'workspace_incomplete'
   | 'internal';
 
 export interface ErrorBody {
@@ -215,12 +217,26 @@ export interface RecvWorkspaceOutput {
   skipped: number;
   /** `delta` when the stream began with `.tender/delta.json`. */
   mode: 'full' | 'delta';
-  /** Unchanged files carried over from the previous workspace (hard links; 0 for full). */
+  /** Unchanged files a delta left in place (0 for full). */
   kept: number;
   /** Files of the previous workspace left out of the new one (0 for full). */
   deleted: number;
   /** `manifestDigest()` of the new `D/workspace.manifest.json`. */
   manifest: string;
+  /** A sealed push: who extracted it, the node's GNU `tar` or the agent itself. */
+  extractor?: 'tar' | 'agent';
+}
+
+/** A request frame of `serve-workspace`: `recv` is `recv-workspace [--in-place]
+ *  [--sealed]`, its tar stream following as frames up to an empty one; `manifest` is
+ *  `workspace-manifest`; `prepare` (answer `{}`) checks the workspace ahead of the `recv`
+ *  that follows. */
+export type ServeRequest =
+  { op: 'recv'; inPlace: boolean; sealed?: boolean } | { op: 'manifest' } | { op: 'prepare' };
+
+/** `serve-workspace`'s answer to `manifest` (null: what `workspace-manifest` leaves empty). */
+export interface ServeManifestAnswer {
+  manifest: WorkspaceManifest | null;
 }
 
 /** One file of a workspace manifest. `mode` is the permission bits (`0o644` → 420). */
@@ -240,6 +256,11 @@ export interface WorkspaceManifest {
 }
 
 /** The first entry of a delta push (`DELTA_ENTRY`); the changed files follow it. */
+/** A sealed full push (`recv-workspace --sealed`): the workspace under this folder, then
+ *  `SEALED_MANIFEST`, the manifest of what was sent. */
+export const SEALED_TREE = 'w';
+export const SEALED_MANIFEST = 'manifest.json';
+
 export interface DeltaHeader {
   version: 1;
   /** `manifestDigest()` of the node manifest the app diffed against. */

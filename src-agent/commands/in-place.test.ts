@@ -6,39 +6,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { nodePaths, type NodePaths } from '../paths';
-import type { ManifestEntry } from '../protocol';
 import { applyInPlace } from './in-place';
-import {
-  commitNodeManifest,
-  manifestFile,
-  readNodeManifest,
-  readRawManifest,
-  stageNodeManifest,
-} from './node-manifest';
+import { manifestFile, readNodeManifest, readRawManifest } from './node-manifest';
 import type { ReceivedWorkspace } from './workspace-receiver';
+import { entry, seedWorkspace } from './workspace-test-helpers';
 
 const fault = vi.hoisted(() => ({ stagedRenamesBeforeFailure: Infinity }));
 
 vi.mock('node:fs', async (importOriginal) => {
-  const fs = await importOriginal<typeof Fs>();
-  return {
-    ...fs,
-    renameSync: (from: string, to: string) => {
-      if (from.includes('.workspace-staging-') && fault.stagedRenamesBeforeFailure-- <= 0) {
-        throw Object.assign(new Error(`EIO: i/o error, rename '${from}'`), {
-          code: 'EIO',
-          syscall: 'rename',
-        });
-      }
-      fs.renameSync(from, to);
-    },
-  };
-});
-
-const entry = (text: string): ManifestEntry => ({
-  size: Buffer.byteLength(text),
-  mode: 0o644,
-  sha256: 'f'.repeat(64), // the manifest's hashes are not checked here
+  const { withStagedRenameFault } = await import('./workspace-test-helpers');
+  return withStagedRenameFault(await importOriginal<typeof Fs>(), fault);
 });
 
 let root: string;
@@ -52,13 +29,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-/** D/workspace holding `files`, with a trusted manifest of them. */
-function workspace(files: Record<string, string>): void {
-  mkdirSync(paths.workspace, { recursive: true });
-  for (const [p, text] of Object.entries(files)) writeFileSync(join(paths.workspace, p), text);
-  const entries = new Map(Object.entries(files).map(([p, t]) => [p, entry(t)]));
-  commitNodeManifest(paths, stageNodeManifest(paths, paths.workspace, entries, [], 'seed'));
-}
+const workspace = (files: Record<string, string>) => seedWorkspace(paths, files);
 
 /** A delta as the receiver hands it over: `incoming` already written into staging. */
 function delta(incoming: Record<string, string>, deletions: string[]): ReceivedWorkspace {
@@ -75,6 +46,7 @@ function delta(incoming: Record<string, string>, deletions: string[]): ReceivedW
     kept: files.size - received.size,
     deleted: deletions.length,
     received,
+    stagedName: (p) => p,
     base: { manifest: base, deletions },
   };
 }

@@ -59,7 +59,7 @@ export function applyInPlace(
   // before the job could touch them.
   const signatures = new Map(change.kept);
   for (const path of change.incoming)
-    signatures.set(path, signatureOf(lstatSync(join(staging, path))));
+    signatures.set(path, signatureOf(lstatSync(join(staging, ws.stagedName(path)))));
 
   const partial = stageNodeManifest(
     paths,
@@ -80,7 +80,7 @@ export function applyInPlace(
     for (const dir of change.dirs) makeFolder(dir);
     for (const path of change.incoming) {
       makeFolder(posix.dirname(path));
-      renameSync(join(staging, path), join(paths.workspace, path));
+      renameSync(join(staging, ws.stagedName(path)), join(paths.workspace, path));
       hasChanged = true;
     }
     const manifest = stageNodeManifest(paths, paths.workspace, change.files, change.dirs, tag, {

@@ -9,7 +9,13 @@ import { lstatSync, readFileSync, renameSync, rmSync, type Stats, writeFileSync 
 import { join } from 'node:path';
 import type { NodePaths } from '../paths';
 import type { WorkspaceManifest } from '../protocol';
-import { filesOf, type ManifestFiles, stringsOf, toManifest } from '../workspace-manifest';
+import {
+  filesOf,
+  manifestDigest,
+  type ManifestFiles,
+  stringsOf,
+  toManifest,
+} from '../workspace-manifest';
 
 export type Signature = [ino: number, size: number, mtimeMs: number, mode: number];
 
@@ -20,48 +26,77 @@ interface StoredManifest extends WorkspaceManifest {
 export interface NodeManifest {
   files: ManifestFiles;
   dirs: string[];
-  /** Each file's inode as just checked: a hard link made from it must share it. */
-  inodes: Map<string, number>;
   /** Each file's signature as just checked (an in-place push carries it over). */
   signatures: Map<string, Signature>;
+  /** `manifestDigest(files, dirs)`, when known without computing it. */
+  digest?: string;
 }
 
 export const manifestFile = (paths: NodePaths): string =>
   join(paths.dir, 'workspace.manifest.json');
 
-/** The manifest of what D/workspace holds now, or null when there is none to trust. */
-export function readNodeManifest(paths: NodePaths): NodeManifest | null {
-  let stored: StoredManifest;
-  let files: ManifestFiles;
-  let dirs: string[];
+/** The manifest as last parsed, while the file is the same one (a manifest is only ever
+ *  replaced by a rename): a long-lived `serve-workspace` then parses it once per change. */
+let parsed:
+  | {
+      file: string;
+      key: string;
+      stored: StoredManifest;
+      files: ManifestFiles;
+      dirs: string[];
+      digest?: string;
+    }
+  | undefined;
+
+function parseManifest(
+  paths: NodePaths,
+): { stored: StoredManifest; files: ManifestFiles; dirs: string[]; digest?: string } | null {
+  const file = manifestFile(paths);
+  const st = lstatOrNull(file);
+  if (!st) return null;
+  const key = keyOf(st);
+  if (parsed?.file === file && parsed.key === key) return parsed;
   try {
-    stored = JSON.parse(readFileSync(manifestFile(paths), 'utf8')) as StoredManifest;
-    files = filesOf(stored.files, 'workspace manifest');
-    dirs = stringsOf(stored.dirs, 'workspace manifest dirs');
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as StoredManifest;
+    const files = filesOf(stored.files, 'workspace manifest');
+    const dirs = stringsOf(stored.dirs, 'workspace manifest dirs');
     if (stored.version !== 1 || typeof stored.node?.stat !== 'object') return null;
-    if (stored.node.partial === true) return null; // an in-place push stopped halfway
+    parsed = { file, key, stored, files, dirs };
+    return parsed;
   } catch {
     return null; // missing, torn or from another version: a full push rebuilds it
   }
+}
+
+/** The manifest of what D/workspace holds now, or null when there is none to trust. */
+export function readNodeManifest(paths: NodePaths): NodeManifest | null {
+  const m = parseManifest(paths);
+  if (!m) return null;
+  const { stored, files, dirs } = m;
+  if (stored.node.partial === true) return null; // an in-place push stopped halfway
   const root = lstatOrNull(paths.workspace);
   if (!root?.isDirectory() || root.ino !== stored.node.workspaceIno) return null;
 
   const kept: NodeManifest = {
     files: new Map(),
     dirs: [],
-    inodes: new Map(),
     signatures: new Map(),
   };
-  const stat = new Map(Object.entries(stored.node.stat));
+  const stat = stored.node.stat;
+  const prefix = `${paths.workspace}/`;
   for (const [path, entry] of files) {
-    const sig = stat.get(path);
-    const st = lstatOrNull(join(paths.workspace, path));
-    if (!sig || !st?.isFile() || !sameSignature(signatureOf(st), sig)) continue;
+    const sig = Object.hasOwn(stat, path) ? stat[path] : undefined;
+    const st = sig && lstatOrNull(prefix + path);
+    if (!st?.isFile() || !sameSignature(signatureOf(st), sig)) continue;
     kept.files.set(path, entry);
-    kept.inodes.set(path, st.ino);
     kept.signatures.set(path, signatureOf(st));
   }
-  kept.dirs = dirs.filter((d) => lstatOrNull(join(paths.workspace, d))?.isDirectory() === true);
+  kept.dirs = dirs.filter((d) => lstatOrNull(prefix + d)?.isDirectory() === true);
+  // Nothing dropped: the digest of the manifest as written, computed once per manifest.
+  if (kept.files.size === files.size && kept.dirs.length === dirs.length) {
+    m.digest ??= manifestDigest(files, dirs);
+    kept.digest = m.digest;
+  }
   return kept;
 }
 
@@ -84,7 +119,7 @@ export function readRawManifest(paths: NodePaths): { files: ManifestFiles; dirs:
  * Writes the manifest of the folder `root` (the staging folder, about to become
  * D/workspace; or D/workspace itself after an in-place push) to a temporary file beside
  * the manifest and returns its path; renaming it into place is the caller's last step.
- * Renames keep inodes, and hard links change none of the signature's fields, so what is
+ * Renames keep inodes and change none of the signature's fields, so what is
  * read here holds after the swap. `known` gives signatures taken earlier (a file staged
  * before it was moved in, or one an in-place delta left alone): those files are not read.
  * `isPartial`: a manifest no reader trusts, listing what an in-place push may leave behind.
@@ -112,12 +147,26 @@ export function stageNodeManifest(
     rmSync(tmp, { force: true });
     throw err;
   }
+  staged = { tmp, stored, files: new Map(files), dirs: [...dirs] };
   return tmp;
 }
 
-export function commitNodeManifest(paths: NodePaths, staged: string): void {
-  renameSync(staged, manifestFile(paths));
+/** The manifest last staged by this process: what it holds need not be parsed back. */
+let staged:
+  { tmp: string; stored: StoredManifest; files: ManifestFiles; dirs: string[] } | undefined;
+
+export function commitNodeManifest(paths: NodePaths, tmp: string): void {
+  renameSync(tmp, manifestFile(paths));
+  if (staged?.tmp !== tmp) return;
+  const st = lstatOrNull(manifestFile(paths)); // a rename keeps inode, size and mtime
+  if (st) {
+    const { stored, files, dirs } = staged;
+    parsed = { file: manifestFile(paths), key: keyOf(st), stored, files, dirs };
+  }
+  staged = undefined;
 }
+
+const keyOf = (st: Stats): string => `${st.ino}:${st.size}:${st.mtimeMs}`;
 
 /** The manifest file as it is (null: none), to put back with `writeManifestBytes`. */
 export function readManifestBytes(paths: NodePaths): Buffer | null {

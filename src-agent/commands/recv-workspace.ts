@@ -1,41 +1,68 @@
-// `recv-workspace --dir D`: a tar on stdin becomes D/workspace, all or nothing. The next
-// workspace is built in a staging folder beside it (workspace-receiver.ts), its manifest
-// written beside the manifest, and then both are renamed into place. `--in-place` (for a
-// workspace a job is running in) stages only what arrived and moves it into the live
-// folder file by file instead (in-place.ts).
+// `recv-workspace --dir D`: a tar on stdin becomes D/workspace, all or nothing. A full
+// archive is built in a staging folder beside it (workspace-receiver.ts), its manifest
+// written beside the manifest, and then both are renamed into place. A delta stages only
+// the files that arrived and applies itself where the workspace stands, behind a redo
+// journal (delta-apply.ts). `--in-place` (for a workspace a job is running in) moves what
+// arrived into the live folder file by file and keeps what the job made (in-place.ts).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { commandError, printResult } from '../output';
 import { nodePaths, type NodePaths } from '../paths';
-import type { CommandError, RecvWorkspaceOutput } from '../protocol';
+import { type CommandError, type RecvWorkspaceOutput, SEALED_TREE } from '../protocol';
 import { createTarReader } from '../tar/reader';
-import { manifestDigest } from '../workspace-manifest';
+import { manifestDigest, type ManifestFiles } from '../workspace-manifest';
+import { applyDelta, finishPendingApply, journalFile, type PreparedWorkspace } from './delta-apply';
 import { applyInPlace } from './in-place';
-import { commitNodeManifest, stageNodeManifest } from './node-manifest';
+import { commitNodeManifest, type Signature, stageNodeManifest } from './node-manifest';
+import { receiveSealed, type SealedWorkspace } from './sealed-receive';
 import { type ReceivedWorkspace, WorkspaceReceiver } from './workspace-receiver';
 
 export async function runRecvWorkspace(
   dir: string,
-  opts: { isInPlace?: boolean } = {},
+  opts: { isInPlace?: boolean; isSealed?: boolean } = {},
 ): Promise<number> {
-  const paths = nodePaths(dir);
+  // The stream stays our fd 0 until something must read it here: a sealed push hands the
+  // descriptor itself to tar, so no byte of it passes through this process.
+  const result = await receiveWorkspace(nodePaths(dir), STDIN, opts);
+  await printResult(result);
+  return 'error' in result ? 1 : 0;
+}
+
+/** Receives one tar stream from `input` into D/workspace (see the top of this file); the
+ *  answer is what `recv-workspace` prints. `serve-workspace` calls it once per request. */
+export async function receiveWorkspace(
+  paths: NodePaths,
+  source: PushInput,
+  opts: { isInPlace?: boolean; isSealed?: boolean; prepared?: PreparedWorkspace } = {},
+): Promise<RecvWorkspaceOutput | CommandError> {
+  const input = (): Readable => readableOf(source);
   mkdirSync(paths.dir, { recursive: true });
+  try {
+    finishPendingApply(paths); // before removeLeftovers: it needs its staging folder
+  } catch (err) {
+    input().resume();
+    return describeFailure(err, paths.dir, paths.workspace);
+  }
   removeLeftovers(paths.dir);
   const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
   const staging = join(paths.dir, `.workspace-staging-${tag}`);
   // In place only into a workspace that exists: the first one is swapped in as usual.
   const isInPlace = opts.isInPlace === true && isFolder(paths.workspace);
-  const receiver = new WorkspaceReceiver(paths, staging, isInPlace);
+  // A job may run in an in-place workspace: only what is checked now counts there.
+  const prepared = isInPlace ? undefined : opts.prepared;
+  if (opts.isSealed === true && !isInPlace) return receiveSealedPush(paths, source, staging, tag);
+  const receiver = new WorkspaceReceiver(paths, staging, prepared?.manifest);
   let received: ReceivedWorkspace;
   let deleted: number;
   try {
     mkdirSync(staging);
     await pipeline(
-      process.stdin,
+      input(),
       createTarReader((entry) => receiver.onEntry(entry)),
     );
     received = receiver.finish();
@@ -46,24 +73,25 @@ export async function runRecvWorkspace(
       } catch {
         // Applied all the same; the next recv-workspace removes it.
       }
+    } else if (received.mode === 'delta') {
+      deleted = applyDelta(paths, staging, received, tag, prepared?.listing);
     } else {
-      swapIn(paths, staging, received, tag);
+      swapIn(paths, staging, received.files, received.dirs, tag);
       deleted = received.deleted;
     }
   } catch (err) {
-    rmSync(staging, { recursive: true, force: true });
-    await printResult(describeFailure(err, paths.dir, staging));
-    return 1;
+    // A committed delta still needs what it staged: the next command finishes it.
+    const isCommitted = existsSync(journalFile(paths));
+    if (!isCommitted) rmSync(staging, { recursive: true, force: true });
+    return describeFailure(Object.assign(err as Error, { isCommitted }), paths.dir, staging);
   }
-  const out: RecvWorkspaceOutput = {
+  return {
     ...receiver.totals,
     mode: received.mode,
     kept: received.kept,
     deleted,
-    manifest: manifestDigest(received.files, received.dirs),
+    manifest: received.digest ?? manifestDigest(received.files, received.dirs),
   };
-  await printResult(out);
-  return 0;
 }
 
 /**
@@ -72,8 +100,15 @@ export async function runRecvWorkspace(
  * one. A crash between those renames leaves a manifest whose recorded folder inode is not
  * D/workspace's, which readers ignore. If staging cannot come in, the old one goes back.
  */
-function swapIn(paths: NodePaths, staging: string, ws: ReceivedWorkspace, tag: string): void {
-  const manifest = stageNodeManifest(paths, staging, ws.files, ws.dirs, tag);
+function swapIn(
+  paths: NodePaths,
+  staging: string,
+  files: ManifestFiles,
+  dirs: string[],
+  tag: string,
+  known?: ReadonlyMap<string, Signature>,
+): void {
+  const manifest = stageNodeManifest(paths, staging, files, dirs, tag, { known });
   const aside = join(paths.dir, `.workspace-old-${tag}`);
   let hasOld = true;
   try {
@@ -97,9 +132,49 @@ function swapIn(paths: NodePaths, staging: string, ws: ReceivedWorkspace, tag: s
   if (hasOld) removeInBackground(aside);
 }
 
-const LEFTOVER = /^(?:\.workspace-(?:staging|old)-|workspace\.manifest\.json\.tmp-)(\d+)-/;
+/** A sealed full push (sealed-receive.ts): extracted and checked, then `staging/w` is
+ *  swapped in. */
+async function receiveSealedPush(
+  paths: NodePaths,
+  input: PushInput,
+  staging: string,
+  tag: string,
+): Promise<RecvWorkspaceOutput | CommandError> {
+  let ws: SealedWorkspace;
+  try {
+    mkdirSync(staging);
+    ws = await receiveSealed(input, staging);
+    swapIn(paths, join(staging, SEALED_TREE), ws.files, ws.dirs, tag, ws.signatures);
+  } catch (err) {
+    rmSync(staging, { recursive: true, force: true });
+    return describeFailure(err, paths.dir, staging);
+  }
+  rmSync(staging, { recursive: true, force: true }); // only the manifest is left in it
+  return {
+    ...ws.totals,
+    mode: 'full',
+    kept: 0,
+    deleted: 0,
+    manifest: manifestDigest(ws.files, ws.dirs),
+    extractor: ws.extractor,
+  };
+}
 
-/** Staging folders, old workspaces and manifests left by a recv-workspace that died. */
+/** This process's stdin, as a file descriptor not yet read from. */
+const STDIN = { fd: 0 } as const;
+
+/** What a push arrives on: a stream, or a descriptor (our stdin) that has not been read. */
+export type PushInput = Readable | { fd: number };
+
+export function readableOf(source: PushInput): Readable {
+  return 'fd' in source ? process.stdin : source;
+}
+
+const LEFTOVER =
+  /^(?:\.workspace-(?:staging|old)-|workspace\.(?:manifest|apply)\.json\.tmp-)(\d+)-/;
+
+/** Staging folders, old workspaces, manifests and journals left by a recv-workspace that
+ *  died (a committed journal was finished just before, so none of this is needed). */
 function removeLeftovers(dir: string): void {
   try {
     for (const name of readdirSync(dir)) {
@@ -130,7 +205,11 @@ function isAlive(pid: number): boolean {
   }
 }
 
-type Failure = NodeJS.ErrnoException & { entryPath?: string; isPartial?: boolean };
+type Failure = NodeJS.ErrnoException & {
+  entryPath?: string;
+  isPartial?: boolean;
+  isCommitted?: boolean;
+};
 
 /** `code`: the errno code for I/O errors, else the receiver's own; the message names the
  *  workspace path it happened to and, for a full disk, what is free and what to do. */
@@ -147,6 +226,11 @@ function describeFailure(err: unknown, dir: string, staging: string): CommandErr
       `; ${free === undefined ? 'unknown space' : `${free} bytes`} free under ${dir} once the ` +
       'partial copy was removed. Free space on the node, or leave large files out with ' +
       '[job.workspace] exclude';
+  }
+  if (e.isCommitted === true) {
+    message +=
+      '; the new workspace was already committed on the node, and the next push or job ' +
+      'start completes it';
   }
   if (e.isPartial === true) {
     message +=

@@ -27,11 +27,19 @@ export class TarExtractor {
   private readonly dirs: { path: string; mode: number; mtime: Date | undefined }[] = [];
   private readonly made = new Set<string>();
 
-  /** Never write into a file that exists: in a delta, every file already in the staging
-   *  folder is a hard link into the live workspace. */
-  isExclusive = false;
+  /** Set by `useFlatNames`: the next numbered name. */
+  private nextName: number | undefined;
+  /** With flat names: each file's path → its name under the root. */
+  readonly placed = new Map<string, string>();
 
   constructor(private readonly root: string) {}
+
+  /** From now on files land directly under the root as `0`, `1`, … (see `placed`) instead
+   *  of at their paths: a delta's few files then need no folders made, and on some file
+   *  systems a mkdir costs as much as writing a small file. */
+  useFlatNames(): void {
+    this.nextName ??= 0;
+  }
 
   /** Writes the entry; for a file, returns what was written. */
   async extract({ header, body }: TarEntry): Promise<ExtractedFile | undefined> {
@@ -45,7 +53,9 @@ export class TarExtractor {
       this.makeDirectory(rel, header.mode, header.mtime);
       return undefined;
     }
-    const target = join(this.root, rel);
+    const name = this.nextName === undefined ? rel : String(this.nextName++);
+    if (this.nextName !== undefined) this.placed.set(rel, name);
+    const target = join(this.root, name);
     const hash = createHash('sha256');
     let size = 0;
     const mode = header.mode & 0o777; // no setuid/setgid from a pushed archive
@@ -53,7 +63,7 @@ export class TarExtractor {
       this.ensureFolder(dirname(target));
       // Synchronous writes: this one-shot process has nothing else to do meanwhile, and a
       // thread-pool round trip per chunk and per file costs more than the write itself.
-      const fd = openSync(target, this.isExclusive ? 'wx' : 'w', 0o600);
+      const fd = openSync(target, this.nextName === undefined ? 'w' : 'wx', 0o600);
       try {
         for await (const chunk of body as AsyncIterable<Buffer>) {
           hash.update(chunk);

@@ -1,10 +1,8 @@
-// Builds the next workspace in a staging folder from the tar entries of `recv-workspace`:
-// a full archive, or a delta (first entry `.tender/delta.json`) whose unchanged files are
-// hard links of the current workspace, so nothing is copied and the current one is never
-// written to. Every received file is hashed as it is written and, in a delta, checked.
-// In place (in-place.ts), staging holds only the received files: nothing is linked over.
-import { constants, copyFileSync, linkSync, lstatSync } from 'node:fs';
-import { dirname, join, posix } from 'node:path';
+// Receives the tar entries of `recv-workspace` into a staging folder: a full archive as the
+// whole next workspace, or a delta (first entry `.tender/delta.json`) as just the files that
+// changed, each under a numbered name; the caller then applies it (recv-workspace.ts). Every
+// received file is hashed as it is written and, in a delta, checked against its header.
+import { posix } from 'node:path';
 import type { NodePaths } from '../paths';
 import { DELTA_ENTRY, type DeltaHeader, type ManifestEntry } from '../protocol';
 import type { TarEntry } from '../tar/reader';
@@ -16,7 +14,7 @@ import {
   stringsOf,
 } from '../workspace-manifest';
 import { type NodeManifest, readNodeManifest } from './node-manifest';
-import { inEntrySync, safeRelativePath, TarExtractor } from './tar-extractor';
+import { safeRelativePath, TarExtractor } from './tar-extractor';
 
 /** A delta header lists every changed file; far more than any workspace needs. */
 const MAX_DELTA_HEADER_BYTES = 256 * 1024 * 1024;
@@ -29,6 +27,10 @@ export interface ReceivedWorkspace {
   deleted: number;
   /** The files that arrived in the stream (all of them for a full push). */
   received: ManifestFiles;
+  /** Where a received file is in the staging folder, relative to it. */
+  stagedName: (path: string) => string;
+  /** `manifestDigest(files, dirs)` when already known (a delta's checked target). */
+  digest?: string;
   /** A delta's base as checked: the files it keeps, and those it deletes. */
   base?: { manifest: NodeManifest; deletions: string[] };
 }
@@ -41,6 +43,8 @@ interface Delta {
   kept: number;
   deleted: number;
   base: { manifest: NodeManifest; deletions: string[] };
+  /** The new manifest's digest, as announced and checked. */
+  target: string;
 }
 
 export class WorkspaceReceiver {
@@ -49,11 +53,12 @@ export class WorkspaceReceiver {
   private readonly received: ManifestFiles = new Map();
   private readonly extractor: TarExtractor;
 
-  /** `isInPlace`: a delta stages only what arrives; the caller moves it in (in-place.ts). */
+  /** `checked`: the workspace's manifest as checked moments ago (`serve-workspace`'s
+   *  `prepare`), used instead of checking it again when a delta arrives. */
   constructor(
     private readonly paths: NodePaths,
-    private readonly staging: string,
-    private readonly isInPlace = false,
+    staging: string,
+    private readonly checked?: NodeManifest | null,
   ) {
     this.extractor = new TarExtractor(staging);
   }
@@ -68,7 +73,7 @@ export class WorkspaceReceiver {
         entry.header.type === 'file' && safeRelativePath(entry.header.path) === DELTA_ENTRY;
       this.mode = isDelta ? 'delta' : 'full';
       if (isDelta) {
-        this.extractor.isExclusive = true;
+        this.extractor.useFlatNames();
         this.delta = this.startDelta(await readHeader(entry));
         return;
       }
@@ -104,6 +109,7 @@ export class WorkspaceReceiver {
         kept: 0,
         deleted: 0,
         received: this.received,
+        stagedName: (path) => path,
       };
     }
     const missing = [...delta.expected.keys()];
@@ -115,17 +121,28 @@ export class WorkspaceReceiver {
       );
     }
     const { files, dirs, kept, deleted, base } = delta;
-    return { files, dirs, kept, deleted, base, mode: 'delta', received: this.received };
+    const { placed } = this.extractor;
+    return {
+      files,
+      dirs,
+      kept,
+      deleted,
+      base,
+      mode: 'delta',
+      received: this.received,
+      stagedName: (path) => placed.get(path) ?? path,
+      digest: delta.target,
+    };
   }
 
-  /** Checks the header against the current manifest, then lays out the staging folder:
-   *  every folder, and a hard link for every file the delta leaves unchanged. */
+  /** Checks the header against the current manifest: what the delta keeps must be there,
+   *  as it was written. */
   private startDelta(header: DeltaHeader): Delta {
-    const current = readNodeManifest(this.paths);
+    const current = this.checked !== undefined ? this.checked : readNodeManifest(this.paths);
     if (!current) {
       throw coded('stale_base', 'the node has no workspace manifest to apply a delta to');
     }
-    const now = manifestDigest(current.files, current.dirs);
+    const now = current.digest ?? manifestDigest(current.files, current.dirs);
     if (now !== header.base) {
       throw coded(
         'stale_base',
@@ -139,14 +156,9 @@ export class WorkspaceReceiver {
     if (manifestDigest(files, header.dirs) !== header.target) {
       throw coded('bad_delta', 'the delta does not add up to the workspace it announces');
     }
-    if (!this.isInPlace) for (const dir of header.dirs) this.extractor.makeDirectory(dir, 0o755);
     let kept = 0;
-    for (const path of files.keys()) {
-      if (changed.has(path)) continue;
-      if (!this.isInPlace) this.carryOver(path, current.inodes.get(path)!);
-      kept++;
-    }
-    // Only files of the checked base: a path the job made is never deleted.
+    for (const path of files.keys()) if (!changed.has(path)) kept++;
+    // Only files of the checked base: a path the job made is never deleted here.
     const deletions = [...current.files.keys()].filter((p) => !files.has(p));
     return {
       expected: changed,
@@ -155,31 +167,10 @@ export class WorkspaceReceiver {
       kept,
       deleted: deletions.length,
       base: { manifest: current, deletions },
+      target: header.target,
     };
   }
-
-  /** Hard-links an unchanged file into staging; copies where the file system has no hard
-   *  links. A link that does not land on the inode just checked means the file changed. */
-  private carryOver(path: string, ino: number): void {
-    const from = join(this.paths.workspace, path);
-    const to = join(this.staging, path);
-    inEntrySync(path, () => {
-      this.extractor.ensureFolder(dirname(to));
-      try {
-        linkSync(from, to);
-      } catch (err) {
-        if (!NO_HARD_LINKS.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
-        copyFileSync(from, to, constants.COPYFILE_FICLONE);
-        return;
-      }
-      if (lstatSync(to).ino !== ino) {
-        throw coded('stale_base', `${path} changed on the node while the delta was applied`, path);
-      }
-    });
-  }
 }
-
-const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK', 'EXDEV']);
 
 async function readHeader({ header, body }: TarEntry): Promise<DeltaHeader> {
   if (header.size > MAX_DELTA_HEADER_BYTES) {

@@ -1,6 +1,7 @@
 // One handler per op of docs/agent-protocol.md; the table's type makes a missing one a
 // compile error.
 import { existsSync } from 'node:fs';
+import { finishPendingApply } from '../commands/delta-apply';
 import { PROTOCOL_VERSION, type OpName, type Ops, PHASES } from '../protocol';
 import { AGENT_VERSION } from '../version';
 import { capabilities } from './capabilities';
@@ -89,6 +90,14 @@ export const handlers: { [K in OpName]: Handler<K> } = {
       throw new RequestError(
         'not_configured',
         'send configure before start (secrets live in memory only: configure again after an agent restart)',
+      );
+    }
+    try {
+      finishPendingApply(ctx.paths); // a job never starts in a half-applied workspace
+    } catch (err) {
+      throw new RequestError(
+        'workspace_incomplete',
+        `the last workspace push could not be completed on the node: ${(err as Error).message}`,
       );
     }
     const { env } = taskEnv(ctx, job, (await ctx.gpus).gpus.length);

@@ -33,6 +33,7 @@ import { makeNodeJob, makeNodeManager, type WiringContext } from './node-wiring'
 import { homePaths } from './paths';
 import { DEFAULT_TIMING, type Timing } from './settings';
 import { NodeManifestMemory, nodeManifestDir } from '../jobs/workspace/node-manifest-memory';
+import { WorkspaceSessions } from '../jobs/workspace/session-pool';
 import { Reconciler } from './reconciler';
 import { Terminals } from './terminals';
 import { FileSecretStore, secretOrEnv, type SecretStore } from './secret-store';
@@ -102,6 +103,7 @@ export class TenderCore {
   private readonly warmJobs = new Set<NodeJob>();
   private readonly manifestMemory: NodeManifestMemory;
   readonly terminals: Terminals;
+  readonly workspaceSessions = new WorkspaceSessions();
   reconciler: Reconciler | null = null;
   private bundle: AgentBundle | null = null;
   timing: Timing;
@@ -127,6 +129,10 @@ export class TenderCore {
       const row = this.ledger.getLease(label);
       if (!row) return;
       this.bus.emit('lease.changed', leaseView(row, this.now()));
+      // A node going away takes its workspace session (and that process on it) along.
+      if (row.nodeId && row.state !== 'requested' && row.state !== 'created') {
+        void this.workspaceSessions.closeNode(row.nodeId);
+      }
       // A run's cost and burn rate move with its leases.
       if (row.runId && this.ledger.getRun(row.runId)) this.emitRun(row.runId);
     });
@@ -486,6 +492,7 @@ export class TenderCore {
   async close(): Promise<void> {
     await this.reconciler?.stop();
     this.terminals.closeAll();
+    await this.workspaceSessions.closeAll();
     for (const [id, d] of this.drivers) {
       d.detach();
       this.drivers.delete(id);

@@ -13,7 +13,8 @@ mkdirSync(outDir, { recursive: true });
 const browser = await launchChromium();
 const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
 page.on('console', (m) => {
-  if (m.type() === 'error' || m.type() === 'warning') console.log(`[console.${m.type()}] ${m.text()}`);
+  if (m.type() === 'error' || m.type() === 'warning')
+    console.log(`[console.${m.type()}] ${m.text()}`);
 });
 page.on('pageerror', (e) => console.log(`[pageerror] ${e.message}`));
 await page.goto(url);

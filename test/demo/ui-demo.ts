@@ -21,11 +21,46 @@ const { values } = parseArgs({
 const offers: OfferSeed[] = [
   { gpu_name: 'RTX 4090', dph_base: 0.34, geolocation: 'Sweden, SE', reliability: 0.998 },
   { gpu_name: 'RTX 4090', dph_base: 0.39, geolocation: 'Germany, DE', reliability: 0.991 },
-  { gpu_name: 'RTX 3090', dph_base: 0.19, gpu_ram: 24_576, geolocation: 'Poland, PL', inet_down: 420, reliability: 0.972 },
-  { gpu_name: 'A100 SXM4', dph_base: 1.12, gpu_ram: 81_920, geolocation: 'Texas, US', compute_cap: 800, reliability: 0.995 },
-  { gpu_name: 'H100 SXM', dph_base: 2.35, gpu_ram: 81_920, num_gpus: 2, geolocation: 'Oregon, US', compute_cap: 900, reliability: 0.999 },
-  { gpu_name: 'RTX A6000', dph_base: 0.47, gpu_ram: 49_140, geolocation: 'Quebec, CA', reliability: 0.981, verification: 'unverified' },
-  { gpu_name: 'L40S', dph_base: 0.79, gpu_ram: 46_068, geolocation: 'Finland, FI', reliability: 0.994 },
+  {
+    gpu_name: 'RTX 3090',
+    dph_base: 0.19,
+    gpu_ram: 24_576,
+    geolocation: 'Poland, PL',
+    inet_down: 420,
+    reliability: 0.972,
+  },
+  {
+    gpu_name: 'A100 SXM4',
+    dph_base: 1.12,
+    gpu_ram: 81_920,
+    geolocation: 'Texas, US',
+    compute_cap: 800,
+    reliability: 0.995,
+  },
+  {
+    gpu_name: 'H100 SXM',
+    dph_base: 2.35,
+    gpu_ram: 81_920,
+    num_gpus: 2,
+    geolocation: 'Oregon, US',
+    compute_cap: 900,
+    reliability: 0.999,
+  },
+  {
+    gpu_name: 'RTX A6000',
+    dph_base: 0.47,
+    gpu_ram: 49_140,
+    geolocation: 'Quebec, CA',
+    reliability: 0.981,
+    verification: 'unverified',
+  },
+  {
+    gpu_name: 'L40S',
+    dph_base: 0.79,
+    gpu_ram: 46_068,
+    geolocation: 'Finland, FI',
+    reliability: 0.994,
+  },
 ];
 
 const env = await vastSetup({ offers });

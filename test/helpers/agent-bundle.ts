@@ -22,14 +22,27 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs `node bundle …args` to completion, feeding `stdin` (a Buffer, or nothing). */
-export function runAgent(args: string[], stdin?: Buffer): Promise<RunResult> {
-  return runProcess(process.execPath, [agentBundlePath(), ...args], stdin);
+/** Runs `node bundle …args` to completion, feeding `stdin` (a Buffer, or nothing), with
+ *  `env` added to this process's environment. */
+export function runAgent(
+  args: string[],
+  stdin?: Buffer,
+  env: Record<string, string> = {},
+): Promise<RunResult> {
+  return runProcess(process.execPath, [agentBundlePath(), ...args], stdin, env);
 }
 
-export function runProcess(cmd: string, args: string[], stdin?: Buffer): Promise<RunResult> {
+export function runProcess(
+  cmd: string,
+  args: string[],
+  stdin?: Buffer,
+  env: Record<string, string> = {},
+): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     const out: Buffer[] = [];
     let err = '';
     child.stdout.on('data', (c: Buffer) => out.push(c));

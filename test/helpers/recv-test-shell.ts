@@ -1,5 +1,5 @@
 import { PassThrough, Transform } from 'node:stream';
-import { LocalShell } from '../../src-main/transport/local-shell';
+import { LocalShell, localNodeEnv } from '../../src-main/transport/local-shell';
 import type { ExecChannel, NodeShell } from '../../src-main/transport/node-shell';
 
 /** A LocalShell for workspace-push tests: it records which agent commands ran, counts the
@@ -14,8 +14,9 @@ export class RecvTestShell implements NodeShell {
   beforeRecv: (() => Promise<void> | void) | undefined;
   tamper: (() => Transform) | undefined;
 
-  constructor(dir: string) {
-    this.inner = new LocalShell(dir);
+  /** `env`: more variables for the node's commands (e.g. `TENDER_AGENT_TAR=0`). */
+  constructor(dir: string, env: Record<string, string> = {}) {
+    this.inner = new LocalShell(dir, localNodeEnv(env));
     this.description = this.inner.description;
   }
 

@@ -98,13 +98,17 @@ interface Setup {
   address: AgentAddress;
 }
 
-async function setup(files: Tree, nodeDir?: string): Promise<Setup> {
+async function setup(
+  files: Tree,
+  nodeDir?: string,
+  env: Record<string, string> = {},
+): Promise<Setup> {
   const root = await tempDir();
   const local = join(root, 'local');
   const D = nodeDir ?? join(root, 'node');
   await mkdir(local);
   await writeTree(local, files);
-  const shell = new RecvTestShell(D);
+  const shell = new RecvTestShell(D, env);
   cleanups.push(() => shell.close());
   const address = {
     runtime: shq(process.execPath),
@@ -244,11 +248,7 @@ describe('syncWorkspace against the built agent', () => {
   });
 
   it('a full disk on the node fails naming the file, with nothing half-applied', async () => {
-    const root = await tempDir();
-    const mnt = join(root, 'mnt');
-    await mkdir(mnt);
-    const isMounted = tryMountTmpfs(mnt, '1m');
-    if (isMounted) cleanups.push(async () => void execFileSync('umount', [mnt]));
+    const { mnt, isMounted } = await smallDisk();
     const s = await setup(
       { 'train.py': 'print(1)\n', 'small.bin': { content: blob('s', 100 * KB), mode: 0o644 } },
       join(mnt, 'node'),
@@ -259,24 +259,95 @@ describe('syncWorkspace against the built agent', () => {
     await writeTree(s.local, {
       'data/big.bin': { content: blob('big', 2 * 1024 * KB), mode: 0o644 },
     });
-    // Without mount privileges, an unwritable node folder stands in for the full disk.
-    if (!isMounted) await chmod(s.D, 0o555);
-
-    const err = await sync(s).catch((e: unknown) => e);
-    if (!isMounted) await chmod(s.D, 0o755);
-    expect(err).toBeInstanceOf(WorkspaceRefusedError);
+    const err = await syncOntoFullDisk(s, isMounted);
     if (isMounted) {
-      expect(err).toMatchObject({ nodeCode: 'ENOSPC' });
-      expect((err as Error).message).toMatch(/while writing data\/big\.bin/);
-      expect((err as Error).message).toMatch(
-        /bytes free under .* once the partial copy was removed/,
-      );
-    } else {
-      expect(err).toMatchObject({ nodeCode: 'EACCES' });
+      expect(err.message).toMatch(/bytes free under .* once the partial copy was removed/);
     }
     expect(await snapshot(join(s.D, 'workspace'))).toEqual(tree);
     expect((await readFile(join(s.D, 'workspace.manifest.json'))).equals(manifest)).toBe(true);
     expect(leftovers(s.D)).toEqual([]);
+  });
+});
+
+/** The agent extracts a sealed first push with the node's GNU tar, or itself without one. */
+const EXTRACTORS: [string, Record<string, string>][] = [
+  ['tar', {}],
+  ['agent', { TENDER_AGENT_TAR: '0' }],
+];
+
+describe('sealed first pushes', () => {
+  it.each(EXTRACTORS)('extracted by the %s: an exact copy, then deltas on it', async (_, env) => {
+    const s = await setup(baseTree(), undefined, env);
+    await mkdir(join(s.local, 'empty/inner'), { recursive: true });
+    expect(await sync(s)).toMatchObject({ mode: 'full', filesSent: 14 });
+    expect(s.shell.commands).toContain('recv-workspace');
+    expect(await snapshot(join(s.D, 'workspace'))).toEqual(await snapshot(s.local));
+    expect(readdirSync(s.D).sort()).toEqual(['workspace', 'workspace.manifest.json']);
+
+    await writeFile(join(s.local, 'train.py'), 'print("v9")\n');
+    expect(await sync(s)).toMatchObject({ mode: 'delta', filesSent: 1, unchanged: 13 });
+    expect(await snapshot(join(s.D, 'workspace'))).toEqual(await snapshot(s.local));
+  });
+
+  it.each(EXTRACTORS)(
+    'extracted by the %s: a full disk names the file and leaves nothing',
+    async (_, env) => {
+      const { mnt, isMounted } = await smallDisk();
+      const s = await setup(
+        {
+          'train.py': 'print(1)\n',
+          'data/big.bin': { content: blob('big', 2048 * KB), mode: 0o644 },
+        },
+        join(mnt, 'node'),
+        env,
+      );
+      await mkdir(s.D, { recursive: true });
+      await syncOntoFullDisk(s, isMounted);
+      expect(existsSync(join(s.D, 'workspace'))).toBe(false);
+      expect(existsSync(join(s.D, 'workspace.manifest.json'))).toBe(false);
+      expect(leftovers(s.D)).toEqual([]);
+    },
+  );
+
+  it.each(EXTRACTORS)(
+    'extracted by the %s: a file unlike its manifest entry is refused',
+    async (_, env) => {
+      const D = join(await tempDir(), 'node');
+      const tar = createTarWriter();
+      const bytes = collect(tar);
+      await tar.addDirectory('w', { mode: 0o755 });
+      await tar.addFile('w/a.txt', { size: 4, mode: 0o644 }, Buffer.from('abcd'));
+      const manifest = {
+        version: 1,
+        files: { 'a.txt': { size: 5, mode: 0o644, sha256: sha256(Buffer.from('abcde')) } },
+        dirs: [],
+      };
+      const body = Buffer.from(JSON.stringify(manifest));
+      await tar.addFile('manifest.json', { size: body.length, mode: 0o600 }, body);
+      await tar.finish();
+
+      const res = await runAgent(['recv-workspace', '--dir', D, '--sealed'], await bytes, env);
+      expect(res.code).toBe(1);
+      expect(markedJson<CommandError>(res.stdout).error).toMatchObject({
+        code: 'hash_mismatch',
+        path: 'a.txt',
+      });
+      expect(existsSync(join(D, 'workspace'))).toBe(false);
+    },
+  );
+
+  it('reports which extractor ran', async () => {
+    for (const [by, env] of EXTRACTORS) {
+      const D = join(await tempDir(), 'node');
+      const tar = createTarWriter();
+      const bytes = collect(tar);
+      const body = Buffer.from(JSON.stringify({ version: 1, files: {}, dirs: [] }));
+      await tar.addFile('manifest.json', { size: body.length, mode: 0o600 }, body);
+      await tar.finish();
+      const res = await runAgent(['recv-workspace', '--dir', D, '--sealed'], await bytes, env);
+      expect(markedJson(res.stdout)).toMatchObject({ mode: 'full', files: 0, extractor: by });
+      expect(readdirSync(join(D, 'workspace'))).toEqual([]);
+    }
   });
 });
 
@@ -376,6 +447,32 @@ function flipFirst(from: number, to: number): Transform {
       done(null, chunk);
     },
   });
+}
+
+/** Syncs `s` onto a disk too small for it (`smallDisk`): refused, naming data/big.bin. */
+async function syncOntoFullDisk(s: Setup, isMounted: boolean): Promise<Error> {
+  // Without mount privileges, an unwritable node folder stands in for the full disk.
+  if (!isMounted) await chmod(s.D, 0o555);
+  const err = await sync(s).catch((e: unknown) => e);
+  if (!isMounted) await chmod(s.D, 0o755);
+  expect(err).toBeInstanceOf(WorkspaceRefusedError);
+  if (isMounted) {
+    expect(err).toMatchObject({ nodeCode: 'ENOSPC' });
+    expect((err as Error).message).toMatch(/while writing data\/big\.bin/);
+  } else {
+    expect(err).toMatchObject({ nodeCode: 'EACCES' });
+  }
+  return err as Error;
+}
+
+/** A 1 MB tmpfs to fill (unmounted after the test); without mount privileges, a plain
+ *  folder (`isMounted` false: the test then makes the node folder unwritable instead). */
+async function smallDisk(): Promise<{ mnt: string; isMounted: boolean }> {
+  const mnt = join(await tempDir(), 'mnt');
+  await mkdir(mnt);
+  const isMounted = tryMountTmpfs(mnt, '1m');
+  if (isMounted) cleanups.push(async () => void execFileSync('umount', [mnt]));
+  return { mnt, isMounted };
 }
 
 function tryMountTmpfs(dir: string, size: string): boolean {

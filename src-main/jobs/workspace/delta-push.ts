@@ -1,6 +1,6 @@
 // The delta push: `.tender/delta.json` (base, target, deletions, the changed files' entries,
-// the folders), then the changed files. The node checks the base, hard-links everything
-// else from its current workspace and checks every file it receives against its entry.
+// the folders), then the changed files. The node checks the base and every file it
+// receives against its entry, then applies the change in place behind a journal.
 import { join } from 'node:path';
 import { DELTA_ENTRY, type DeltaHeader } from '../../../src-agent/protocol';
 import { toManifest } from '../../../src-agent/workspace-manifest';
@@ -9,7 +9,7 @@ import type { NodeShell } from '../../transport/node-shell';
 import { type LocalManifest, localFile, type ManifestDiff } from './manifest';
 import { addFile, type FullPushResult, type PushProgress } from './push';
 import { closeOpened, readAhead } from './read-ahead';
-import { LocalChangeError, sendToRecv } from './recv-channel';
+import { LocalChangeError, type RecvVia, sendToRecv } from './recv-channel';
 
 export async function pushDelta(
   shell: NodeShell,
@@ -18,7 +18,12 @@ export async function pushDelta(
   local: LocalManifest,
   base: string,
   diff: ManifestDiff,
-  opts: { onProgress?: (p: PushProgress) => void; now?: () => number; isInPlace?: boolean },
+  opts: {
+    onProgress?: (p: PushProgress) => void;
+    now?: () => number;
+    isInPlace?: boolean;
+    via?: RecvVia;
+  },
 ): Promise<Omit<FullPushResult, 'manifest'>> {
   const changed = new Map(diff.changed.map((p) => [p, local.files.get(p)!]));
   const header: DeltaHeader = {
@@ -64,6 +69,7 @@ export async function pushDelta(
       }
     },
     opts.isInPlace,
+    opts.via,
   );
   return {
     output: answer.output,

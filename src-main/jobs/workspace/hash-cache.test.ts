@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { acquireHashCache, HashCache, hashCacheFile } from './hash-cache';
 
 let dir: string;
@@ -81,17 +81,26 @@ describe('HashCache', () => {
     expect(runs).toBe(1);
   });
 
-  test('acquireHashCache shares one instance per file while it is in use', async () => {
-    const file = path.join(dir, 'file-hashes.json');
-    const a = await acquireHashCache(file);
-    const b = await acquireHashCache(file);
-    expect(a.cache).toBe(b.cache);
-    a.cache.set('/w/a', key, 'h1', Date.now());
-    await a.release();
-    await b.release();
-    const c = await acquireHashCache(file);
-    expect(c.cache).not.toBe(a.cache);
-    expect(c.cache.get('/w/a', key)).toBe('h1');
-    await c.release();
+  test('acquireHashCache shares one instance per file, kept loaded a while after use', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const file = path.join(dir, 'file-hashes.json');
+      const a = await acquireHashCache(file);
+      const b = await acquireHashCache(file);
+      expect(a.cache).toBe(b.cache);
+      a.cache.set('/w/a', key, 'h1', Date.now());
+      await a.release();
+      await b.release();
+      const c = await acquireHashCache(file);
+      expect(c.cache).toBe(a.cache); // still loaded: nothing read back
+      await c.release();
+      vi.advanceTimersByTime(5 * 60_000);
+      const d = await acquireHashCache(file);
+      expect(d.cache).not.toBe(a.cache);
+      expect(d.cache.get('/w/a', key)).toBe('h1'); // saved on release, read back now
+      await d.release();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

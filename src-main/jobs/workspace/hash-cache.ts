@@ -58,6 +58,13 @@ export class HashCache {
   }
 
   get(absPath: string, key: FileKey): string | undefined {
+    const hit = this.peek(absPath, key);
+    if (hit === undefined) this.misses++;
+    return hit;
+  }
+
+  /** `get`, counting only a hit: a miss is left to the `get` or `hashOnce` that follows. */
+  peek(absPath: string, key: FileKey): string | undefined {
     const row = this.rows.get(absPath);
     if (row && row[0] === key.size && row[1] === key.mtimeMs && row[2] === key.ino) {
       this.hits++;
@@ -65,7 +72,6 @@ export class HashCache {
       this.isDirty = true;
       return row[3];
     }
-    this.misses++;
     return undefined;
   }
 
@@ -138,11 +144,19 @@ export function hashCacheFile(home: string): string {
   return join(home, 'cache', 'file-hashes.json');
 }
 
-const shared = new Map<string, { cache: Promise<HashCache>; users: number }>();
+const shared = new Map<
+  string,
+  { cache: Promise<HashCache>; users: number; linger?: ReturnType<typeof setTimeout> }
+>();
+
+/** How long a cache nobody holds stays loaded: pushes a minute apart (live sync, a re-run)
+ *  then skip reading it back. The file stays the truth; another process's writes are lost
+ *  to this copy, which costs re-hashing at worst. */
+const LINGER_MS = 5 * 60_000;
 
 /**
  * The process-wide cache for `file` (two nodes of a run share it, so each file is hashed
- * once). `release()` saves it, and forgets it once its last user is done.
+ * once). `release()` saves it; once its last user is done it stays loaded for a while.
  */
 export async function acquireHashCache(
   file: string | undefined,
@@ -153,6 +167,7 @@ export async function acquireHashCache(
     entry = { cache: HashCache.load(file), users: 0 };
     shared.set(file, entry);
   }
+  clearTimeout(entry.linger);
   entry.users++;
   const held = entry;
   const cache = await held.cache;
@@ -160,7 +175,12 @@ export async function acquireHashCache(
     cache,
     release: async () => {
       held.users--;
-      if (held.users === 0 && shared.get(file) === held) shared.delete(file);
+      if (held.users === 0 && shared.get(file) === held) {
+        held.linger = setTimeout(() => {
+          if (held.users === 0 && shared.get(file) === held) shared.delete(file);
+        }, LINGER_MS);
+        held.linger.unref();
+      }
       await cache.save();
     },
   };

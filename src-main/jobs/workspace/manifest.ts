@@ -103,8 +103,22 @@ export async function buildManifest(
   const final = new Map<string, LocalFile>();
   let hashed = 0;
   let done = 0;
+  // Cache hits first, synchronously: in a re-push nearly every file is one, and a promise
+  // per file cost more than the look-up.
+  const misses: LocalFile[] = [];
+  for (const f of known.values()) {
+    const sha256 = opts.cache.peek(join(source.root, f.path), f);
+    if (sha256 === undefined) {
+      misses.push(f);
+      continue;
+    }
+    files.set(f.path, { size: f.size, mode: f.mode, sha256 });
+    final.set(f.path, f);
+    done++;
+  }
+  if (done > 0) opts.onHashed?.(done, known.size);
   await Promise.all(
-    [...known.values()].map((f) =>
+    misses.map((f) =>
       limit(async () => {
         const abs = join(source.root, f.path);
         let file = f;

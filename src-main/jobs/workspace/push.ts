@@ -6,16 +6,24 @@ import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
-import type { RecvWorkspaceOutput } from '../../../src-agent/protocol';
+import {
+  type RecvWorkspaceOutput,
+  SEALED_MANIFEST,
+  SEALED_TREE,
+} from '../../../src-agent/protocol';
 import type { TarWriter } from '../../../src-agent/tar';
-import { manifestDigest, type ManifestFiles } from '../../../src-agent/workspace-manifest';
+import {
+  manifestDigest,
+  type ManifestFiles,
+  toManifest,
+} from '../../../src-agent/workspace-manifest';
 import { TenderError } from '../../core/tender-error';
 import type { AgentAddress } from '../../nodes/node-layout';
 import type { NodeShell } from '../../transport/node-shell';
 import { HashCache } from './hash-cache';
 import { localFile } from './manifest';
 import { type OpenedFile, readAhead } from './read-ahead';
-import { sendToRecv } from './recv-channel';
+import { type RecvVia, sendToRecv } from './recv-channel';
 
 export interface PushFile {
   path: string;
@@ -69,6 +77,7 @@ export async function pushFull(
     now?: () => number;
     /** Into the live workspace, file by file (`recv-workspace --in-place`). */
     isInPlace?: boolean;
+    via?: RecvVia;
   },
 ): Promise<FullPushResult> {
   const now = opts.now ?? Date.now;
@@ -80,17 +89,22 @@ export async function pushFull(
     stage: 'sending',
   };
   const sent: ManifestFiles = new Map();
+  // Sealed (not in place): the tree under `w/`, then the manifest of what was sent, so the
+  // node can hand the stream to its own tar and still check the result (sealed-receive.ts).
+  const isSealed = opts.isInPlace !== true;
+  const prefix = isSealed ? `${SEALED_TREE}/` : '';
   const answer = await sendToRecv(
     shell,
     address,
     async (tar) => {
-      for (const d of plan.dirs) await tar.addDirectory(d, { mode: 0o755 });
+      if (isSealed) await tar.addDirectory(SEALED_TREE, { mode: 0o755 });
+      for (const d of plan.dirs) await tar.addDirectory(prefix + d, { mode: 0o755 });
       const paths = plan.files.map((f) => f.path);
       for await (const file of readAhead(plan.root, paths, now)) {
         const abs = join(plan.root, file.path);
         const key = localFile(file.path, file.st);
         const cached = opts.cache.get(abs, key);
-        const sha256 = await addFile(tar, file, cached === undefined);
+        const sha256 = await addFile(tar, file, cached === undefined, prefix + file.path);
         const sha = cached ?? sha256!;
         if (cached === undefined) opts.cache.set(abs, key, sha, file.openedAtMs);
         sent.set(file.path, { size: key.size, mode: key.mode, sha256: sha });
@@ -98,8 +112,14 @@ export async function pushFull(
         progress.bytes += key.size;
         opts.onProgress?.(progress);
       }
+      if (isSealed) {
+        const body = Buffer.from(JSON.stringify(toManifest(sent, plan.dirs)));
+        await tar.addFile(SEALED_MANIFEST, { size: body.length, mode: 0o600 }, body);
+      }
     },
     opts.isInPlace,
+    opts.via,
+    isSealed,
   );
   const expected = manifestDigest(sent, plan.dirs);
   if (answer.output.manifest !== undefined && answer.output.manifest !== expected) {
@@ -119,17 +139,18 @@ export async function pushFull(
 }
 
 /**
- * Adds one opened file to the tar (closing it), hashing the bytes sent when `isHashing`.
- * Reads no more than the size in the header, even if the file grows meanwhile.
+ * Adds one opened file to the tar (closing it) as `name`, hashing the bytes sent when
+ * `isHashing`. Reads no more than the size in the header, even if the file grows meanwhile.
  */
 export async function addFile(
   tar: TarWriter,
   file: OpenedFile,
   isHashing: boolean,
+  name = file.path,
 ): Promise<string | undefined> {
   const meta = { size: file.st.size, mode: file.st.mode & 0o777, mtime: file.st.mtime };
   if (file.data) {
-    await tar.addFile(file.path, meta, file.data);
+    await tar.addFile(name, meta, file.data);
     return isHashing ? createHash('sha256').update(file.data).digest('hex') : undefined;
   }
   // Large files stream in 1 MiB reads (fewer round trips than the default 64 KiB); the
@@ -155,7 +176,7 @@ export async function addFile(
       );
       raw.on('error', (err) => source.destroy(err));
     }
-    await tar.addFile(file.path, meta, source);
+    await tar.addFile(name, meta, source);
     return isHashing ? hash.digest('hex') : undefined;
   } finally {
     raw.destroy(); // a no-op once read to the end; releases a read cut short

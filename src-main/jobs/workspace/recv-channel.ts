@@ -2,7 +2,17 @@
 // the result in (or refused it, leaving the node's workspace as it was).
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { CommandError, RecvWorkspaceOutput } from '../../../src-agent/protocol';
+import type {
+  CommandError,
+  RecvWorkspaceOutput,
+  WorkspaceManifest,
+} from '../../../src-agent/protocol';
+import {
+  filesOf,
+  manifestDigest,
+  type ManifestFiles,
+  stringsOf,
+} from '../../../src-agent/workspace-manifest';
 import { createTarWriter, type TarWriter } from '../../../src-agent/tar';
 import { TenderError } from '../../core/tender-error';
 import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
@@ -34,16 +44,39 @@ export interface RecvAnswer {
   streamBytes: number;
 }
 
-/** Runs `recv-workspace`, lets `write` fill the tar (finished here), returns the answer.
- *  `isInPlace`: into the live workspace of a running job (`--in-place`), never a swap. */
+/** What a node holds: its manifest, as `workspace-manifest` prints it, with its digest. */
+export interface NodeManifest {
+  files: ManifestFiles;
+  dirs: string[];
+  digest: string;
+}
+
+/** The `recv-workspace` / `workspace-manifest` pair, over one session instead of an exec
+ *  each (sync-session.ts). */
+export interface RecvVia {
+  recv(
+    write: (tar: TarWriter) => Promise<void>,
+    isInPlace: boolean,
+    isSealed?: boolean,
+  ): Promise<RecvAnswer>;
+  manifest(): Promise<NodeManifest | null>;
+}
+
+/** Runs `recv-workspace` (or a request of `via`), lets `write` fill the tar (finished
+ *  here), returns the answer. `isInPlace`: into the live workspace of a running job
+ *  (`--in-place`), never a swap. `isSealed`: a sealed full push (`--sealed`). */
 export async function sendToRecv(
   shell: NodeShell,
   address: AgentAddress,
   write: (tar: TarWriter) => Promise<void>,
   isInPlace = false,
+  via?: RecvVia,
+  isSealed = false,
 ): Promise<RecvAnswer> {
+  if (via) return via.recv(write, isInPlace, isSealed);
   const command = agentCommand(address, 'recv-workspace');
-  const ch = shell.exec(isInPlace ? `${command} --in-place` : command);
+  const flags = `${isInPlace ? ' --in-place' : ''}${isSealed ? ' --sealed' : ''}`;
+  const ch = shell.exec(`${command}${flags}`);
   const out: Buffer[] = [];
   let stderr = '';
   ch.stdout.on('data', (c: Buffer) => out.push(c));
@@ -80,17 +113,7 @@ export async function sendToRecv(
     Buffer.concat(out).toString('utf8'),
   );
   const failure = wrote.status === 'rejected' ? (wrote.reason as Error) : undefined;
-  if (failure instanceof LocalChangeError) throw failure;
-  if (result && 'error' in result) {
-    throw new WorkspaceRefusedError(result.error.code, result.error.message, result.error.path);
-  }
-  if (failure) {
-    throw new TenderError(
-      'bad_input',
-      `reading the workspace failed: ${failure.message}`,
-      'A file changed or vanished while it was being pushed; run again.',
-    );
-  }
+  if (failure || (result && 'error' in result)) answerOf(result, failure); // throws
   if (isInPlace && status.code === 2 && /--in-place/.test(stderr)) {
     throw new TenderError(
       'conflict',
@@ -104,5 +127,38 @@ export async function sendToRecv(
       `workspace push failed (exit ${status.code ?? status.signal}): ${stderr.trim().split('\n').pop() ?? ''}`,
     );
   }
-  return { output: result, streamBytes };
+  return { output: answerOf(result, undefined), streamBytes };
+}
+
+/** The agent's answer to a push, or the error it stands for. `failure`: why writing the
+ *  tar stopped, if it did (a local file changed: start over). */
+export function answerOf(
+  result: RecvWorkspaceOutput | CommandError | null,
+  failure: Error | undefined,
+): RecvWorkspaceOutput {
+  if (failure instanceof LocalChangeError) throw failure;
+  if (result && 'error' in result) {
+    throw new WorkspaceRefusedError(result.error.code, result.error.message, result.error.path);
+  }
+  if (failure) {
+    throw new TenderError(
+      'bad_input',
+      `reading the workspace failed: ${failure.message}`,
+      'A file changed or vanished while it was being pushed; run again.',
+    );
+  }
+  if (!result) throw new TenderError('infrastructure', 'the node gave no answer to the push');
+  return result;
+}
+
+/** A manifest as the agent prints it, checked; null when it is not one. */
+export function nodeManifestOf(m: WorkspaceManifest | null): NodeManifest | null {
+  if (!m || m.version !== 1) return null;
+  try {
+    const files = filesOf(m.files, 'node manifest');
+    const dirs = stringsOf(m.dirs, 'node manifest dirs');
+    return { files, dirs, digest: manifestDigest(files, dirs) };
+  } catch {
+    return null;
+  }
 }

@@ -11,6 +11,7 @@ import type { NodeRecord } from '../../nodes/node-record';
 import { hashCacheFile } from './hash-cache';
 import { formatBytes } from './human-units';
 import { scanWorkspace } from './scan';
+import { sessionKey, type WorkspaceSessions } from './session-pool';
 import { syncWorkspace, type SyncResult } from './sync';
 
 /** What of the core a sync uses (TenderCore has all of it). */
@@ -21,6 +22,8 @@ export interface RunSyncDeps {
   isWriter: boolean;
   now: () => number;
   wiring: () => WiringContext;
+  /** Kept per node between syncs: `tender sync --watch` and the app push every few seconds. */
+  workspaceSessions: WorkspaceSessions;
 }
 
 type NodeSync = CommandOutput<'workspace.sync'>['nodes'][number];
@@ -88,17 +91,19 @@ async function syncNode(
   scan: Awaited<ReturnType<typeof scanWorkspace>>,
 ): Promise<NodeSync> {
   const connect = connectorFor(core.wiring(), rec.connection!, CONNECT_DEADLINE_MS);
-  const shell = await connect(new AbortController().signal);
-  let res: SyncResult;
-  try {
-    res = await syncWorkspace(shell, rec.agent!.address, scan, {
-      inPlace: true,
-      hashCacheFile: hashCacheFile(core.home),
-      now: core.now,
-    });
-  } finally {
-    await shell.close();
-  }
+  const address = rec.agent!.address;
+  const res: SyncResult = await core.workspaceSessions.with(
+    sessionKey(rec.id, address, rec.connection),
+    () => connect(new AbortController().signal),
+    address,
+    (session) =>
+      syncWorkspace(session.shell, address, scan, {
+        inPlace: true,
+        hashCacheFile: hashCacheFile(core.home),
+        now: core.now,
+        via: session,
+      }),
+  );
   // The datastream's files have one writer: the process holding the ledger. A read-only
   // core (another process drives the run) leaves the line out rather than race it.
   if (core.isWriter) {

@@ -5,12 +5,6 @@
 // running job) the node instead moves each file into the live folder, keeping the job's
 // cwd and the files it made; each file is replaced atomically, the whole is not.
 import type { WorkspaceManifest } from '../../../src-agent/protocol';
-import {
-  filesOf,
-  manifestDigest,
-  type ManifestFiles,
-  stringsOf,
-} from '../../../src-agent/workspace-manifest';
 import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
 import { execCapture, parseAfterMarker } from '../../transport/exec-helpers';
 import type { NodeShell } from '../../transport/node-shell';
@@ -19,7 +13,13 @@ import { acquireHashCache, type HashCache } from './hash-cache';
 import type { NodeManifestMemory, RememberedManifest } from './node-manifest-memory';
 import { buildManifest, diffManifests, type ManifestSource, statFiles } from './manifest';
 import { type FullPushResult, pushFull, type PushProgress } from './push';
-import { LocalChangeError, WorkspaceRefusedError } from './recv-channel';
+import {
+  LocalChangeError,
+  type NodeManifest,
+  nodeManifestOf,
+  type RecvVia,
+  WorkspaceRefusedError,
+} from './recv-channel';
 
 export interface SyncOptions {
   /** The persistent hash cache (`hashCacheFile(home)`); without one, hashes last this call. */
@@ -33,6 +33,9 @@ export interface SyncOptions {
   /** What was last pushed to this node (`key` names its workspace): diff against that
    *  instead of asking the node first; the node's base check keeps this honest. */
   memory?: { store: NodeManifestMemory; key: string };
+  /** A session with the node (`WorkspaceSession`): every request goes over it instead of
+   *  an exec each. */
+  via?: RecvVia;
   now?: () => number;
 }
 
@@ -42,7 +45,7 @@ export interface SyncResult {
   /** File bytes sent (tar headers not counted; see `streamBytes`). */
   bytesSent: number;
   deleted: number;
-  /** Files the node already had (hard-linked over; 0 for a full push). */
+  /** Files the node already had and kept where they were (0 for a full push). */
   unchanged: number;
   elapsedMs: number;
   streamBytes: number;
@@ -52,29 +55,19 @@ export interface SyncResult {
   fullReason?: 'first' | 'stale_base';
 }
 
-export interface NodeManifest {
-  files: ManifestFiles;
-  dirs: string[];
-  digest: string;
-}
+export type { NodeManifest } from './recv-channel';
 
 /** What the node holds, or null when it holds no workspace it can vouch for (or its agent
  *  predates `workspace-manifest`): either way, a full push. */
 export async function fetchNodeManifest(
   shell: NodeShell,
   address: AgentAddress,
+  via?: RecvVia,
 ): Promise<NodeManifest | null> {
+  if (via) return via.manifest();
   const res = await execCapture(shell, agentCommand(address, 'workspace-manifest'));
   if (res.code !== 0) return null;
-  const m = parseAfterMarker<WorkspaceManifest>(res.stdout);
-  if (!m || m.version !== 1) return null;
-  try {
-    const files = filesOf(m.files, 'node manifest');
-    const dirs = stringsOf(m.dirs, 'node manifest dirs');
-    return { files, dirs, digest: manifestDigest(files, dirs) };
-  } catch {
-    return null;
-  }
+  return nodeManifestOf(parseAfterMarker<WorkspaceManifest>(res.stdout));
 }
 
 export async function syncWorkspace(
@@ -111,6 +104,7 @@ export async function syncWorkspace(
           onProgress: opts.onProgress,
           now,
           isInPlace: opts.inPlace,
+          via: opts.via,
         });
         remember(opts, full.manifest);
         return done(full, { fullReason: delta.why });
@@ -152,7 +146,7 @@ async function tryDelta(
   // Stats (and cache look-ups) run while the node answers; hashing waits for its answer,
   // since a first push hashes as it sends instead.
   const [first, stats] = await Promise.all([
-    remembered ?? fetchNodeManifest(shell, address),
+    remembered ?? fetchNodeManifest(shell, address, opts.via),
     statFiles(source),
   ]);
   if (!first) return { kind: 'full', why: 'first' };
@@ -174,8 +168,8 @@ async function tryDelta(
     stats,
   );
   for (let remote: NodeManifest | null = first, asked = remembered === null; remote;) {
-    // Sent even when nothing differs: the node then rebuilds the workspace from hard links,
-    // dropping whatever a job added to it, so the result is exactly the local folder (in
+    // Sent even when nothing differs: the node then removes whatever a job added to the
+    // workspace and restores what it changed, so the result is exactly the local folder (in
     // place, it only re-checks its manifest and leaves the job's files).
     const diff = diffManifests(local.files, remote.files);
     try {
@@ -188,7 +182,7 @@ async function tryDelta(
       if (!(err instanceof WorkspaceRefusedError && err.nodeCode === 'stale_base')) throw err;
       if (asked) return { kind: 'full', why: 'stale_base' };
       opts.memory?.store.forget(opts.memory.key);
-      remote = await fetchNodeManifest(shell, address);
+      remote = await fetchNodeManifest(shell, address, opts.via);
       asked = true;
     }
   }

@@ -1,0 +1,47 @@
+// Shared by the tests of in-place and journaled deltas: a node folder on disk, manifest
+// entries, and a rename out of staging that fails on cue. Not part of the bundle.
+import type * as Fs from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { NodePaths } from '../paths';
+import type { ManifestEntry } from '../protocol';
+import { commitNodeManifest, stageNodeManifest } from './node-manifest';
+
+export const entry = (text: string): ManifestEntry => ({
+  size: Buffer.byteLength(text),
+  mode: 0o644,
+  sha256: 'f'.repeat(64), // the manifest's hashes are not checked here
+});
+
+/** `fs` with a `renameSync` out of a staging folder that fails (EIO) once
+ *  `fault.stagedRenamesBeforeFailure` renames have been made: a crash, or a failing disk,
+ *  at that point. For `vi.mock('node:fs', …)`. */
+export function withStagedRenameFault(
+  fs: typeof Fs,
+  fault: { stagedRenamesBeforeFailure: number },
+): typeof Fs {
+  return {
+    ...fs,
+    renameSync: (from: Fs.PathLike, to: Fs.PathLike) => {
+      if (String(from).includes('.workspace-staging-') && fault.stagedRenamesBeforeFailure-- <= 0) {
+        throw Object.assign(new Error(`EIO: i/o error, rename '${String(from)}'`), {
+          code: 'EIO',
+          syscall: 'rename',
+        });
+      }
+      fs.renameSync(from, to);
+    },
+  };
+}
+
+/** D/workspace holding `files` (and the folders `dirs`), with a trusted manifest of them. */
+export function seedWorkspace(
+  paths: NodePaths,
+  files: Record<string, string>,
+  dirs: string[] = [],
+): void {
+  for (const d of ['', ...dirs]) mkdirSync(join(paths.workspace, d), { recursive: true });
+  for (const [p, text] of Object.entries(files)) writeFileSync(join(paths.workspace, p), text);
+  const entries = new Map(Object.entries(files).map(([p, t]) => [p, entry(t)]));
+  commitNodeManifest(paths, stageNodeManifest(paths, paths.workspace, entries, dirs, 'seed'));
+}

@@ -1,0 +1,189 @@
+// A workspace session with one node: one `serve-workspace` channel that stays open and
+// serves every push and manifest request in turn, so an app that pushes often (live sync,
+// a re-run on a kept node) pays for no SSH exec and no node process start per push. The
+// framing is src-agent/frames.ts; a request's answer is one JSON line (docs/agent-
+// protocol.md). When the channel closes, every request in flight fails with an
+// infrastructure error and the session stays closed: open another one.
+import { once } from 'node:events';
+import { frame } from '../../../src-agent/frames';
+import { MarkerScanner } from '../../../src-agent/marker';
+import type {
+  CommandError,
+  RecvWorkspaceOutput,
+  ServeManifestAnswer,
+  ServeRequest,
+} from '../../../src-agent/protocol';
+import { createTarWriter, type TarWriter } from '../../../src-agent/tar';
+import { TenderError } from '../../core/tender-error';
+import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
+import type { ExecChannel, NodeShell } from '../../transport/node-shell';
+import { answerOf, nodeManifestOf, type NodeManifest, type RecvAnswer } from './recv-channel';
+
+export class WorkspaceSession {
+  private readonly lines: string[] = [];
+  private readonly waiters: ((line: string | Error) => void)[] = [];
+  private partial = '';
+  private closedBy: Error | undefined;
+  private turn: Promise<unknown> = Promise.resolve();
+  /** Rejects when the channel ends: what a write waiting for `drain` races against. */
+  private readonly closed: Promise<never>;
+  private readonly onClose: (err: Error) => void;
+
+  private constructor(
+    /** The connection it runs over. */
+    readonly shell: NodeShell,
+    private readonly ch: ExecChannel,
+  ) {
+    let reject!: (err: Error) => void;
+    this.closed = new Promise<never>((_, r) => (reject = r));
+    this.closed.catch(() => {});
+    this.onClose = reject;
+    const scanner = new MarkerScanner();
+    let stderr = '';
+    ch.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-2000)));
+    ch.stdout.on('data', (c: Buffer) => {
+      const after = scanner.push(c);
+      if (after !== undefined && after.length > 0) this.onText(after.toString('utf8'));
+    });
+    ch.stdin.on('error', () => {
+      /* the exit below says why */
+    });
+    void ch.exit.then(
+      (s) => this.shut(`it exited (${s.code ?? s.signal}): ${lastLine(stderr)}`),
+      (err: Error) => this.shut(err.message),
+    );
+  }
+
+  /** Starts `serve-workspace` on the node; resolves once the agent has answered. */
+  static async open(shell: NodeShell, address: AgentAddress): Promise<WorkspaceSession> {
+    const session = new WorkspaceSession(
+      shell,
+      shell.exec(agentCommand(address, 'serve-workspace')),
+    );
+    // A manifest request proves the channel works (and warms the node's file cache).
+    await session.manifest();
+    return session;
+  }
+
+  get isOpen(): boolean {
+    return this.closedBy === undefined;
+  }
+
+  /** What the node holds, as `fetchNodeManifest` gives it. */
+  manifest(): Promise<NodeManifest | null> {
+    return this.inTurn(async () => {
+      const answer = this.nextLine();
+      await this.send(requestFrame({ op: 'manifest' }));
+      const parsed = JSON.parse(await answer) as ServeManifestAnswer;
+      return parsed.manifest === null ? null : nodeManifestOf(parsed.manifest);
+    });
+  }
+
+  /**
+   * Tells the node a push is coming: it checks its workspace while this side scans its
+   * own, instead of after. Call right before scanning; the push must follow within a few
+   * seconds (else the node checks again). Not for pushes into a running job (in place).
+   */
+  prepare(): void {
+    void this.inTurn(async () => {
+      const answer = this.nextLine();
+      await this.send(requestFrame({ op: 'prepare' }));
+      // Not waited for: the push that follows queues behind it on the node anyway.
+      answer.catch(() => {});
+    }).catch(() => {
+      /* a closed session: the push that follows says so */
+    });
+  }
+
+  /** One push, as `sendToRecv` makes it over a fresh exec. */
+  recv(
+    write: (tar: TarWriter) => Promise<void>,
+    isInPlace: boolean,
+    isSealed = false,
+  ): Promise<RecvAnswer> {
+    return this.inTurn(async () => {
+      const answer = this.nextLine();
+      await this.send(requestFrame({ op: 'recv', inPlace: isInPlace, sealed: isSealed }));
+      const tar = createTarWriter();
+      let streamBytes = 0;
+      const writing = (async () => {
+        await write(tar);
+        await tar.finish();
+      })();
+      const sending = (async () => {
+        for await (const chunk of tar as AsyncIterable<Buffer>) {
+          streamBytes += chunk.length;
+          await this.send(frame(chunk));
+        }
+      })();
+      const [wrote, sent] = await Promise.allSettled([writing, sending]);
+      // Without the end-of-archive block the agent applies nothing; the empty frame ends
+      // the request either way, so the session stays in step.
+      if (wrote.status === 'rejected') tar.destroy();
+      if (sent.status === 'rejected' && !this.isOpen) throw this.closedBy!;
+      await this.send(frame(Buffer.alloc(0)));
+      const result = JSON.parse(await answer) as RecvWorkspaceOutput | CommandError;
+      const failure = wrote.status === 'rejected' ? (wrote.reason as Error) : undefined;
+      return { output: answerOf(result, failure), streamBytes };
+    });
+  }
+
+  /** Ends the session: the agent exits once it has read the end of its input. */
+  async close(): Promise<void> {
+    if (this.isOpen) this.ch.stdin.end();
+    await this.ch.exit.catch(() => {});
+    this.shut('it was closed');
+  }
+
+  private inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(() => {
+      if (this.closedBy) throw this.closedBy;
+      return work();
+    });
+    this.turn = run.catch(() => {});
+    return run;
+  }
+
+  private async send(chunks: Buffer[]): Promise<void> {
+    for (const chunk of chunks) {
+      if (this.closedBy) throw this.closedBy;
+      if (!this.ch.stdin.write(chunk))
+        await Promise.race([once(this.ch.stdin, 'drain'), this.closed]);
+    }
+  }
+
+  private nextLine(): Promise<string> {
+    const line = this.lines.shift();
+    if (line !== undefined) return Promise.resolve(line);
+    if (this.closedBy) return Promise.reject(this.closedBy);
+    return new Promise((resolve, reject) =>
+      this.waiters.push((v) => (v instanceof Error ? reject(v) : resolve(v))),
+    );
+  }
+
+  private onText(text: string): void {
+    const parts = (this.partial + text).split('\n');
+    this.partial = parts.pop()!;
+    for (const line of parts) {
+      const waiter = this.waiters.shift();
+      if (waiter) waiter(line);
+      else this.lines.push(line);
+    }
+  }
+
+  private shut(why: string): void {
+    if (this.closedBy) return;
+    this.closedBy = new TenderError(
+      'infrastructure',
+      `the workspace session with the node ended: ${why}`,
+      'Push again: a new session is opened.',
+    );
+    this.onClose(this.closedBy);
+    for (const waiter of this.waiters.splice(0)) waiter(this.closedBy);
+    this.ch.close();
+  }
+}
+
+const requestFrame = (req: ServeRequest): Buffer[] => frame(Buffer.from(JSON.stringify(req)));
+
+const lastLine = (text: string): string => text.trim().split('\n').pop() ?? '';
