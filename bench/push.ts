@@ -8,7 +8,7 @@
 // starts after `sync`.
 // Workspace: ~5 000 files of 1–20 KB plus 5 files of 50 MB. Prints medians and ratios.
 // Targets (issue 3): first push ≤ 1.0× tar|ssh, re-push ≤ 0.5× rsync.
-// Usage: node bench/run.mjs push [reps=3] [bigMB=50]   (as root, after `npm run build`)
+// Usage: node bench/run.mjs push [reps=5] [bigMB=50]   (as root, after `npm run build`)
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,7 +32,7 @@ import {
   timed,
 } from './bench-helpers';
 
-const REPS = Number(process.argv[2] ?? 3);
+const REPS = Number(process.argv[2] ?? 5);
 // Each measurement starts with the disk idle: the writeback of the push before it (over
 // 300 MB) would otherwise land in whichever comes next.
 const settle = () => sh('sync');
@@ -178,6 +178,10 @@ try {
   );
   console.log(`  rsync -a -e ssh ${ms(m.rsync)}`);
   console.log(`  ratio tender / tar|ssh: ${(m.tender / m.tarSsh).toFixed(2)}×   (target ≤ 1.0×)`);
+  const each = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(' ');
+  console.log(
+    `  each rep (ms): tender ${each(tender)} | tar|ssh ${each(tarSsh)} | rsync ${each(rsyncFirst)}`,
+  );
   console.log(`\nre-push after touching 10 files (median of ${tenderRe.length}):`);
   console.log(`  tender          ${ms(m.tenderRe)}   (${lastTender})`);
   console.log(
