@@ -13,7 +13,7 @@ import { WorkspaceRefusedError } from '../../src-main/jobs/workspace/recv-channe
 import { scanWorkspace } from '../../src-main/jobs/workspace/scan';
 import { WorkspaceSessions } from '../../src-main/jobs/workspace/session-pool';
 import { fetchNodeManifest, syncWorkspace } from '../../src-main/jobs/workspace/sync';
-import { WorkspaceSession } from '../../src-main/jobs/workspace/sync-session';
+import { SessionOpenError, WorkspaceSession } from '../../src-main/jobs/workspace/sync-session';
 import type { AgentAddress } from '../../src-main/nodes/node-layout';
 import { shq } from '../../src-main/transport/exec-helpers';
 import { LocalShell } from '../../src-main/transport/local-shell';
@@ -106,6 +106,37 @@ describe('a workspace session', () => {
     const manifest = await fetchNodeManifest(s.shell, s.address, session);
     expect([...manifest!.files.keys()]).toEqual(scan.files.map((f) => f.path));
     expect(s.shell.commands).toEqual(['serve-workspace']);
+  });
+
+  it('reads answers whole when a character is split between two reads', async () => {
+    const s = await setup();
+    // A manifest answer of ~150 kB, mostly two-byte characters: pipe reads split some.
+    const tree: Record<string, string> = {};
+    for (let i = 0; i < 600; i++) tree[`données/${'é'.repeat(100)}-${i}.txt`] = `${i}\n`;
+    await writeTree(s.local, tree);
+    const session = await WorkspaceSession.open(s.shell, s.address);
+    cleanups.push(() => session.close());
+    await syncWorkspace(s.shell, s.address, await scanWorkspace(s.local, []), {
+      ...s.opts,
+      via: session,
+    });
+    const manifest = await fetchNodeManifest(s.shell, s.address, session);
+    const scan = await scanWorkspace(s.local, []);
+    expect([...manifest!.files.keys()]).toEqual(scan.files.map((f) => f.path));
+  });
+
+  it('will not open on an agent from before sessions, saying why', async () => {
+    const s = await setup();
+    const old = join(s.root, 'old-agent.cjs');
+    await writeFile(
+      old,
+      "process.stderr.write('tender-agent: unknown command'); process.exit(2);\n",
+    );
+    const err = await WorkspaceSession.open(s.shell, { ...s.address, bundleWord: shq(old) }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(SessionOpenError);
+    expect((err as Error).message).toMatch(/no workspace session .*exited \(2\).*unknown command/);
   });
 
   it('stays in step after a refused push', async () => {

@@ -12,6 +12,8 @@ import { hashCacheFile } from './hash-cache';
 import { formatBytes } from './human-units';
 import { scanWorkspace } from './scan';
 import { sessionKey, type WorkspaceSessions } from './session-pool';
+import { SessionOpenError, type WorkspaceSession } from './sync-session';
+import type { NodeShell } from '../../transport/node-shell';
 import { syncWorkspace, type SyncResult } from './sync';
 
 /** What of the core a sync uses (TenderCore has all of it). */
@@ -90,20 +92,34 @@ async function syncNode(
   rec: NodeRecord,
   scan: Awaited<ReturnType<typeof scanWorkspace>>,
 ): Promise<NodeSync> {
-  const connect = connectorFor(core.wiring(), rec.connection!, CONNECT_DEADLINE_MS);
+  const connect = () =>
+    connectorFor(core.wiring(), rec.connection!, CONNECT_DEADLINE_MS)(new AbortController().signal);
   const address = rec.agent!.address;
-  const res: SyncResult = await core.workspaceSessions.with(
-    sessionKey(rec.id, address, rec.connection),
-    () => connect(new AbortController().signal),
-    address,
-    (session) =>
-      syncWorkspace(session.shell, address, scan, {
-        inPlace: true,
-        hashCacheFile: hashCacheFile(core.home),
-        now: core.now,
-        via: session,
-      }),
-  );
+  const push = (shell: NodeShell, via?: WorkspaceSession) =>
+    syncWorkspace(shell, address, scan, {
+      inPlace: true,
+      hashCacheFile: hashCacheFile(core.home),
+      now: core.now,
+      via,
+    });
+  let res: SyncResult;
+  try {
+    res = await core.workspaceSessions.with(
+      sessionKey(rec.id, address, rec.connection),
+      connect,
+      address,
+      (session) => push(session.shell, session),
+    );
+  } catch (err) {
+    // An agent from before sessions (the node was started by an older Tender): one exec.
+    if (!(err instanceof SessionOpenError)) throw err;
+    const shell = await connect();
+    try {
+      res = await push(shell);
+    } finally {
+      await shell.close();
+    }
+  }
   // The datastream's files have one writer: the process holding the ledger. A read-only
   // core (another process drives the run) leaves the line out rather than race it.
   if (core.isWriter) {

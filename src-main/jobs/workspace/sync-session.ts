@@ -5,6 +5,7 @@
 // protocol.md). When the channel closes, every request in flight fails with an
 // infrastructure error and the session stays closed: open another one.
 import { once } from 'node:events';
+import { StringDecoder } from 'node:string_decoder';
 import { frame } from '../../../src-agent/frames';
 import { MarkerScanner } from '../../../src-agent/marker';
 import type {
@@ -23,6 +24,8 @@ export class WorkspaceSession {
   private readonly lines: string[] = [];
   private readonly waiters: ((line: string | Error) => void)[] = [];
   private partial = '';
+  /** A character split across two reads stays whole. */
+  private readonly decoder = new StringDecoder('utf8');
   private closedBy: Error | undefined;
   private turn: Promise<unknown> = Promise.resolve();
   /** Rejects when the channel ends: what a write waiting for `drain` races against. */
@@ -43,7 +46,7 @@ export class WorkspaceSession {
     ch.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-2000)));
     ch.stdout.on('data', (c: Buffer) => {
       const after = scanner.push(c);
-      if (after !== undefined && after.length > 0) this.onText(after.toString('utf8'));
+      if (after !== undefined && after.length > 0) this.onText(this.decoder.write(after));
     });
     ch.stdin.on('error', () => {
       /* the exit below says why */
@@ -54,14 +57,20 @@ export class WorkspaceSession {
     );
   }
 
-  /** Starts `serve-workspace` on the node; resolves once the agent has answered. */
+  /** Starts `serve-workspace` on the node; resolves once the agent has answered. Fails
+   *  with `SessionOpenError` (e.g. an agent from before sessions: push without one). */
   static async open(shell: NodeShell, address: AgentAddress): Promise<WorkspaceSession> {
     const session = new WorkspaceSession(
       shell,
       shell.exec(agentCommand(address, 'serve-workspace')),
     );
-    // A manifest request proves the channel works (and warms the node's file cache).
-    await session.manifest();
+    try {
+      // A manifest request proves the channel works (and warms the node's file cache).
+      await session.manifest();
+    } catch (err) {
+      await session.close();
+      throw new SessionOpenError((err as Error).message);
+    }
     return session;
   }
 
@@ -181,6 +190,13 @@ export class WorkspaceSession {
     this.onClose(this.closedBy);
     for (const waiter of this.waiters.splice(0)) waiter(this.closedBy);
     this.ch.close();
+  }
+}
+
+/** No session could be opened; the node can still be pushed to one exec at a time. */
+export class SessionOpenError extends TenderError {
+  constructor(why: string) {
+    super('infrastructure', `no workspace session with the node: ${why}`);
   }
 }
 
