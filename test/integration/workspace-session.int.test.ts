@@ -210,4 +210,37 @@ describe('a workspace session', () => {
     expect(pid()).not.toBe(first);
     expect(connects).toBe(2); // the new session is kept
   });
+
+  it("closes a node's session when the node goes, and any session once unused", async () => {
+    const s = await setup();
+    const running = () => {
+      try {
+        return execFileSync('pgrep', ['-f', `serve-workspace --dir ${s.D}`])
+          .toString()
+          .trim();
+      } catch {
+        return ''; // pgrep exits 1 when nothing matches
+      }
+    };
+    const use = (pool: WorkspaceSessions, key: string) =>
+      pool.with(
+        key,
+        async () => new LocalShell(join(s.root, 'home')),
+        s.address,
+        (session) => session.manifest(),
+      );
+
+    const pool = new WorkspaceSessions();
+    cleanups.push(() => pool.closeAll());
+    await use(pool, 'node-7\0x');
+    expect(running()).not.toBe('');
+    await pool.closeNode('node-7');
+    await until(() => running() === '');
+
+    const brief = new WorkspaceSessions(50);
+    cleanups.push(() => brief.closeAll());
+    await use(brief, 'node-8\0x');
+    expect(running()).not.toBe('');
+    await until(() => running() === ''); // closed 50 ms after its last use
+  });
 });

@@ -113,10 +113,11 @@ export class WorkspaceSessions {
   }
 }
 
+/** Never fails: a session that cannot be closed cleanly is gone all the same. */
 async function close(entry: Entry): Promise<void> {
   clearTimeout(entry.idle);
   const opened = await entry.opening.catch(() => undefined);
   if (!opened) return;
-  await opened.session.close();
-  await opened.shell.close();
+  await opened.session.close().catch(() => {});
+  await opened.shell.close().catch(() => {});
 }
