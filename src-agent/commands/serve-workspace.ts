@@ -1,5 +1,5 @@
 // `serve-workspace --dir D`: `recv-workspace` and `workspace-manifest` as a session, so an
-// app that pushes often (live sync, a re-run on a kept node) pays for no process start and
+// app that pushes often (live sync) pays for no process start and
 // no SSH exec per push. stdin carries frames (src-agent/frames.ts): a request is a JSON
 // frame, for `recv` followed by the tar stream as frames and an empty frame. stdout: the
 // marker, then one JSON line per request, in order (docs/agent-protocol.md). `prepare`

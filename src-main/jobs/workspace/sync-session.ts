@@ -1,9 +1,9 @@
 // A workspace session with one node: one `serve-workspace` channel that stays open and
-// serves every push and manifest request in turn, so an app that pushes often (live sync,
-// a re-run on a kept node) pays for no SSH exec and no node process start per push. The
-// framing is src-agent/frames.ts; a request's answer is one JSON line (docs/agent-
-// protocol.md). When the channel closes, every request in flight fails with an
-// infrastructure error and the session stays closed: open another one.
+// serves every push and manifest request in turn, so pushes that come often (live sync)
+// pay for no SSH exec and no node process start each. The framing is src-agent/frames.ts;
+// a request's answer is one JSON line (docs/agent-protocol.md). When the channel closes,
+// every request in flight fails with an infrastructure error and the session stays
+// closed: open another one.
 import { once } from 'node:events';
 import { StringDecoder } from 'node:string_decoder';
 import { frame } from '../../../src-agent/frames';
