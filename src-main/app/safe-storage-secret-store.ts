@@ -1,14 +1,11 @@
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { dirname, join } from 'node:path';
-import { FileSecretStore, type SecretName, type SecretStore } from '../core/secret-store';
+  FileSecretStore,
+  type SecretName,
+  type SecretStore,
+  writePrivateFile,
+} from '../core/secret-store';
 
 /** The part of Electron's safeStorage this store uses (injected, so it is tested without
  *  Electron). */
@@ -60,11 +57,7 @@ export class SafeStorageSecretStore implements SecretStore {
     if (value === null || value === '') delete all[name];
     else all[name] = this.cipher.encryptString(value).toString('base64');
     this.warned.delete(name);
-    mkdirSync(dirname(this.path), { recursive: true });
-    const tmp = `${this.path}.tmp-${process.pid}`;
-    writeFileSync(tmp, JSON.stringify({ version: 1, secrets: all }), { mode: 0o600 });
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, this.path);
+    writePrivateFile(this.path, JSON.stringify({ version: 1, secrets: all }));
   }
 
   private read(): Record<string, string> {

@@ -39,11 +39,7 @@ export class FileSecretStore implements SecretStore {
     const all = this.read();
     if (value === null || value === '') delete all[name];
     else all[name] = value;
-    mkdirSync(dirname(this.path), { recursive: true });
-    const tmp = `${this.path}.tmp-${process.pid}`;
-    writeFileSync(tmp, JSON.stringify(all), { mode: 0o600 });
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, this.path);
+    writePrivateFile(this.path, JSON.stringify(all));
   }
 
   private read(): Record<string, string> {
@@ -57,6 +53,16 @@ export class FileSecretStore implements SecretStore {
       return {};
     }
   }
+}
+
+/** Replaces `path` with `text` atomically (tmp + rename), readable by its owner only
+ *  (0600) from the first byte. */
+export function writePrivateFile(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, text, { mode: 0o600 });
+  chmodSync(tmp, 0o600); // an existing tmp keeps its mode through writeFileSync
+  renameSync(tmp, path);
 }
 
 /** A secret from the store, else from the environment (`TENDER_VASTAI_API_KEY`). */
