@@ -31,16 +31,17 @@ export function teardownTargets(status: StatusView): TeardownTarget[] {
     runId: l.runId,
     nodeId: l.nodeId,
   }));
-  const orphans: TeardownTarget[] = status.orphans.map((o) => ({
-    kind: 'orphan',
-    label: o.label,
-    provider: o.provider,
-    leaseId: o.leaseId,
-    pricePerHour: null,
-    runId: null,
-    nodeId: null,
-  }));
+  const orphans = status.orphans.map((o) => unledgered('orphan', o));
   return [...leases, ...orphans];
+}
+
+/** A target the ledger knows nothing more about than its label, provider and lease id. */
+function unledgered(
+  kind: TeardownTarget['kind'],
+  t: Pick<TeardownTarget, 'label' | 'provider' | 'leaseId'>,
+): TeardownTarget {
+  const { label, provider, leaseId } = t;
+  return { kind, label, provider, leaseId, pricePerHour: null, runId: null, nodeId: null };
 }
 
 /** Where each target stands: gone once the ledger records the provider's confirmation (or
@@ -77,13 +78,7 @@ export function teardownProgress(
   const extra = outcomes
     .filter((_, j) => !used.has(j))
     .map((o): TargetProgress => ({
-      kind: 'lease',
-      label: o.label,
-      provider: o.provider,
-      leaseId: o.leaseId,
-      pricePerHour: null,
-      runId: null,
-      nodeId: null,
+      ...unledgered('lease', o),
       state: o.confirmed ? 'gone' : 'failed',
       error: o.confirmed ? null : (o.error ?? 'not confirmed gone'),
     }));
