@@ -13,23 +13,9 @@ import {
   teardownPrompt,
   trayTitle,
 } from './billing-summary';
+import { leaseView } from '../contract/lease-view.test-util';
 
-const lease = (over: Partial<LeaseView>): LeaseView => ({
-  label: 'tender-i-r-aaaaaa-node-0',
-  leaseId: 'vastai:1',
-  provider: 'vastai',
-  runId: 'r-aaaaaa',
-  nodeId: 'r-aaaaaa/node-0',
-  state: 'created',
-  pricePerHour: 0.37,
-  createdAt: 0,
-  destroyedAt: null,
-  lastError: null,
-  reason: null,
-  accruedUsd: 0,
-  deadMan: null,
-  ...over,
-});
+const lease = (over: Partial<LeaseView>): LeaseView => leaseView({ pricePerHour: 0.37, ...over });
 
 describe('summarize', () => {
   it('counts every lease that may bill and sums the known prices', () => {

@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DestroyAllReport, LeaseView } from '../contract';
+import { leaseView } from '../contract/lease-view.test-util';
 import { EventBus } from '../core/event-bus';
 import type { TenderCore } from '../core/tender-core';
 
@@ -32,22 +33,8 @@ vi.mock('electron', async () => {
 const { QuitGuard } = await import('./quit-guard');
 const { TeardownRunner } = await import('./teardown-all');
 
-const lease = (label: string, over: Partial<LeaseView> = {}): LeaseView => ({
-  label,
-  leaseId: `vastai:${label}`,
-  provider: 'vastai',
-  runId: 'r-aaaaaa',
-  nodeId: null,
-  state: 'created',
-  pricePerHour: 0.37,
-  createdAt: 0,
-  destroyedAt: null,
-  lastError: null,
-  reason: null,
-  accruedUsd: 0,
-  deadMan: null,
-  ...over,
-});
+const lease = (label: string, over: Partial<LeaseView> = {}): LeaseView =>
+  leaseView({ label, leaseId: `vastai:${label}`, nodeId: null, pricePerHour: 0.37, ...over });
 
 interface Harness {
   guard: InstanceType<typeof QuitGuard>;

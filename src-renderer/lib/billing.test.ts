@@ -1,24 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { LeaseView } from '../../src-main/contract';
+import { leaseView } from '../../src-main/contract/lease-view.test-util';
 import { accrued, burnRate, needsAttention, totalAccrued } from './billing';
 import { bytes, duration, money, perHour } from './format';
 
-const lease = (over: Partial<LeaseView>): LeaseView => ({
-  label: 'l',
-  leaseId: 'vastai:1',
-  provider: 'vastai',
-  runId: 'r-aaaaaa',
-  nodeId: 'r-aaaaaa/node-0',
-  state: 'created',
-  pricePerHour: 1.2,
-  createdAt: 0,
-  destroyedAt: null,
-  lastError: null,
-  reason: null,
-  accruedUsd: 0,
-  deadMan: null,
-  ...over,
-});
+const lease = (over: Partial<LeaseView>): LeaseView =>
+  leaseView({ label: 'l', pricePerHour: 1.2, ...over });
 
 describe('billing', () => {
   it('burn rate counts every lease that may bill, and nothing else', () => {

@@ -6,26 +6,17 @@ import type {
   RunView,
   StatusView,
 } from '../../../src-main/contract';
+import { leaseView } from '../../../src-main/contract/lease-view.test-util';
 
 export const T0 = 1_700_000_000_000;
 
 export function lease(over: Partial<LeaseView> = {}): LeaseView {
-  return {
+  return leaseView({
     label: 'tender-i-r1-node-0',
     leaseId: 'vastai:100',
-    provider: 'vastai',
-    runId: 'r-aaaaaa',
-    nodeId: 'r-aaaaaa/node-0',
-    state: 'created',
-    pricePerHour: 1,
     createdAt: T0,
-    destroyedAt: null,
-    lastError: null,
-    reason: null,
-    accruedUsd: 0,
-    deadMan: null,
     ...over,
-  } as LeaseView;
+  });
 }
 
 export function node(stages: [NodeStage, number][], over: Partial<NodeView> = {}): NodeView {
