@@ -2,20 +2,11 @@
 // autostop of nodes kept warm, max duration, and the account key never reaching a node.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { vastSetup } from '../helpers/vast-core';
+import { describe, expect, it } from 'vitest';
+import { vastSetups } from '../helpers/vast-setups';
 import { until } from '../helpers/wait';
 
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of closers.splice(0)) await c();
-});
-
-async function setup(...args: Parameters<typeof vastSetup>) {
-  const t = await vastSetup(...args);
-  closers.push(() => t.close());
-  return t;
-}
+const setup = vastSetups();
 
 const longJob = (work: string) => ({
   name: 'long',

@@ -1,20 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { labelPrefix } from '../../src-main/core/ids';
 import { failedHostsPath } from '../../src-main/providers/vastai/failed-hosts';
-import { defaultOffers, vastSetup } from '../helpers/vast-core';
+import { defaultOffers } from '../helpers/vast-core';
+import { vastSetups } from '../helpers/vast-setups';
 
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of closers.splice(0)) await c();
-});
-
-async function setup(...args: Parameters<typeof vastSetup>) {
-  const t = await vastSetup(...args);
-  closers.push(() => t.close());
-  return t;
-}
+const setup = vastSetups();
 
 const job = (work: string) => ({
   name: 'vast-job',
