@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LogChannel, LogRecord } from '../../../src-main/contract';
 import { LogFeed } from './log-feed';
-
-const rec = (channel: LogChannel, seq: number, ts = seq): LogRecord => ({
-  run: 'r-test0001',
-  node: 'r-test0001/node-0',
-  channel,
-  source: channel === 'agent' ? 'run' : channel === 'events' ? 'event' : 'bootstrap',
-  stream: 'stdout',
-  seq,
-  ts,
-  line: `${channel}-${seq}`,
-});
+import { rec } from './log-record.test-util';
 
 /** A datastream: records by channel, read by seq like logs.read. */
 class Store {

@@ -1,22 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { LogChannel, LogRecord } from '../../../src-main/contract';
+import type { LogRecord } from '../../../src-main/contract';
 import { byTime, NodeSequencer } from './log-sequencer';
-
-const rec = (
-  channel: LogChannel,
-  seq: number,
-  ts = seq,
-  line = `${channel}-${seq}`,
-): LogRecord => ({
-  run: 'r-test0001',
-  node: 'r-test0001/node-0',
-  channel,
-  source: channel === 'agent' ? 'run' : channel === 'events' ? 'event' : 'bootstrap',
-  stream: 'stdout',
-  seq,
-  ts,
-  line,
-});
+import { rec } from './log-record.test-util';
 
 const seqs = (rs: LogRecord[]) => rs.map((r) => `${r.channel[0]}${r.seq}`);
 
