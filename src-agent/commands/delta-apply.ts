@@ -15,15 +15,20 @@ import {
   readFileSync,
   renameSync,
   rmSync,
-  type Stats,
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { NodePaths } from '../paths';
-import { commitNodeManifest, manifestFile, type Signature, signatureOf } from './node-manifest';
-import { stageNodeManifest } from './node-manifest';
-import type { NodeManifest } from './node-manifest';
+import {
+  commitNodeManifest,
+  lstatOrNull,
+  manifestFile,
+  type NodeManifest,
+  type Signature,
+  signatureOf,
+  stageNodeManifest,
+} from './node-manifest';
 import type { ReceivedWorkspace } from './workspace-receiver';
 
 /** The journal: what is left to do, every step safe to repeat. */
@@ -155,7 +160,11 @@ function redo(paths: NodePaths, j: ApplyJournal): void {
       renameSync(join(staging, name), join(root, path));
     } catch (err) {
       // Moved already, before the crash.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !isFile(join(root, path))) throw err;
+      if (
+        (err as NodeJS.ErrnoException).code !== 'ENOENT' ||
+        !lstatOrNull(join(root, path))?.isFile()
+      )
+        throw err;
     }
   }
   try {
@@ -201,14 +210,4 @@ function planDelta(
   // Sorted, a folder comes before the folders in it.
   const mkdirs = [...dirs].filter((d) => !present.has(d)).sort();
   return { deletions, trees, mkdirs };
-}
-
-function isFile(path: string): boolean {
-  let st: Stats;
-  try {
-    st = lstatSync(path);
-  } catch {
-    return false;
-  }
-  return st.isFile();
 }

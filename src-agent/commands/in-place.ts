@@ -4,20 +4,13 @@
 // while this runs the job can see some files new and some old. Nothing is changed until
 // every check has passed; from the first change on, the manifest is marked partial, so a
 // failure or a crash halfway makes the next push a full one (docs/agent-protocol.md).
-import {
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  renameSync,
-  rmdirSync,
-  type Stats,
-  unlinkSync,
-} from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import type { NodePaths } from '../paths';
 import type { ManifestFiles } from '../workspace-manifest';
 import {
   commitNodeManifest,
+  lstatOrNull,
   readManifestBytes,
   readRawManifest,
   type Signature,
@@ -206,14 +199,6 @@ function restoreManifest(paths: NodePaths, bytes: Buffer | null, tag: string): v
 function parentsOf(rel: string): string[] {
   const parts = rel.split('/');
   return parts.slice(1).map((_, i) => parts.slice(0, i + 1).join('/'));
-}
-
-function lstatOrNull(path: string): Stats | null {
-  try {
-    return lstatSync(path);
-  } catch {
-    return null;
-  }
 }
 
 function conflict(at: string, path: string, what: string): Error {

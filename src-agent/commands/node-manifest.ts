@@ -204,7 +204,8 @@ function sameSignature(a: Signature, b: unknown): boolean {
   return Array.isArray(b) && b.length === 4 && a.every((v, i) => v === b[i]);
 }
 
-function lstatOrNull(path: string): Stats | null {
+/** The entry's lstat, or null when there is none (or it cannot be reached). */
+export function lstatOrNull(path: string): Stats | null {
   try {
     return lstatSync(path);
   } catch {

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -18,7 +18,12 @@ import { createTarReader } from '../tar/reader';
 import { manifestDigest, type ManifestFiles } from '../workspace-manifest';
 import { applyDelta, finishPendingApply, journalFile, type PreparedWorkspace } from './delta-apply';
 import { applyInPlace } from './in-place';
-import { commitNodeManifest, type Signature, stageNodeManifest } from './node-manifest';
+import {
+  commitNodeManifest,
+  lstatOrNull,
+  type Signature,
+  stageNodeManifest,
+} from './node-manifest';
 import { receiveSealed, type SealedWorkspace } from './sealed-receive';
 import { type ReceivedWorkspace, WorkspaceReceiver } from './workspace-receiver';
 
@@ -52,7 +57,7 @@ export async function receiveWorkspace(
   const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
   const staging = join(paths.dir, `.workspace-staging-${tag}`);
   // In place only into a workspace that exists: the first one is swapped in as usual.
-  const isInPlace = opts.isInPlace === true && isFolder(paths.workspace);
+  const isInPlace = opts.isInPlace === true && lstatOrNull(paths.workspace)?.isDirectory() === true;
   // A job may run in an in-place workspace: only what is checked now counts there.
   const prepared = isInPlace ? undefined : opts.prepared;
   if (opts.isSealed === true && !isInPlace) return receiveSealedPush(paths, source, staging, tag);
@@ -185,14 +190,6 @@ function removeLeftovers(dir: string): void {
     }
   } catch {
     // Best effort: an unreadable D fails the push itself, with a proper error, just after.
-  }
-}
-
-function isFolder(path: string): boolean {
-  try {
-    return lstatSync(path).isDirectory();
-  } catch {
-    return false;
   }
 }
 

@@ -6,15 +6,16 @@
 // then checked against the manifest (a regular file, its size, its mode) before the caller
 // swaps `staging/w` in. SSH's integrity check covers the bytes in transit.
 import { spawn, spawnSync } from 'node:child_process';
-import { lstatSync, mkdirSync, readFileSync, type Stats } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type ManifestEntry, SEALED_MANIFEST, SEALED_TREE } from '../protocol';
 import { createTarReader } from '../tar/reader';
 import { filesOf, type ManifestFiles, stringsOf } from '../workspace-manifest';
-import { type Signature, signatureOf } from './node-manifest';
-import { safeRelativePath, TarExtractor } from './tar-extractor';
+import { lstatOrNull, type Signature, signatureOf } from './node-manifest';
+import { checkListedPaths, TarExtractor } from './tar-extractor';
+import { coded } from './workspace-receiver';
 
 export interface SealedWorkspace {
   files: ManifestFiles;
@@ -137,9 +138,7 @@ function readSealedManifest(staging: string): { files: ManifestFiles; dirs: stri
     if (raw.version !== 1) throw new Error(`version ${String(raw.version)} is not 1`);
     files = filesOf(raw.files, SEALED_MANIFEST);
     dirs = stringsOf(raw.dirs, 'dirs');
-    for (const p of [...files.keys(), ...dirs]) {
-      if (p === '' || safeRelativePath(p) !== p) throw new Error(`bad path ${JSON.stringify(p)}`);
-    }
+    checkListedPaths([...files.keys(), ...dirs]);
   } catch (err) {
     if ((err as { code?: string }).code === 'unsafe_path') throw err;
     throw coded('bad_tar', `an unreadable ${SEALED_MANIFEST}: ${(err as Error).message}`);
@@ -176,16 +175,4 @@ function tarFailure(stderr: string, code: number | null): Error {
 
 function describe(e: ManifestEntry): string {
   return `${e.size} bytes, mode ${e.mode.toString(8)}`;
-}
-
-function lstatOrNull(path: string): Stats | null {
-  try {
-    return lstatSync(path);
-  } catch {
-    return null;
-  }
-}
-
-function coded(code: string, message: string, entryPath?: string): Error {
-  return Object.assign(new Error(message), { code, entryPath });
 }

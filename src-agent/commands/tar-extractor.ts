@@ -127,6 +127,15 @@ export function safeRelativePath(path: string): string {
   return norm === '.' ? '' : norm;
 }
 
+/** Throws unless each path is already its own safe, normalized relative form (one that
+ *  would land outside the workspace: `unsafe_path`, from `safeRelativePath`). For paths a
+ *  header or manifest lists, which must name entries exactly. */
+export function checkListedPaths(paths: Iterable<string>): void {
+  for (const p of paths) {
+    if (p === '' || safeRelativePath(p) !== p) throw new Error(`bad path ${JSON.stringify(p)}`);
+  }
+}
+
 /** Tags an I/O failure with the workspace path it happened to (for the error message). */
 export async function inEntry<T>(rel: string, work: () => Promise<T>): Promise<T> {
   try {

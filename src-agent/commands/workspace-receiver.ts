@@ -14,7 +14,7 @@ import {
   stringsOf,
 } from '../workspace-manifest';
 import { type NodeManifest, readNodeManifest } from './node-manifest';
-import { safeRelativePath, TarExtractor } from './tar-extractor';
+import { checkListedPaths, safeRelativePath, TarExtractor } from './tar-extractor';
 
 /** A delta header lists every changed file; far more than any workspace needs. */
 const MAX_DELTA_HEADER_BYTES = 256 * 1024 * 1024;
@@ -185,14 +185,11 @@ async function readHeader({ header, body }: TarEntry): Promise<DeltaHeader> {
     if (typeof raw.base !== 'string' || typeof raw.target !== 'string')
       throw new Error('base and target must be manifest digests');
     const files = filesOf(raw.files, DELTA_ENTRY);
-    const paths = [
+    checkListedPaths([
       ...files.keys(),
       ...stringsOf(raw.deletions, 'deletions'),
       ...stringsOf(raw.dirs, 'dirs'),
-    ];
-    for (const p of paths) {
-      if (safeRelativePath(p) !== p || p === '') throw new Error(`bad path ${JSON.stringify(p)}`);
-    }
+    ]);
   } catch (err) {
     if ((err as { code?: string }).code === 'unsafe_path') throw err;
     throw coded('bad_delta', `unreadable ${DELTA_ENTRY}: ${(err as Error).message}`);
@@ -216,6 +213,7 @@ function describe(e: ManifestEntry): string {
   return `${e.size} bytes, mode ${e.mode.toString(8)}, sha256 ${e.sha256.slice(0, 12)}`;
 }
 
-function coded(code: string, message: string, entryPath?: string): Error {
+/** An error `recv-workspace` reports with `code` (and the workspace path it concerns). */
+export function coded(code: string, message: string, entryPath?: string): Error {
   return Object.assign(new Error(message), { code, entryPath });
 }
