@@ -31,6 +31,8 @@ export class WorkspaceSession {
   /** Rejects when the channel ends: what a write waiting for `drain` races against. */
   private readonly closed: Promise<never>;
   private readonly onClose: (err: Error) => void;
+  /** Resolves once the agent has printed its marker: it runs and reads requests. */
+  private readonly started: Promise<void>;
 
   private constructor(
     /** The connection it runs over. */
@@ -42,11 +44,15 @@ export class WorkspaceSession {
     this.closed.catch(() => {});
     this.onClose = reject;
     const scanner = new MarkerScanner();
+    let onStarted!: () => void;
+    this.started = new Promise<void>((resolve) => (onStarted = resolve));
     let stderr = '';
     ch.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-2000)));
     ch.stdout.on('data', (c: Buffer) => {
       const after = scanner.push(c);
-      if (after !== undefined && after.length > 0) this.onText(this.decoder.write(after));
+      if (after === undefined) return;
+      onStarted();
+      if (after.length > 0) this.onText(this.decoder.write(after));
     });
     ch.stdin.on('error', () => {
       /* the exit below says why */
@@ -57,7 +63,7 @@ export class WorkspaceSession {
     );
   }
 
-  /** Starts `serve-workspace` on the node; resolves once the agent has answered. Fails
+  /** Starts `serve-workspace` on the node; resolves once the agent runs (its marker). Fails
    *  with `SessionOpenError` (e.g. an agent from before sessions: push without one). */
   static async open(shell: NodeShell, address: AgentAddress): Promise<WorkspaceSession> {
     const session = new WorkspaceSession(
@@ -65,8 +71,7 @@ export class WorkspaceSession {
       shell.exec(agentCommand(address, 'serve-workspace')),
     );
     try {
-      // A manifest request proves the channel works (and warms the node's file cache).
-      await session.manifest();
+      await Promise.race([session.started, session.closed]);
     } catch (err) {
       await session.close();
       throw new SessionOpenError((err as Error).message);
