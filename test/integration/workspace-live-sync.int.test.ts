@@ -1,12 +1,10 @@
-import { RecvTestShell } from '../helpers/recv-test-shell';
 // Live workspace sync: syncWorkspace(…, { inPlace: true }) over a LocalShell into the built
 // agent's `recv-workspace --in-place`, while a job-like process runs in D/workspace.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
-import { lstat, mkdir, mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashCacheFile } from '../../src-main/jobs/workspace/hash-cache';
@@ -15,43 +13,13 @@ import { scanWorkspace } from '../../src-main/jobs/workspace/scan';
 import { fetchNodeManifest, syncWorkspace } from '../../src-main/jobs/workspace/sync';
 import { shq } from '../../src-main/transport/exec-helpers';
 import { agentBundlePath } from '../helpers/agent-bundle';
+import { RecvTestShell } from '../helpers/recv-test-shell';
+import { snapshot, writeTree } from '../helpers/workspace-tree';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-const PAST = new Date('2025-01-01T00:00:00Z');
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
-/** Writes files; `isOld`: dated in the past, as files usually are when first pushed (an
- *  edit must keep a fresh mtime, or the hash cache rightly takes it for unchanged). */
-async function writeTree(root: string, files: Record<string, string>, isOld = false) {
-  for (const [path, content] of Object.entries(files)) {
-    await mkdir(dirname(join(root, path)), { recursive: true });
-    await writeFile(join(root, path), content);
-    if (isOld) await utimes(join(root, path), PAST, PAST);
-  }
-}
-
-/** Every entry under `root`: folders as `dir`, files as `mode sha256`. */
-async function snapshot(root: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  async function walk(rel: string): Promise<void> {
-    for (const e of await readdir(join(root, rel), { withFileTypes: true })) {
-      const path = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) {
-        out[`${path}/`] = 'dir';
-        await walk(path);
-      } else {
-        const st = await lstat(join(root, path));
-        out[path] = `${(st.mode & 0o777).toString(8)} ${sha256(await readFile(join(root, path)))}`;
-      }
-    }
-  }
-  await walk('');
-  return out;
-}
 
 interface Node {
   local: string;
@@ -67,7 +35,7 @@ async function pushedNode(files: Record<string, string>): Promise<Node> {
   cleanups.push(() => rm(root, { recursive: true, force: true }));
   const local = join(root, 'local');
   const D = join(root, 'node');
-  await writeTree(local, files, true);
+  await writeTree(local, files);
   const shell = new RecvTestShell(D);
   cleanups.push(() => shell.close());
   const address = {
@@ -141,7 +109,11 @@ describe('syncWorkspace in place, while a job runs in the workspace', () => {
     await writeFile(join(n.ws, 'job-made.txt'), 'made by the job\n');
     await linesBeyond(n.ws, 10);
 
-    await writeTree(n.local, { 'a.txt': 'a2\n', 'b.txt': 'b2\n', 'new/e.txt': 'e\n' });
+    await writeTree(
+      n.local,
+      { 'a.txt': 'a2\n', 'b.txt': 'b2\n', 'new/e.txt': 'e\n' },
+      { isOld: false },
+    );
     await rm(join(n.local, 'c.txt'));
     const res = await n.sync();
 
@@ -180,7 +152,7 @@ describe('syncWorkspace in place, while a job runs in the workspace', () => {
     const n = await pushedNode(BASE);
     const folderIno = (await lstat(n.ws)).ino;
     await writeFile(join(n.ws, 'job-made.txt'), 'made by the job\n');
-    await writeTree(n.local, { 'a.txt': 'a3\n' });
+    await writeTree(n.local, { 'a.txt': 'a3\n' }, { isOld: false });
     await rm(join(n.local, 'c.txt'));
     await rm(join(n.local, 'sub'), { recursive: true });
     // Between `workspace-manifest` and `recv-workspace` the job edits two tracked files: the
@@ -218,7 +190,11 @@ describe('syncWorkspace in place, while a job runs in the workspace', () => {
     await writeFile(join(n.ws, 'job-made.txt'), 'made by the job\n');
     const tree = await snapshot(n.ws);
     const manifest = await readFile(join(n.D, 'workspace.manifest.json'));
-    await writeTree(n.local, { 'big.bin': 'x'.repeat(256 * 1024), 'a.txt': 'a4\n' });
+    await writeTree(
+      n.local,
+      { 'big.bin': 'x'.repeat(256 * 1024), 'a.txt': 'a4\n' },
+      { isOld: false },
+    );
     await rm(join(n.local, 'c.txt'));
     n.shell.tamper = () => cutAfter(64 * 1024);
 
@@ -233,7 +209,7 @@ describe('syncWorkspace in place, while a job runs in the workspace', () => {
     const n = await pushedNode(BASE);
     await mkdir(join(n.ws, 'results'));
     await writeFile(join(n.ws, 'results', 'r.txt'), 'job result\n');
-    await writeTree(n.local, { results: 'a local file\n', 'a.txt': 'a5\n' });
+    await writeTree(n.local, { results: 'a local file\n', 'a.txt': 'a5\n' }, { isOld: false });
     const tree = await snapshot(n.ws);
     const manifest = await readFile(join(n.D, 'workspace.manifest.json'));
 

@@ -2,10 +2,9 @@
 // and manifest requests in turn, staying in step after a refusal, and replaced by the pool
 // when it dies.
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DELTA_ENTRY } from '../../src-agent/protocol';
 import { hashCacheFile } from '../../src-main/jobs/workspace/hash-cache';
@@ -20,6 +19,7 @@ import { LocalShell } from '../../src-main/transport/local-shell';
 import type { ExecChannel, NodeShell } from '../../src-main/transport/node-shell';
 import { agentBundlePath } from '../helpers/agent-bundle';
 import { until } from '../helpers/wait';
+import { snapshot, writeTree } from '../helpers/workspace-tree';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -41,28 +41,6 @@ class CountingShell implements NodeShell {
   close(): Promise<void> {
     return this.inner.close();
   }
-}
-
-const PAST = new Date('2025-01-01T00:00:00Z');
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
-async function writeTree(root: string, files: Record<string, string>): Promise<void> {
-  for (const [path, text] of Object.entries(files)) {
-    await mkdir(dirname(join(root, path)), { recursive: true });
-    await writeFile(join(root, path), text);
-    await utimes(join(root, path), PAST, PAST); // older than the hash cache's racy window
-  }
-}
-
-/** Every file under `root` with its sha256; folders end with `/`. */
-async function snapshot(root: string, rel = ''): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(join(root, rel), { withFileTypes: true })) {
-    const path = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(`${path}/`, ...(await snapshot(root, path)));
-    else out.push(`${path} ${sha256(await readFile(join(root, path)))}`);
-  }
-  return out.sort();
 }
 
 async function setup() {

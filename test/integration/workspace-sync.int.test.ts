@@ -1,22 +1,11 @@
-import { RecvTestShell } from '../helpers/recv-test-shell';
 // Incremental workspace push against the built agent: syncWorkspace over a LocalShell into
 // `recv-workspace` / `workspace-manifest`, with the node's folder inspected directly.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
-import {
-  chmod,
-  lstat,
-  mkdir,
-  mkdtemp,
-  readFile,
-  readdir,
-  rm,
-  utimes,
-  writeFile,
-} from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CommandError, DeltaHeader } from '../../src-agent/protocol';
@@ -29,6 +18,8 @@ import { fetchNodeManifest, syncWorkspace } from '../../src-main/jobs/workspace/
 import type { AgentAddress } from '../../src-main/nodes/node-layout';
 import { shq } from '../../src-main/transport/exec-helpers';
 import { agentBundlePath, markedJson, runAgent } from '../helpers/agent-bundle';
+import { RecvTestShell } from '../helpers/recv-test-shell';
+import { sha256, snapshot, type Tree, writeTree } from '../helpers/workspace-tree';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -41,51 +32,12 @@ async function tempDir(): Promise<string> {
   return d;
 }
 
-type Tree = Record<string, string | { content: string | Buffer; mode: number }>;
-
-async function writeTree(root: string, files: Tree): Promise<void> {
-  for (const [path, spec] of Object.entries(files)) {
-    await mkdir(dirname(join(root, path)), { recursive: true });
-    const content = typeof spec === 'object' && 'content' in spec ? spec.content : spec;
-    await writeFile(join(root, path), content);
-    await chmod(
-      join(root, path),
-      typeof spec === 'object' && 'content' in spec ? spec.mode : 0o644,
-    );
-    // Older than the hash cache's racy window, as files usually are when pushed.
-    await utimes(join(root, path), PAST, PAST);
-  }
-}
-
-const PAST = new Date('2025-01-01T00:00:00Z');
-
-/** Every entry under `root`: folders as `dir`, files as `mode sha256`. */
-async function snapshot(root: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  async function walk(rel: string): Promise<void> {
-    for (const e of await readdir(join(root, rel), { withFileTypes: true })) {
-      const path = rel ? `${rel}/${e.name}` : e.name;
-      const st = await lstat(join(root, path));
-      if (e.isDirectory()) {
-        out[`${path}/`] = 'dir';
-        await walk(path);
-      } else {
-        const data = await readFile(join(root, path));
-        out[path] = `${(st.mode & 0o777).toString(8)} ${sha256(data)}`;
-      }
-    }
-  }
-  await walk('');
-  return out;
-}
-
 async function inodes(root: string, paths: string[]): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const p of paths) out[p] = (await lstat(join(root, p))).ino;
   return out;
 }
 
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const KB = 1024;
 const blob = (seed: string, size: number) =>
   Buffer.alloc(size, createHash('sha256').update(seed).digest());
