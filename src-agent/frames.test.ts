@@ -16,13 +16,32 @@ async function readAll(reader: FrameReader): Promise<string[]> {
   return got;
 }
 
+describe('frame', () => {
+  test('a payload up to 64 KiB is one buffer with its head (one write), a larger one two', () => {
+    const small = frame(Buffer.alloc(64 * 1024, 1));
+    expect(small).toHaveLength(1);
+    expect(small[0]!.readUInt32BE(0)).toBe(64 * 1024);
+    const large = Buffer.alloc(64 * 1024 + 1, 2);
+    const parts = frame(large);
+    expect(parts).toHaveLength(2);
+    expect(parts[0]!.readUInt32BE(0)).toBe(large.length);
+    expect(parts[1]).toBe(large); // not copied
+    expect(frame(Buffer.alloc(0))).toEqual([Buffer.from([0, 0, 0, 0])]);
+  });
+});
+
 describe('FrameReader', () => {
   test.each([1, 3, 5, 4096])(
     'reads frames however the stream is cut (%i-byte pieces)',
     async (n) => {
-      const payloads = ['{"op":"recv"}', 'tar bytes', '', 'x'.repeat(1000), ''].map((t) =>
-        Buffer.from(t),
-      );
+      const payloads = [
+        '{"op":"recv"}',
+        'tar bytes',
+        '',
+        'x'.repeat(1000),
+        'y'.repeat(70_000),
+        '',
+      ].map((t) => Buffer.from(t));
       expect(await readAll(new FrameReader(pieces(payloads, n)))).toEqual(
         payloads.map((p) => p.toString()),
       );

@@ -5,11 +5,17 @@
 /** Larger frames are refused: a length this big means the stream is out of step. */
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
-/** The frame holding `payload` (an empty one is the end-of-request frame). */
+/** The length prefix of every frame. */
+export const FRAME_HEAD_BYTES = 4;
+
+/** The frame holding `payload` (an empty one is the end-of-request frame). A payload of up
+ *  to 64 KiB comes back in one buffer with its head (one write, so one SSH packet where
+ *  two would go), a larger one as head and payload, uncopied. */
 export function frame(payload: Buffer): Buffer[] {
-  const head = Buffer.allocUnsafe(4);
+  const head = Buffer.allocUnsafe(FRAME_HEAD_BYTES);
   head.writeUInt32BE(payload.length, 0);
-  return payload.length === 0 ? [head] : [head, payload];
+  if (payload.length === 0) return [head];
+  return payload.length <= 64 * 1024 ? [Buffer.concat([head, payload])] : [head, payload];
 }
 
 /** Reads frames from a byte stream: `next()` gives each payload, or null at a clean end. */

@@ -17,6 +17,7 @@ import { createTarWriter, type TarWriter } from '../../../src-agent/tar';
 import { TenderError } from '../../core/tender-error';
 import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
 import { parseAfterMarker } from '../../transport/exec-helpers';
+import { packetized } from './packetize';
 import type { NodeShell } from '../../transport/node-shell';
 
 /** The agent refused the stream; `nodeCode` is its error code (`stale_base`, `ENOSPC`, …). */
@@ -94,7 +95,13 @@ export async function sendToRecv(
     await write(tar);
     await tar.finish();
   })();
-  const sending = pipeline(tar, counting, ch.stdin).catch(() => {
+  // Whole SSH packets: see packetize.ts.
+  const sending = pipeline(
+    tar,
+    (src: AsyncIterable<Buffer>) => packetized(src),
+    counting,
+    ch.stdin,
+  ).catch(() => {
     /* the remote side closed early; its exit status and output say why */
   });
   // Once the agent has exited (it refused the stream) nothing more can arrive: stop writing

@@ -6,7 +6,7 @@
 // closed: open another one.
 import { once } from 'node:events';
 import { StringDecoder } from 'node:string_decoder';
-import { frame } from '../../../src-agent/frames';
+import { FRAME_HEAD_BYTES, frame } from '../../../src-agent/frames';
 import { MarkerScanner } from '../../../src-agent/marker';
 import type {
   CommandError,
@@ -18,6 +18,7 @@ import { createTarWriter, type TarWriter } from '../../../src-agent/tar';
 import { TenderError } from '../../core/tender-error';
 import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
 import type { ExecChannel, NodeShell } from '../../transport/node-shell';
+import { packetized, SSH_PACKET_BYTES } from './packetize';
 import { answerOf, nodeManifestOf, type NodeManifest, type RecvAnswer } from './recv-channel';
 
 export class WorkspaceSession {
@@ -125,7 +126,8 @@ export class WorkspaceSession {
         await tar.finish();
       })();
       const sending = (async () => {
-        for await (const chunk of tar as AsyncIterable<Buffer>) {
+        // A frame per packet: its head and payload fill one SSH packet.
+        for await (const chunk of packetized(tar, SSH_PACKET_BYTES - FRAME_HEAD_BYTES)) {
           streamBytes += chunk.length;
           await this.send(frame(chunk));
         }
