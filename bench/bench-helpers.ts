@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAgentBundle } from '../src-main/core/agent-bundle';
 import { connectSsh, type SshShell } from '../src-main/transport/ssh-shell';
@@ -100,4 +101,41 @@ export function hasCommand(c: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The node's disk for a push bench: a fresh journaled ext4 on a loop device (what a rented
+ * node's disk is), or, where one cannot be made (not root, no loop devices), the system
+ * temp folder. This VM's own `/` is ext4 without a journal, where creating a file scans
+ * every inode freed in the last minutes (ext4's `recently_deleted()`): a 5,000-file
+ * extraction then takes 0.3 s or 5 s depending on what was deleted before it, whoever
+ * extracts. `release()` unmounts it and removes the image.
+ */
+export function makeNodeDisk(): { path: string; label: string; release(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'tender-node-disk-'));
+  chmodSync(dir, 0o755); // sshd reads authorized_keys as the node's user, below here
+  const image = join(dir, 'node-disk.img');
+  const mount = join(dir, 'node-disk');
+  try {
+    execFileSync('truncate', ['-s', '6G', image]);
+    execFileSync('mkfs.ext4', ['-q', '-F', image]);
+    mkdirSync(mount);
+    execFileSync('mount', ['-o', 'loop', image, mount]);
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    return {
+      path: tmpdir(),
+      label: `the system temp folder (no loop ext4: ${(err as Error).message.split('\n')[0]})`,
+      release: () => {},
+    };
+  }
+  chmodSync(mount, 0o755); // sshd refuses keys under a world-writable folder
+  return {
+    path: mount,
+    label: 'a fresh journaled ext4 (loop image)',
+    release: () => {
+      execFileSync('umount', [mount]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

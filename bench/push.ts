@@ -5,7 +5,8 @@
 // exec of `recv-workspace`), re-pushes over a workspace session as live sync does (opened
 // once per node, timed on its own); a one-shot re-push (an exec and a node process per
 // push) is printed too. The first pushes rotate their order with each rep, and each measurement
-// starts after `sync`.
+// starts after `sync`. The node's home is on a fresh journaled ext4 (a loop image), as a
+// rented node's would be: see makeNodeDisk for why not this VM's own disk.
 // Workspace: ~5 000 files of 1–20 KB plus 5 files of 50 MB. Prints medians and ratios.
 // Targets (issue 3): first push ≤ 1.0× tar|ssh, re-push ≤ 0.5× rsync.
 // Usage: node bench/run.mjs push [reps=5] [bigMB=50]   (as root, after `npm run build`)
@@ -23,6 +24,7 @@ import {
   ensureDir,
   hasCommand,
   installAgent,
+  makeNodeDisk,
   median,
   ms,
   randomBytesFrom,
@@ -42,7 +44,8 @@ const SMALL_FILES = 5_000;
 
 const root = mkdtempSync(join(tmpdir(), 'tender-bench-push-'));
 const ws = join(root, 'ws');
-const fixture = await startSshd();
+const nodeDisk = makeNodeDisk();
+const fixture = await startSshd({ baseDir: nodeDisk.path });
 try {
   if (!hasCommand('rsync')) throw new Error('rsync is not installed (apt-get install rsync)');
   const next = rng(42);
@@ -62,6 +65,7 @@ try {
   console.log(
     `workspace: ${scan0.files.length} files, ${totalMB.toFixed(0)} MB; sshd on 127.0.0.1:${fixture.port}`,
   );
+  console.log(`node's disk: ${nodeDisk.label}`);
 
   const shell = await connect(fixture);
   const agent = await installAgent(shell);
@@ -192,5 +196,6 @@ try {
   console.log(`  ratio tender / rsync: ${(m.tenderRe / m.rsyncRe).toFixed(2)}×   (target ≤ 0.5×)`);
 } finally {
   await fixture.stop();
+  nodeDisk.release();
   rmSync(root, { recursive: true, force: true });
 }

@@ -35,6 +35,9 @@ export interface SshdOptions {
   path?: string;
   /** Reserve the port now, start listening only after this long. */
   startDelayMs?: number;
+  /** Where the fixture's folder (and the fresh user's HOME) is made: the node's disk.
+   *  The system temp folder by default. */
+  baseDir?: string;
 }
 
 export interface ExecResult {
@@ -122,7 +125,7 @@ export class SshdFixture {
       throw new Error(
         "sshd fixture: `bashrc` needs user 'fresh' (it would overwrite /root/.bashrc)",
       );
-    this.dir = mkdtempSync(join(tmpdir(), 'tender-sshd-'));
+    this.dir = mkdtempSync(join(opts.baseDir ?? tmpdir(), 'tender-sshd-'));
     this.user = this.isFreshUser ? `tnd${randomBytes(4).toString('hex')}` : 'root';
     this.home = this.isFreshUser ? join(this.dir, 'home') : '/root';
     const pair = generateEd25519('tender-test-client');
