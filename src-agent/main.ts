@@ -16,14 +16,14 @@ const USAGE = `usage: tender-agent <command>
   daemon --dir D [--agent-id ID] [--host-key HK]
   start  --dir D [--agent-id ID] [--host-key HK]
   attach --dir D
-  recv-workspace --dir D [--in-place] [--sealed]
+  recv-workspace --dir D [--in-place] [--sealed] [--unless-manifest]
   workspace-manifest --dir D
   serve-workspace --dir D
   pack-outputs --dir D --spec B64
 `;
 
 async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, ['in-place', 'sealed']);
+  const args = parseArgs(argv, ['in-place', 'sealed', 'unless-manifest']);
   const daemonFlags = () => {
     allowOnly(args, ['dir', 'agent-id', 'host-key']);
     return {
@@ -46,10 +46,11 @@ async function main(argv: string[]): Promise<number> {
       allowOnly(args, ['dir']);
       return runAttach(requireFlag(args, 'dir'));
     case 'recv-workspace':
-      allowOnly(args, ['dir', 'in-place', 'sealed']);
+      allowOnly(args, ['dir', 'in-place', 'sealed', 'unless-manifest']);
       return runRecvWorkspace(requireFlag(args, 'dir'), {
         isInPlace: args.flags.has('in-place'),
         isSealed: args.flags.has('sealed'),
+        isUnlessManifest: args.flags.has('unless-manifest'),
       });
     case 'serve-workspace':
       allowOnly(args, ['dir']);

@@ -227,6 +227,13 @@ export interface RecvWorkspaceOutput {
   extractor?: 'tar' | 'agent';
 }
 
+/** `recv-workspace --unless-manifest` when D holds a workspace it can vouch for: nothing
+ *  was read or changed; `manifest` is what `workspace-manifest` would print. */
+export interface RecvDeclinedOutput {
+  declined: 'has_workspace';
+  manifest: WorkspaceManifest;
+}
+
 /** A request frame of `serve-workspace`: `recv` is `recv-workspace [--in-place]
  *  [--sealed]`, its tar stream following as frames up to an empty one; `manifest` is
  *  `workspace-manifest`; `prepare` (answer `{}`) checks the workspace ahead of the `recv`

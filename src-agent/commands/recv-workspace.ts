@@ -4,6 +4,10 @@
 // the files that arrived and applies itself where the workspace stands, behind a redo
 // journal (delta-apply.ts). `--in-place` (for a workspace a job is running in) moves what
 // arrived into the live folder file by file and keeps what the job made (in-place.ts).
+// `--unless-manifest` (a full push offered to a node that is probably fresh) declines when
+// D holds a workspace it can vouch for: it prints that workspace's manifest, reads nothing
+// and changes nothing, so the app's first push costs one exec, not a manifest request and
+// then the push.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -13,14 +17,20 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { commandError, printResult } from '../output';
 import { nodePaths, type NodePaths } from '../paths';
-import { type CommandError, type RecvWorkspaceOutput, SEALED_TREE } from '../protocol';
+import {
+  type CommandError,
+  type RecvDeclinedOutput,
+  type RecvWorkspaceOutput,
+  SEALED_TREE,
+} from '../protocol';
 import { createTarReader } from '../tar/reader';
-import { manifestDigest, type ManifestFiles } from '../workspace-manifest';
+import { manifestDigest, type ManifestFiles, toManifest } from '../workspace-manifest';
 import { applyDelta, finishPendingApply, journalFile, type PreparedWorkspace } from './delta-apply';
 import { applyInPlace } from './in-place';
 import {
   commitNodeManifest,
   lstatOrNull,
+  readNodeManifest,
   type Signature,
   stageNodeManifest,
 } from './node-manifest';
@@ -29,7 +39,7 @@ import { type ReceivedWorkspace, WorkspaceReceiver } from './workspace-receiver'
 
 export async function runRecvWorkspace(
   dir: string,
-  opts: { isInPlace?: boolean; isSealed?: boolean } = {},
+  opts: { isInPlace?: boolean; isSealed?: boolean; isUnlessManifest?: boolean } = {},
 ): Promise<number> {
   // The stream stays our fd 0 until something must read it here: a sealed push hands the
   // descriptor itself to tar, so no byte of it passes through this process.
@@ -43,8 +53,13 @@ export async function runRecvWorkspace(
 export async function receiveWorkspace(
   paths: NodePaths,
   source: PushInput,
-  opts: { isInPlace?: boolean; isSealed?: boolean; prepared?: PreparedWorkspace } = {},
-): Promise<RecvWorkspaceOutput | CommandError> {
+  opts: {
+    isInPlace?: boolean;
+    isSealed?: boolean;
+    isUnlessManifest?: boolean;
+    prepared?: PreparedWorkspace;
+  } = {},
+): Promise<RecvWorkspaceOutput | RecvDeclinedOutput | CommandError> {
   const input = (): Readable => readableOf(source);
   mkdirSync(paths.dir, { recursive: true });
   try {
@@ -54,6 +69,12 @@ export async function receiveWorkspace(
     return describeFailure(err, paths.dir, paths.workspace);
   }
   removeLeftovers(paths.dir);
+  if (opts.isUnlessManifest === true) {
+    const current = readNodeManifest(paths);
+    if (current) {
+      return { declined: 'has_workspace', manifest: toManifest(current.files, current.dirs) };
+    }
+  }
   const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
   const staging = join(paths.dir, `.workspace-staging-${tag}`);
   // In place only into a workspace that exists: the first one is swapped in as usual.

@@ -10,7 +10,12 @@ import { FrameReader } from '../frames';
 import { STREAM_MARKER } from '../marker';
 import { commandError } from '../output';
 import { nodePaths, type NodePaths } from '../paths';
-import type { CommandError, RecvWorkspaceOutput, ServeRequest } from '../protocol';
+import type {
+  CommandError,
+  RecvDeclinedOutput,
+  RecvWorkspaceOutput,
+  ServeRequest,
+} from '../protocol';
 import { finishPendingApply, listWorkspace, type PreparedWorkspace } from './delta-apply';
 import { readNodeManifest } from './node-manifest';
 import { receiveWorkspace } from './recv-workspace';
@@ -61,7 +66,7 @@ async function serveRecv(
   paths: NodePaths,
   frames: FrameReader,
   opts: { isInPlace: boolean; isSealed: boolean; prepared: PreparedWorkspace | undefined },
-): Promise<RecvWorkspaceOutput | CommandError | null> {
+): Promise<RecvWorkspaceOutput | RecvDeclinedOutput | CommandError | null> {
   const input = new PassThrough({ highWaterMark: 1 << 20 });
   let isSettled = false;
   const result = receiveWorkspace(paths, input, opts).finally(() => {

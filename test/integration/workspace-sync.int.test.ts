@@ -12,6 +12,7 @@ import type { CommandError, DeltaHeader } from '../../src-agent/protocol';
 import { collect } from '../../src-agent/tar/tar-test-helpers';
 import { createTarWriter } from '../../src-agent/tar/writer';
 import { hashCacheFile } from '../../src-main/jobs/workspace/hash-cache';
+import { NodeManifestMemory } from '../../src-main/jobs/workspace/node-manifest-memory';
 import { WorkspaceRefusedError } from '../../src-main/jobs/workspace/recv-channel';
 import { scanWorkspace } from '../../src-main/jobs/workspace/scan';
 import { fetchNodeManifest, syncWorkspace } from '../../src-main/jobs/workspace/sync';
@@ -70,10 +71,15 @@ async function setup(
   return { local, D, home: join(root, 'home'), shell, address };
 }
 
-async function sync(s: Setup) {
+/** `memory`: what the app remembers it pushed to this node, as a run's pushes pass it;
+ *  without, every push starts by offering the full push (`--unless-manifest`). */
+async function sync(s: Setup, memory?: NodeManifestMemory) {
   const scan = await scanWorkspace(s.local, []);
   s.shell.recvBytes = 0;
-  return syncWorkspace(s.shell, s.address, scan, { hashCacheFile: hashCacheFile(s.home) });
+  return syncWorkspace(s.shell, s.address, scan, {
+    hashCacheFile: hashCacheFile(s.home),
+    memory: memory ? { store: memory, key: 'node-1' } : undefined,
+  });
 }
 
 const leftovers = (D: string) =>
@@ -94,8 +100,9 @@ describe('syncWorkspace against the built agent', () => {
   it('pushes in full first, then only what changed, into an exact copy', async () => {
     const s = await setup(baseTree());
     await mkdir(join(s.local, 'empty/inner'), { recursive: true });
+    const memory = new NodeManifestMemory(null);
 
-    const first = await sync(s);
+    const first = await sync(s, memory);
     expect(first).toMatchObject({ mode: 'full', filesSent: 14, deleted: 0, unchanged: 0 });
     expect(first.fullReason).toBe('first');
     expect(await snapshot(join(s.D, 'workspace'))).toEqual(await snapshot(s.local));
@@ -116,7 +123,9 @@ describe('syncWorkspace against the built agent', () => {
     await rm(join(s.local, 'empty/inner'), { recursive: true });
     await mkdir(join(s.local, 'other'));
 
-    const second = await sync(s);
+    s.shell.commands = [];
+    const second = await sync(s, memory);
+    expect(s.shell.commands).toEqual(['recv-workspace']); // no manifest request: remembered
     expect(second).toMatchObject({ mode: 'delta', filesSent: 5, deleted: 2, unchanged: 8 });
     const changedBytes = 12 + 64 * KB + 3 * KB + 9 + 64 * KB;
     expect(second.bytesSent).toBe(changedBytes);
@@ -155,18 +164,46 @@ describe('syncWorkspace against the built agent', () => {
     const s = await setup(baseTree());
     await sync(s);
     await writeFile(join(s.local, 'train.py'), 'print("v3")\n');
-    // Between `workspace-manifest` and `recv-workspace`, another push lands on the node.
-    s.shell.beforeRecv = async () => {
-      const other = await tempDir();
-      await writeTree(other, { 'someone-else.txt': 'x' });
-      const tar = execFileSync('tar', ['-c', '-C', other, '.']);
-      expect((await runAgent(['recv-workspace', '--dir', s.D], tar)).code).toBe(0);
+    // The full push offered first is declined with the node's manifest; between that and
+    // the delta made against it, another push lands on the node.
+    s.shell.beforeRecv = () => {
+      s.shell.beforeRecv = async () => {
+        const other = await tempDir();
+        await writeTree(other, { 'someone-else.txt': 'x' });
+        const tar = execFileSync('tar', ['-c', '-C', other, '.']);
+        expect((await runAgent(['recv-workspace', '--dir', s.D], tar)).code).toBe(0);
+      };
     };
 
     const res = await sync(s);
     expect(res).toMatchObject({ mode: 'full', fullReason: 'stale_base', filesSent: 14 });
-    expect(s.shell.commands.filter((c) => c === 'recv-workspace')).toHaveLength(3);
+    // The first sync's push; then the offer, the delta, the full push.
+    expect(s.shell.commands.filter((c) => c === 'recv-workspace')).toHaveLength(4);
     expect(await snapshot(join(s.D, 'workspace'))).toEqual(await snapshot(s.local));
+  });
+
+  it('a first push to a fresh node is one exec: the full push, offered without asking first', async () => {
+    const s = await setup(baseTree());
+    const res = await sync(s);
+    expect(res).toMatchObject({ mode: 'full', fullReason: 'first', filesSent: 14 });
+    expect(s.shell.commands).toEqual(['recv-workspace']);
+    expect(await snapshot(join(s.D, 'workspace'))).toEqual(await snapshot(s.local));
+  });
+
+  it('a node that holds a workspace the app does not remember declines the full push, and gets a delta', async () => {
+    const s = await setup(baseTree());
+    await sync(s);
+    const kept = ['data/part-5.bin', 'run.sh'];
+    const before = await inodes(join(s.D, 'workspace'), kept);
+    await writeFile(join(s.local, 'train.py'), 'print("v2")\n');
+    s.shell.commands = [];
+
+    const res = await sync(s); // no memory of the first push
+    expect(s.shell.commands).toEqual(['recv-workspace', 'recv-workspace']);
+    expect(res).toMatchObject({ mode: 'delta', filesSent: 1, unchanged: 13 });
+    expect(await snapshot(join(s.D, 'workspace'))).toEqual(await snapshot(s.local));
+    expect(await inodes(join(s.D, 'workspace'), kept)).toEqual(before);
+    expect(leftovers(s.D)).toEqual([]);
   });
 
   it('a truncated delta leaves the previous workspace and manifest byte-identical', async () => {
@@ -348,6 +385,20 @@ describe('recv-workspace deltas', () => {
     );
     expect(markedJson<CommandError>(res.stdout).error.code).toBe('stale_base');
     expect(existsSync(join(D, 'workspace'))).toBe(false);
+  });
+
+  it('recv-workspace --unless-manifest declines, reading and changing nothing, where a workspace is', async () => {
+    const D = await fullPush({ 'a/b.txt': 'b', 'c.txt': 'cc' });
+    const tree = await snapshot(join(D, 'workspace'));
+    const manifest = markedJson((await runAgent(['workspace-manifest', '--dir', D])).stdout);
+    const res = await runAgent(
+      ['recv-workspace', '--dir', D, '--sealed', '--unless-manifest'],
+      Buffer.from('not a tar at all'),
+    );
+    expect(res.code).toBe(0);
+    expect(markedJson(res.stdout)).toEqual({ declined: 'has_workspace', manifest });
+    expect(await snapshot(join(D, 'workspace'))).toEqual(tree);
+    expect(leftovers(D)).toEqual([]);
   });
 
   it('workspace-manifest prints nothing without a workspace, and the manifest after a push', async () => {

@@ -68,8 +68,7 @@ export async function pushDelta(
         throw new LocalChangeError(`a file of ${root} vanished while the workspace was pushed`);
       }
     },
-    opts.isInPlace,
-    opts.via,
+    { isInPlace: opts.isInPlace, via: opts.via },
   );
   return {
     output: answer.output,

@@ -77,6 +77,9 @@ export async function pushFull(
     now?: () => number;
     /** Into the live workspace, file by file (`recv-workspace --in-place`). */
     isInPlace?: boolean;
+    /** Offered to a node that is probably fresh: if it holds a workspace after all, it
+     *  declines, and this throws `FullPushDeclined` with that workspace's manifest. */
+    isUnlessManifest?: boolean;
     via?: RecvVia;
   },
 ): Promise<FullPushResult> {
@@ -117,9 +120,7 @@ export async function pushFull(
         await tar.addFile(SEALED_MANIFEST, { size: body.length, mode: 0o600 }, body);
       }
     },
-    opts.isInPlace,
-    opts.via,
-    isSealed,
+    { isInPlace: opts.isInPlace, via: opts.via, isSealed, isUnlessManifest: opts.isUnlessManifest },
   );
   const expected = manifestDigest(sent, plan.dirs);
   if (answer.output.manifest !== undefined && answer.output.manifest !== expected) {

@@ -4,6 +4,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type {
   CommandError,
+  RecvDeclinedOutput,
   RecvWorkspaceOutput,
   WorkspaceManifest,
 } from '../../../src-agent/protocol';
@@ -63,20 +64,42 @@ export interface RecvVia {
   manifest(): Promise<NodeManifest | null>;
 }
 
+/** The node declined a full push offered with `--unless-manifest`: it holds a workspace
+ *  already. `manifest` is that workspace's (null if it could not be read): diff against it. */
+export class FullPushDeclined extends Error {
+  override readonly name = 'FullPushDeclined';
+  constructor(readonly manifest: NodeManifest | null) {
+    super('the node holds a workspace already');
+  }
+}
+
+export interface RecvOptions {
+  /** Into the live workspace of a running job (`--in-place`), never a swap. */
+  isInPlace?: boolean;
+  /** Over this session instead of an exec of its own. */
+  via?: RecvVia;
+  /** A sealed full push (`--sealed`). */
+  isSealed?: boolean;
+  /** `--unless-manifest` (not over a session): see `FullPushDeclined`. */
+  isUnlessManifest?: boolean;
+}
+
 /** Runs `recv-workspace` (or a request of `via`), lets `write` fill the tar (finished
- *  here), returns the answer. `isInPlace`: into the live workspace of a running job
- *  (`--in-place`), never a swap. `isSealed`: a sealed full push (`--sealed`). */
+ *  here), returns the answer. */
 export async function sendToRecv(
   shell: NodeShell,
   address: AgentAddress,
   write: (tar: TarWriter) => Promise<void>,
-  isInPlace = false,
-  via?: RecvVia,
-  isSealed = false,
+  opts: RecvOptions = {},
 ): Promise<RecvAnswer> {
-  if (via) return via.recv(write, isInPlace, isSealed);
+  const isInPlace = opts.isInPlace === true;
+  if (opts.via) return opts.via.recv(write, isInPlace, opts.isSealed === true);
   const command = agentCommand(address, 'recv-workspace');
-  const flags = `${isInPlace ? ' --in-place' : ''}${isSealed ? ' --sealed' : ''}`;
+  const flags = [
+    isInPlace ? ' --in-place' : '',
+    opts.isSealed === true ? ' --sealed' : '',
+    opts.isUnlessManifest === true ? ' --unless-manifest' : '',
+  ].join('');
   const ch = shell.exec(`${command}${flags}`);
   const out: Buffer[] = [];
   let stderr = '';
@@ -116,9 +139,11 @@ export async function sendToRecv(
     ch.close();
   }
   const status = await ch.exit;
-  const result = parseAfterMarker<RecvWorkspaceOutput | CommandError>(
+  const result = parseAfterMarker<RecvWorkspaceOutput | RecvDeclinedOutput | CommandError>(
     Buffer.concat(out).toString('utf8'),
   );
+  // It read nothing: what was written meanwhile went nowhere.
+  if (result && 'declined' in result) throw new FullPushDeclined(nodeManifestOf(result.manifest));
   const failure = wrote.status === 'rejected' ? (wrote.reason as Error) : undefined;
   if (failure || (result && 'error' in result)) answerOf(result, failure); // throws
   if (isInPlace && status.code === 2 && /--in-place/.test(stderr)) {

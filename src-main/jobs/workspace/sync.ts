@@ -1,6 +1,8 @@
 // Incremental workspace push: ask the node for its manifest, send only what differs as one
 // tar stream, fall back to a full push when the node has no manifest or a different one
-// than it reported (`stale_base`). Either way the node swaps the result in atomically: a
+// than it reported (`stale_base`). When the app remembers no push to the node (a fresh
+// one, most likely), the full push is offered straight away instead: the node declines it,
+// with its manifest, if it holds a workspace after all (`FullPushDeclined`). Either way the node swaps the result in atomically: a
 // partially pushed workspace is never what `run` sees. With `inPlace` (live sync into a
 // running job) the node instead moves each file into the live folder, keeping the job's
 // cwd and the files it made; each file is replaced atomically, the whole is not.
@@ -14,6 +16,7 @@ import type { NodeManifestMemory, RememberedManifest } from './node-manifest-mem
 import { buildManifest, diffManifests, type ManifestSource, statFiles } from './manifest';
 import { type FullPushResult, pushFull, type PushProgress } from './push';
 import {
+  FullPushDeclined,
   LocalChangeError,
   type NodeManifest,
   nodeManifestOf,
@@ -99,6 +102,10 @@ export async function syncWorkspace(
           remember(opts, delta.manifest);
           return done(delta.result, { hashed: delta.hashed });
         }
+        if (delta.kind === 'pushed') {
+          remember(opts, delta.result.manifest);
+          return done(delta.result, { fullReason: 'first' });
+        }
         const full = await pushFull(shell, address, source, {
           cache,
           onProgress: opts.onProgress,
@@ -130,23 +137,41 @@ type DeltaOutcome =
       hashed: number;
       manifest: RememberedManifest;
     }
+  | { kind: 'pushed'; result: FullPushResult }
   | { kind: 'full'; why: 'first' | 'stale_base' };
 
 /** The delta push, or why a full one is needed instead. Diffs against the remembered
- *  manifest when there is one (no round trip); if the node says its base is stale, asks it
- *  for its manifest and diffs once more. */
+ *  manifest when there is one (no round trip); without one, outside a session and not in
+ *  place, makes the full push, unless the node declines it with its manifest; if the node
+ *  says its base is stale, asks it for its manifest and diffs once more. */
 async function tryDelta(
   shell: NodeShell,
   address: AgentAddress,
-  source: ManifestSource,
+  source: ManifestSource & { files: { path: string; size: number }[] },
   cache: HashCache,
   opts: SyncOptions,
 ): Promise<DeltaOutcome> {
   const remembered = opts.memory?.store.get(opts.memory.key) ?? null;
+  let declined: NodeManifest | undefined;
+  if (!remembered && !opts.via && opts.inPlace !== true) {
+    try {
+      const result = await pushFull(shell, address, source, {
+        cache,
+        onProgress: opts.onProgress,
+        now: opts.now,
+        isUnlessManifest: true,
+      });
+      return { kind: 'pushed', result };
+    } catch (err) {
+      if (!(err instanceof FullPushDeclined)) throw err;
+      if (!err.manifest) return { kind: 'full', why: 'first' }; // unreadable: replace it
+      declined = err.manifest;
+    }
+  }
   // Stats (and cache look-ups) run while the node answers; hashing waits for its answer,
   // since a first push hashes as it sends instead.
   const [first, stats] = await Promise.all([
-    remembered ?? fetchNodeManifest(shell, address, opts.via),
+    remembered ?? declined ?? fetchNodeManifest(shell, address, opts.via),
     statFiles(source),
   ]);
   if (!first) return { kind: 'full', why: 'first' };
@@ -167,7 +192,7 @@ async function tryDelta(
     },
     stats,
   );
-  for (let remote: NodeManifest | null = first, asked = remembered === null; remote;) {
+  for (let remote: NodeManifest | null = first, asked = !remembered; remote;) {
     // Sent even when nothing differs: the node then removes whatever a job added to the
     // workspace and restores what it changed, so the result is exactly the local folder (in
     // place, it only re-checks its manifest and leaves the job's files).
