@@ -190,6 +190,29 @@ describe('syncWorkspace against the built agent', () => {
     expect(await snapshot(join(s.D, 'workspace'))).toEqual(await snapshot(s.local));
   });
 
+  it('an agent older than the offer (a run started by an older Tender) is asked for its manifest, as before', async () => {
+    const s = await setup(baseTree());
+    // The agent of before --unless-manifest: its argument parser refuses the word.
+    const old = join(await tempDir(), 'old-agent.cjs');
+    await writeFile(
+      old,
+      `if (process.argv.includes('--unless-manifest')) {
+        process.stderr.write('tender-agent: expected "--flag value" pairs, got "--unless-manifest"\\n');
+        process.exit(2);
+      }
+      require(${JSON.stringify(agentBundlePath())});\n`,
+    );
+    const res = await syncWorkspace(
+      s.shell,
+      { ...s.address, bundleWord: shq(old) },
+      await scanWorkspace(s.local, []),
+      { hashCacheFile: hashCacheFile(s.home) },
+    );
+    expect(res).toMatchObject({ mode: 'full', fullReason: 'first', filesSent: 14 });
+    expect(s.shell.commands).toEqual(['recv-workspace', 'workspace-manifest', 'recv-workspace']);
+    expect(await snapshot(join(s.D, 'workspace'))).toEqual(await snapshot(s.local));
+  });
+
   it('a node that holds a workspace the app does not remember declines the full push, and gets a delta', async () => {
     const s = await setup(baseTree());
     await sync(s);

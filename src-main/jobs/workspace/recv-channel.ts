@@ -64,12 +64,17 @@ export interface RecvVia {
   manifest(): Promise<NodeManifest | null>;
 }
 
-/** The node declined a full push offered with `--unless-manifest`: it holds a workspace
- *  already. `manifest` is that workspace's (null if it could not be read): diff against it. */
+/** The node declined a full push offered with `--unless-manifest`. `has_workspace`: it
+ *  holds one already, whose manifest is `manifest` (null if unreadable): diff against it.
+ *  `old_agent`: its agent predates the offer (a run started by an older Tender): ask it
+ *  for its manifest as before. */
 export class FullPushDeclined extends Error {
   override readonly name = 'FullPushDeclined';
-  constructor(readonly manifest: NodeManifest | null) {
-    super('the node holds a workspace already');
+  constructor(
+    readonly reason: 'has_workspace' | 'old_agent',
+    readonly manifest: NodeManifest | null = null,
+  ) {
+    super(`the node declined the full push (${reason})`);
   }
 }
 
@@ -143,7 +148,12 @@ export async function sendToRecv(
     Buffer.concat(out).toString('utf8'),
   );
   // It read nothing: what was written meanwhile went nowhere.
-  if (result && 'declined' in result) throw new FullPushDeclined(nodeManifestOf(result.manifest));
+  if (result && 'declined' in result) {
+    throw new FullPushDeclined('has_workspace', nodeManifestOf(result.manifest));
+  }
+  if (opts.isUnlessManifest === true && status.code === 2 && /unless-manifest/.test(stderr)) {
+    throw new FullPushDeclined('old_agent');
+  }
   const failure = wrote.status === 'rejected' ? (wrote.reason as Error) : undefined;
   if (failure || (result && 'error' in result)) answerOf(result, failure); // throws
   if (isInPlace && status.code === 2 && /--in-place/.test(stderr)) {

@@ -164,8 +164,10 @@ async function tryDelta(
       return { kind: 'pushed', result };
     } catch (err) {
       if (!(err instanceof FullPushDeclined)) throw err;
-      if (!err.manifest) return { kind: 'full', why: 'first' }; // unreadable: replace it
-      declined = err.manifest;
+      if (err.reason === 'has_workspace') {
+        if (!err.manifest) return { kind: 'full', why: 'first' }; // unreadable: replace it
+        declined = err.manifest;
+      }
     }
   }
   // Stats (and cache look-ups) run while the node answers; hashing waits for its answer,
