@@ -1,7 +1,7 @@
 // Regroups a push's tar stream into whole SSH packets before it meets the channel. ssh2
 // sends every write as packets of its own (each encrypted, padded with fresh random bytes
 // and written to the socket on its own), so the three small writes of a small file (header,
-// content, padding) cost three packets and three socket writes where a sixth of one
+// content, padding) cost three packets and three socket writes where a third of one
 // would do. A first push of 5,000 small files made ~15,000 packets that way; regrouped,
 // ~1,600. Large chunks pass through as slices, not copies.
 

@@ -2,10 +2,11 @@
 // tar stream, fall back to a full push when the node has no manifest or a different one
 // than it reported (`stale_base`). When the app remembers no push to the node (a fresh
 // one, most likely), the full push is offered straight away instead: the node declines it,
-// with its manifest, if it holds a workspace after all (`FullPushDeclined`). Either way the node swaps the result in atomically: a
-// partially pushed workspace is never what `run` sees. With `inPlace` (live sync into a
-// running job) the node instead moves each file into the live folder, keeping the job's
-// cwd and the files it made; each file is replaced atomically, the whole is not.
+// with its manifest, if it holds a workspace after all (`FullPushDeclined`). Either way
+// the node swaps the result in atomically: a partially pushed workspace is never what
+// `run` sees. With `inPlace` (live sync into a running job) the node instead moves each
+// file into the live folder, keeping the job's cwd and the files it made; each file is
+// replaced atomically, the whole is not.
 import type { WorkspaceManifest } from '../../../src-agent/protocol';
 import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
 import { execCapture, parseAfterMarker } from '../../transport/exec-helpers';
