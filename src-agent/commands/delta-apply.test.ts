@@ -6,21 +6,18 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { nodePaths, type NodePaths } from '../paths';
 import { applyDelta, finishPendingApply, journalFile } from './delta-apply';
 import { manifestFile, readNodeManifest } from './node-manifest';
 import type { ReceivedWorkspace } from './workspace-receiver';
-import { entry, seedWorkspace } from './workspace-test-helpers';
+import { entry, NodeFolder, seedWorkspace } from './workspace-test-helpers';
 
 const fault = vi.hoisted(() => ({ stagedRenamesBeforeFailure: Infinity }));
 
@@ -29,19 +26,12 @@ vi.mock('node:fs', async (importOriginal) => {
   return withStagedRenameFault(await importOriginal<typeof Fs>(), fault);
 });
 
-let root: string;
-let paths: NodePaths;
-let staging: string;
-beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), 'tender-delta-apply-'));
-  paths = nodePaths(join(root, 'D'));
-  staging = join(paths.dir, '.workspace-staging-1-test');
-  fault.stagedRenamesBeforeFailure = Infinity;
-});
-afterEach(() => rmSync(root, { recursive: true, force: true }));
+const node = new NodeFolder('tender-delta-apply-', fault);
+beforeEach(node.create);
+afterEach(node.remove);
 
 const workspace = (files: Record<string, string>, dirs: string[]) =>
-  seedWorkspace(paths, files, dirs);
+  seedWorkspace(node.paths, files, dirs);
 
 /** A delta as the receiver hands it over: `incoming` staged under numbered names. */
 function delta(
@@ -49,13 +39,13 @@ function delta(
   deletions: string[],
   dirs: string[],
 ): ReceivedWorkspace {
-  mkdirSync(staging, { recursive: true });
+  mkdirSync(node.staging, { recursive: true });
   const names = new Map<string, string>();
   for (const [i, [p, text]] of Object.entries(incoming).entries()) {
-    writeFileSync(join(staging, String(i)), text);
+    writeFileSync(join(node.staging, String(i)), text);
     names.set(p, String(i));
   }
-  const base = readNodeManifest(paths)!;
+  const base = readNodeManifest(node.paths)!;
   const received = new Map(Object.entries(incoming).map(([p, t]) => [p, entry(t)]));
   const files = new Map([...base.files, ...received]);
   for (const p of deletions) files.delete(p);
@@ -72,7 +62,7 @@ function delta(
 }
 
 /** Every entry under the workspace: `path/` for folders, `path=text` for files. */
-function tree(dir = paths.workspace, rel = ''): string[] {
+function tree(dir = node.paths.workspace, rel = ''): string[] {
   const out: string[] = [];
   for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
     a.name.localeCompare(b.name),
@@ -91,27 +81,27 @@ const AFTER = ['a.txt=a2', 'keep/', 'keep/d.txt=d1', 'new/', 'new/n.txt=n1'];
 /** The workspace of BEFORE plus what a job made there, and a delta to AFTER. */
 function scenario(): ReceivedWorkspace {
   workspace(BEFORE, ['old', 'keep']);
-  writeFileSync(join(paths.workspace, 'job-made.log'), 'x');
-  mkdirSync(join(paths.workspace, 'keep/cache/deep'), { recursive: true });
-  writeFileSync(join(paths.workspace, 'keep/cache/deep/blob'), 'x');
-  symlinkSync('/etc', join(paths.workspace, 'etc-link'));
+  writeFileSync(join(node.paths.workspace, 'job-made.log'), 'x');
+  mkdirSync(join(node.paths.workspace, 'keep/cache/deep'), { recursive: true });
+  writeFileSync(join(node.paths.workspace, 'keep/cache/deep/blob'), 'x');
+  symlinkSync('/etc', join(node.paths.workspace, 'etc-link'));
   return delta({ 'a.txt': 'a2', 'new/n.txt': 'n1' }, ['b.txt', 'old/c.txt'], ['keep', 'new']);
 }
 
 describe('applyDelta', () => {
   test('the workspace becomes exactly the new one; unchanged files keep their inodes', () => {
     const ws = scenario();
-    const inode = lstatSync(join(paths.workspace, 'keep/d.txt')).ino;
+    const inode = lstatSync(join(node.paths.workspace, 'keep/d.txt')).ino;
 
-    expect(applyDelta(paths, staging, ws, '1-test')).toBe(2);
+    expect(applyDelta(node.paths, node.staging, ws, '1-test')).toBe(2);
 
     expect(tree()).toEqual(AFTER);
-    expect(lstatSync(join(paths.workspace, 'keep/d.txt')).ino).toBe(inode);
-    const now = readNodeManifest(paths)!;
+    expect(lstatSync(join(node.paths.workspace, 'keep/d.txt')).ino).toBe(inode);
+    const now = readNodeManifest(node.paths)!;
     expect([...now.files.keys()].sort()).toEqual(['a.txt', 'keep/d.txt', 'new/n.txt']);
     expect(now.dirs).toEqual(['keep', 'new']);
-    expect(existsSync(journalFile(paths))).toBe(false);
-    expect(existsSync(staging)).toBe(false);
+    expect(existsSync(journalFile(node.paths))).toBe(false);
+    expect(existsSync(node.staging)).toBe(false);
   });
 
   test.each([0, 1])(
@@ -119,28 +109,28 @@ describe('applyDelta', () => {
     (k) => {
       const ws = scenario();
       fault.stagedRenamesBeforeFailure = k;
-      expect(() => applyDelta(paths, staging, ws, '1-test')).toThrow(/EIO/);
-      expect(existsSync(journalFile(paths))).toBe(true);
+      expect(() => applyDelta(node.paths, node.staging, ws, '1-test')).toThrow(/EIO/);
+      expect(existsSync(journalFile(node.paths))).toBe(true);
 
       fault.stagedRenamesBeforeFailure = Infinity;
-      expect(finishPendingApply(paths)).toBe(true);
+      expect(finishPendingApply(node.paths)).toBe(true);
       expect(tree()).toEqual(AFTER);
-      expect([...readNodeManifest(paths)!.files.keys()].sort()).toEqual([
+      expect([...readNodeManifest(node.paths)!.files.keys()].sort()).toEqual([
         'a.txt',
         'keep/d.txt',
         'new/n.txt',
       ]);
-      expect(finishPendingApply(paths)).toBe(false); // done once, nothing left
+      expect(finishPendingApply(node.paths)).toBe(false); // done once, nothing left
     },
   );
 
   test('a failure before the commit point changes nothing', () => {
     workspace(BEFORE, ['old', 'keep']);
-    const before = readFileSync(manifestFile(paths));
+    const before = readFileSync(manifestFile(node.paths));
     const ws = delta({ 'a.txt': 'a2' }, ['b.txt'], ['old', 'keep']);
-    rmSync(join(staging, '0')); // the staged file is gone: its signature cannot be taken
+    rmSync(join(node.staging, '0')); // the staged file is gone: its signature cannot be taken
 
-    expect(() => applyDelta(paths, staging, ws, '1-test')).toThrow(/ENOENT/);
+    expect(() => applyDelta(node.paths, node.staging, ws, '1-test')).toThrow(/ENOENT/);
 
     expect(tree()).toEqual([
       'a.txt=a1',
@@ -150,18 +140,18 @@ describe('applyDelta', () => {
       'old/',
       'old/c.txt=c1',
     ]);
-    expect(readFileSync(manifestFile(paths)).equals(before)).toBe(true);
-    expect(existsSync(journalFile(paths))).toBe(false);
-    expect(readdirSync(paths.dir).filter((n) => n.includes('.tmp-'))).toEqual([]);
+    expect(readFileSync(manifestFile(node.paths)).equals(before)).toBe(true);
+    expect(existsSync(journalFile(node.paths))).toBe(false);
+    expect(readdirSync(node.paths.dir).filter((n) => n.includes('.tmp-'))).toEqual([]);
   });
 
   test('a damaged journal drops the manifest, so the next push is a full one', () => {
     workspace(BEFORE, ['old', 'keep']);
-    writeFileSync(journalFile(paths), '{"version":1,"mov');
+    writeFileSync(journalFile(node.paths), '{"version":1,"mov');
 
-    expect(finishPendingApply(paths)).toBe(true);
-    expect(existsSync(manifestFile(paths))).toBe(false);
-    expect(existsSync(journalFile(paths))).toBe(false);
-    expect(readNodeManifest(paths)).toBeNull();
+    expect(finishPendingApply(node.paths)).toBe(true);
+    expect(existsSync(manifestFile(node.paths))).toBe(false);
+    expect(existsSync(journalFile(node.paths))).toBe(false);
+    expect(readNodeManifest(node.paths)).toBeNull();
   });
 });

@@ -1,9 +1,10 @@
 // Shared by the tests of in-place and journaled deltas: a node folder on disk, manifest
 // entries, and a rename out of staging that fails on cue. Not part of the bundle.
 import type * as Fs from 'node:fs';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NodePaths } from '../paths';
+import { nodePaths, type NodePaths } from '../paths';
 import type { ManifestEntry } from '../protocol';
 import { commitNodeManifest, stageNodeManifest } from './node-manifest';
 
@@ -12,6 +13,29 @@ export const entry = (text: string): ManifestEntry => ({
   mode: 0o644,
   sha256: 'f'.repeat(64), // the manifest's hashes are not checked here
 });
+
+/** A node folder D (under a fresh temp folder named `prefix…`) and the staging folder a
+ *  receiver would use in it: `create` before each test (it also resets the fault),
+ *  `remove` after. */
+export class NodeFolder {
+  paths = nodePaths('/nonexistent');
+  staging = '';
+  private root = '';
+
+  constructor(
+    private readonly prefix: string,
+    private readonly fault: { stagedRenamesBeforeFailure: number },
+  ) {}
+
+  readonly create = (): void => {
+    this.root = mkdtempSync(join(tmpdir(), this.prefix));
+    this.paths = nodePaths(join(this.root, 'D'));
+    this.staging = join(this.paths.dir, '.workspace-staging-1-test');
+    this.fault.stagedRenamesBeforeFailure = Infinity;
+  };
+
+  readonly remove = (): void => rmSync(this.root, { recursive: true, force: true });
+}
 
 /** `fs` with a `renameSync` out of a staging folder that fails (EIO) once
  *  `fault.stagedRenamesBeforeFailure` renames have been made: a crash, or a failing disk,
