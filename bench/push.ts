@@ -92,38 +92,31 @@ try {
   const sessionOpen: number[] = [];
   const rsyncRe: number[] = [];
   let lastTender = '';
-  for (let rep = 0; rep < REPS; rep++) {
-    const dirWord = `"$HOME"/.tender/nodes/bench-${rep}`;
-    const cache = join(root, `hashes-${rep}.json`); // cold cache: the first push hashes everything
-    // What the app remembers it pushed to this node (as a run's materialize step does).
-    const memory = {
-      store: new NodeManifestMemory(join(root, `manifests-${rep}`)),
-      key: `bench-${rep}`,
+  // A node of its own for each Tender first push, and what the app remembers it pushed
+  // there (as a run's materialize step does); `hashCacheFile` says what it must hash.
+  const tenderNode = (name: string) => ({
+    address: { ...agent, dirWord: `"$HOME"/.tender/nodes/${name}` },
+    memory: { store: new NodeManifestMemory(join(root, `manifests-${name}`)), key: name },
+  });
+  const tenderFirst =
+    (node: ReturnType<typeof tenderNode>, hashCacheFile: string, into: number[]) => async () => {
+      const first = await timed(async () =>
+        syncWorkspace(shell, node.address, await scanWorkspace(ws, []), {
+          hashCacheFile,
+          memory: node.memory,
+        }),
+      );
+      into.push(first.ms);
     };
-    const address = { ...agent, dirWord };
+  for (let rep = 0; rep < REPS; rep++) {
+    // The re-pushes below go to this one.
+    const repNode = tenderNode(`bench-${rep}`);
+    const { address, memory } = repNode;
+    const cache = join(root, `hashes-${rep}.json`); // cold cache: the first push hashes everything
     // The four first pushes, in an order that rotates with each rep.
     const firstPushes: (() => Promise<void>)[] = [
-      async () => {
-        const first = await timed(async () =>
-          syncWorkspace(shell, address, await scanWorkspace(ws, []), {
-            hashCacheFile: cache,
-            memory,
-          }),
-        );
-        tender.push(first.ms);
-      },
-      async () => {
-        const store = new NodeManifestMemory(join(root, `manifests-warm-${rep}`));
-        const first = await timed(async () =>
-          syncWorkspace(
-            shell,
-            { ...agent, dirWord: `"$HOME"/.tender/nodes/bench-warm-${rep}` },
-            await scanWorkspace(ws, []),
-            { hashCacheFile: warmCache, memory: { store, key: `bench-warm-${rep}` } },
-          ),
-        );
-        tenderWarm.push(first.ms);
-      },
+      tenderFirst(repNode, cache, tender),
+      tenderFirst(tenderNode(`bench-warm-${rep}`), warmCache, tenderWarm),
       async () => {
         const cmd = `tar -C ${ws} -cf - . | ssh ${ssh} ${target} 'mkdir -p tar-${rep} && tar -C tar-${rep} -xf -'`;
         tarSsh.push((await timed(() => sh(cmd))).ms);
@@ -201,7 +194,7 @@ try {
   };
   console.log(`\nfirst push (median of ${REPS}):`);
   console.log(
-    `  tender          ${ms(m.tender)}   (${(totalMB / (m.tender / 1000)).toFixed(0)} MB/s; cold hash cache: hashes all 316 MB)`,
+    `  tender          ${ms(m.tender)}   (${(totalMB / (m.tender / 1000)).toFixed(0)} MB/s; cold hash cache: hashes all ${totalMB.toFixed(0)} MB)`,
   );
   console.log(
     `  tender, warm    ${ms(m.tenderWarm)}   (${(totalMB / (m.tenderWarm / 1000)).toFixed(0)} MB/s; hash cache knows the files: a later run's first push to a new node)`,
