@@ -8,7 +8,7 @@ import { runServeWorkspace } from './commands/serve-workspace';
 import { runWorkspaceManifest } from './commands/workspace-manifest';
 import { runDaemon } from './daemon/daemon';
 import { printResult } from './output';
-import { PROTOCOL_VERSION, type VersionOutput } from './protocol';
+import { PROTOCOL_VERSION, type VersionOutput } from './wire/protocol';
 import { AGENT_VERSION } from './version';
 
 const USAGE = `usage: tender-agent <command>

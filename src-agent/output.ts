@@ -1,7 +1,7 @@
 // stdout of the one-shot commands: the marker, then JSON. Resolves once written (the
 // process may exit right after, and a pipe would otherwise lose the tail).
-import { STREAM_MARKER } from './marker';
-import type { CommandError } from './protocol';
+import { STREAM_MARKER } from './wire/marker';
+import type { CommandError } from './wire/protocol';
 
 export function printResult(value: object): Promise<void> {
   return new Promise((resolve) =>

@@ -1,5 +1,5 @@
 // The `--spec` argument of `pack-outputs`: base64url of `{"paths":[…]}`. Both sides use it.
-import type { OutputsSpec } from './protocol';
+import type { OutputsSpec } from './wire/protocol';
 
 export function encodeOutputsSpec(spec: OutputsSpec): string {
   return Buffer.from(JSON.stringify(spec)).toString('base64url');

@@ -1,7 +1,7 @@
 // `attach --dir D`: the agent link's transport. Prints the marker, then bridges stdin to
 // the socket and the socket to stdout until either side closes.
-import { STREAM_MARKER } from '../marker';
-import { nodePaths } from '../paths';
+import { STREAM_MARKER } from '../wire/marker';
+import { nodePaths } from '../wire/paths';
 import { connect } from './socket-client';
 
 /** Exit status when no daemon answers: the app then runs `start`. */

@@ -19,7 +19,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { NodePaths } from '../paths';
+import type { NodePaths } from '../wire/paths';
 import {
   commitNodeManifest,
   lstatOrNull,

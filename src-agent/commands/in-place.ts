@@ -6,8 +6,8 @@
 // failure or a crash halfway makes the next push a full one (docs/agent-protocol.md).
 import { lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
 import { join, posix } from 'node:path';
-import type { NodePaths } from '../paths';
-import type { ManifestFiles } from '../workspace-manifest';
+import type { NodePaths } from '../wire/paths';
+import type { ManifestFiles } from '../wire/workspace-manifest';
 import {
   commitNodeManifest,
   lstatOrNull,

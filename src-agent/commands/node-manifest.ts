@@ -7,15 +7,15 @@
 // manifest `partial` while it changes the live folder (in-place.ts), for the same effect.
 import { lstatSync, readFileSync, renameSync, rmSync, type Stats, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { NodePaths } from '../paths';
-import type { WorkspaceManifest } from '../protocol';
+import type { NodePaths } from '../wire/paths';
+import type { WorkspaceManifest } from '../wire/protocol';
 import {
   filesOf,
   manifestDigest,
   type ManifestFiles,
   stringsOf,
   toManifest,
-} from '../workspace-manifest';
+} from '../wire/workspace-manifest';
 
 export type Signature = [ino: number, size: number, mtimeMs: number, mode: number];
 

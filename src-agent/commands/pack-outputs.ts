@@ -5,17 +5,17 @@ import { createReadStream, existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { STREAM_MARKER } from '../marker';
+import { STREAM_MARKER } from '../wire/marker';
 import { decodeOutputsSpec } from '../outputs-spec';
-import { nodePaths } from '../paths';
+import { nodePaths } from '../wire/paths';
 import {
   MANIFEST_PATH,
   OUTPUT_DIR_PREFIX,
   type OutputsManifest,
   type OutputsSpec,
-} from '../protocol';
+} from '../wire/protocol';
 import { UsageError } from '../args';
-import { createTarWriter, type TarWriter } from '../tar/writer';
+import { createTarWriter, type TarWriter } from '../wire/tar/writer';
 import { type FoundEntry, isInside, walkOutputs } from './output-walk';
 
 export async function runPackOutputs(dir: string, specB64: string): Promise<number> {

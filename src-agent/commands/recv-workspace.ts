@@ -16,15 +16,15 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { commandError, printResult } from '../output';
-import { nodePaths, type NodePaths } from '../paths';
+import { nodePaths, type NodePaths } from '../wire/paths';
 import {
   type CommandError,
   type RecvDeclinedOutput,
   type RecvWorkspaceOutput,
   SEALED_TREE,
-} from '../protocol';
-import { createTarReader } from '../tar/reader';
-import { manifestDigest, type ManifestFiles, toManifest } from '../workspace-manifest';
+} from '../wire/protocol';
+import { createTarReader } from '../wire/tar/reader';
+import { manifestDigest, type ManifestFiles, toManifest } from '../wire/workspace-manifest';
 import { applyDelta, finishPendingApply, journalFile, type PreparedWorkspace } from './delta-apply';
 import { applyInPlace } from './in-place';
 import {

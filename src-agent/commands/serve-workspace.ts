@@ -1,21 +1,21 @@
 // `serve-workspace --dir D`: `recv-workspace` and `workspace-manifest` as a session, so an
 // app that pushes often (live sync) pays for no process start and
-// no SSH exec per push. stdin carries frames (src-agent/frames.ts): a request is a JSON
+// no SSH exec per push. stdin carries frames (src-agent/wire/frames.ts): a request is a JSON
 // frame, for `recv` followed by the tar stream as frames and an empty frame. stdout: the
 // marker, then one JSON line per request, in order (docs/agent-protocol.md). `prepare`
 // makes the checks a delta starts with ahead of it, while the app scans its own side.
 import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
-import { FrameReader } from '../frames';
-import { STREAM_MARKER } from '../marker';
+import { FrameReader } from '../wire/frames';
+import { STREAM_MARKER } from '../wire/marker';
 import { commandError } from '../output';
-import { nodePaths, type NodePaths } from '../paths';
+import { nodePaths, type NodePaths } from '../wire/paths';
 import type {
   CommandError,
   RecvDeclinedOutput,
   RecvWorkspaceOutput,
   ServeRequest,
-} from '../protocol';
+} from '../wire/protocol';
 import { finishPendingApply, listWorkspace, type PreparedWorkspace } from './delta-apply';
 import { readNodeManifest } from './node-manifest';
 import { receiveWorkspace } from './recv-workspace';

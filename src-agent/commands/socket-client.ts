@@ -1,6 +1,6 @@
 // Talking to a daemon's socket from the one-shot commands.
 import { type Socket, createConnection } from 'node:net';
-import type { HelloResult, Response } from '../protocol';
+import type { HelloResult, Response } from '../wire/protocol';
 
 /** Connects, or resolves undefined when nothing listens (no socket file, refused). */
 export function connect(path: string): Promise<Socket | undefined> {

@@ -6,8 +6,8 @@ import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type DaemonOptions } from '../daemon/daemon';
 import { commandError, printResult } from '../output';
-import { nodePaths } from '../paths';
-import type { StartOutput } from '../protocol';
+import { nodePaths } from '../wire/paths';
+import type { StartOutput } from '../wire/protocol';
 import { hello } from './socket-client';
 
 const START_TIMEOUT_MS = 15_000;

@@ -13,8 +13,8 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
-import type { ManifestEntry } from '../protocol';
-import type { TarEntry } from '../tar/reader';
+import type { ManifestEntry } from '../wire/protocol';
+import type { TarEntry } from '../wire/tar/reader';
 
 export interface ExtractedFile extends ManifestEntry {
   path: string;

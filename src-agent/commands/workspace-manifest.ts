@@ -1,9 +1,9 @@
 // `workspace-manifest --dir D`: the marker, then the manifest of D/workspace as one JSON
 // line, or nothing when there is no workspace (or none whose manifest can be trusted).
-import { STREAM_MARKER } from '../marker';
-import { nodePaths, type NodePaths } from '../paths';
-import type { WorkspaceManifest } from '../protocol';
-import { toManifest } from '../workspace-manifest';
+import { STREAM_MARKER } from '../wire/marker';
+import { nodePaths, type NodePaths } from '../wire/paths';
+import type { WorkspaceManifest } from '../wire/protocol';
+import { toManifest } from '../wire/workspace-manifest';
 import { finishPendingApply } from './delta-apply';
 import { readNodeManifest } from './node-manifest';
 

@@ -3,16 +3,16 @@
 // changed, each under a numbered name; the caller then applies it (recv-workspace.ts). Every
 // received file is hashed as it is written and, in a delta, checked against its header.
 import { posix } from 'node:path';
-import type { NodePaths } from '../paths';
-import { DELTA_ENTRY, type DeltaHeader, type ManifestEntry } from '../protocol';
-import type { TarEntry } from '../tar/reader';
+import type { NodePaths } from '../wire/paths';
+import { DELTA_ENTRY, type DeltaHeader, type ManifestEntry } from '../wire/protocol';
+import type { TarEntry } from '../wire/tar/reader';
 import {
   filesOf,
   manifestDigest,
   type ManifestFiles,
   sameEntry,
   stringsOf,
-} from '../workspace-manifest';
+} from '../wire/workspace-manifest';
 import { type NodeManifest, readNodeManifest } from './node-manifest';
 import { checkListedPaths, safeRelativePath, TarExtractor } from './tar-extractor';
 

@@ -4,8 +4,8 @@ import type * as Fs from 'node:fs';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { nodePaths, type NodePaths } from '../paths';
-import type { ManifestEntry } from '../protocol';
+import { nodePaths, type NodePaths } from '../wire/paths';
+import type { ManifestEntry } from '../wire/protocol';
 import { commitNodeManifest, stageNodeManifest } from './node-manifest';
 
 export const entry = (text: string): ManifestEntry => ({

@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import type { Capabilities } from '../protocol';
+import type { Capabilities } from '../wire/protocol';
 import { type GpuInfo, gpuCapabilities, parseCudaVersion, parseGpuQuery } from './nvidia-smi';
 
 const PROBE_TIMEOUT_MS = 15_000; // nvidia-smi takes seconds on a cold driver; hello waits for it

@@ -9,7 +9,7 @@ import {
   type PhaseState,
   type RequestId,
   type TeardownRecord,
-} from '../protocol';
+} from '../wire/protocol';
 import type { ClientListener, DaemonContext } from './context';
 import { handlers, type RequestScope } from './handlers';
 import type { StoredRecord } from './log-store';

@@ -1,6 +1,6 @@
 // What the request handlers share: one per daemon.
-import type { NodePaths } from '../paths';
-import type { PhaseState, TeardownRecord } from '../protocol';
+import type { NodePaths } from '../wire/paths';
+import type { PhaseState, TeardownRecord } from '../wire/protocol';
 import type { GpuProbe } from './capabilities';
 import type { DeadManSwitch } from './dead-man-switch';
 import type { JobConfig } from './job-config';

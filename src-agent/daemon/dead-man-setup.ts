@@ -1,7 +1,7 @@
 // Builds the daemon's dead-man switch, the record of what it did, and the teardown it
 // starts; `resume()` continues a teardown an earlier daemon began.
 import { performance } from 'node:perf_hooks';
-import type { NodePaths } from '../paths';
+import type { NodePaths } from '../wire/paths';
 import type { ClientListener, DaemonContext } from './context';
 import { DeadManSwitch } from './dead-man-switch';
 import type { LogStore } from './log-store';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { LeaseParams, SelfTeardown, TeardownRecord } from '../protocol';
+import type { LeaseParams, SelfTeardown, TeardownRecord } from '../wire/protocol';
 import type { Firing } from './dead-man';
 import { DeadManSwitch } from './dead-man-switch';
 

@@ -1,6 +1,6 @@
 // The daemon's dead-man switch: armed by the first `lease`, renewed by every one, checked
 // on a timer. When a deadline passes it fires, once, and the node tears itself down.
-import type { LeaseParams, LeaseResult, SelfTeardown, TeardownRecord } from '../protocol';
+import type { LeaseParams, LeaseResult, SelfTeardown, TeardownRecord } from '../wire/protocol';
 import {
   type DeadManState,
   type Firing,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LeaseParams } from '../protocol';
+import type { LeaseParams } from '../wire/protocol';
 import {
   type DeadManState,
   defaultCheckMs,

@@ -1,6 +1,6 @@
 // The dead-man switch's rules (docs/agent-protocol.md, "The dead-man switch"). Pure: the
 // daemon's dead-man-switch.ts passes in the monotonic time and whether a phase runs.
-import type { LeaseParams, LeaseResult, TeardownCause } from '../protocol';
+import type { LeaseParams, LeaseResult, TeardownCause } from '../wire/protocol';
 
 /** However long the grace, a collected node waits at most this for the app to destroy it. */
 export const JOB_DONE_MAX_WAIT_MS = 300_000;

@@ -2,7 +2,7 @@
 // compile error.
 import { existsSync } from 'node:fs';
 import { finishPendingApply } from '../commands/delta-apply';
-import { PROTOCOL_VERSION, type OpName, type Ops, PHASES } from '../protocol';
+import { PROTOCOL_VERSION, type OpName, type Ops, PHASES } from '../wire/protocol';
 import { AGENT_VERSION } from '../version';
 import { capabilities } from './capabilities';
 import type { DaemonContext } from './context';

@@ -2,7 +2,7 @@
 // `D/job.json` gets the rest.
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../atomic-file';
-import type { JobFile } from '../protocol';
+import type { JobFile } from '../wire/protocol';
 import { requiredInteger, requiredString, stringMap } from './request-checks';
 
 export interface JobConfig extends JobFile {

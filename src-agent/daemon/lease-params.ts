@@ -1,6 +1,6 @@
 // The `lease` request, checked strictly: a switch armed with a wrong policy either never
 // protects the money or destroys a node the user wanted.
-import type { LeaseParams, SelfTeardown } from '../protocol';
+import type { LeaseParams, SelfTeardown } from '../wire/protocol';
 import { RequestError, oneOf, optionalNumber, requiredString } from './request-checks';
 
 /** Below this a renewal over a slow link could not keep up; a test's grace is larger. */

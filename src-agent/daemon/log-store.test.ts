@@ -3,8 +3,8 @@ import { appendFile, mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { LogRecord } from '../protocol';
-import { seededRandom } from '../tar/tar-test-helpers';
+import type { LogRecord } from '../wire/protocol';
+import { seededRandom } from '../wire/tar/tar-test-helpers';
 import { type LogSink, LogStore, type StoredRecord } from './log-store';
 
 let dir: string;

@@ -2,20 +2,15 @@
 // reaches subscribers only after it is in the file, so a subscriber that falls behind (or
 // subscribes late) reads the file and never misses or repeats a record.
 import { type FileHandle, open, truncate } from 'node:fs/promises';
-import type { LogSource, LogStream } from '../protocol';
+import type { LogSource, LogStream } from '../wire/protocol';
 import { INDEX_STRIDE_BYTES, type IndexPoint, offsetFor, scanLogFile } from './log-file-scan';
-import { LogSubscription, type LogSink } from './log-subscription';
+import { LogSubscription, type LogSink, type StoredRecord } from './log-subscription';
 
 const FLUSH_MS = 10; // a line shows up within 10 ms, yet a fast job costs one write per batch
 const FLUSH_BYTES = 64 * 1024; // …or sooner, once a batch is this big
 
 /** A record as stored: its seq and its JSON text (no newline). */
-export interface StoredRecord {
-  seq: number;
-  json: string;
-}
-
-export type { LogSink } from './log-subscription';
+export type { LogSink, StoredRecord } from './log-subscription';
 
 export class LogStore {
   private pending: StoredRecord[] = [];

@@ -4,7 +4,12 @@
 import { open } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { seqOfLine } from './log-file-scan';
-import type { StoredRecord } from './log-store';
+
+/** One line of the on-node log: its seq and the record as stored (a JSON line). */
+export interface StoredRecord {
+  seq: number;
+  json: string;
+}
 
 export interface LogSink {
   /** Delivers records in seq order. Returns false when the sink wants a pause. */

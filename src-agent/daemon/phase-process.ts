@@ -3,7 +3,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Phase } from '../protocol';
+import type { Phase } from '../wire/protocol';
 import { LineSplitter } from './line-splitter';
 import type { LogStore } from './log-store';
 import type { Redactor } from './redact';

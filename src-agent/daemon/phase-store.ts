@@ -1,8 +1,8 @@
 // `D/phases/<phase>.json`, always replaced atomically so a reader never sees half a state.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../atomic-file';
-import { type NodePaths, phaseFile } from '../paths';
-import { PHASES, type Phase, type PhaseState } from '../protocol';
+import { type NodePaths, phaseFile } from '../wire/paths';
+import { PHASES, type Phase, type PhaseState } from '../wire/protocol';
 
 export function writePhase(paths: NodePaths, state: PhaseState): void {
   mkdirSync(paths.phases, { recursive: true });

@@ -1,5 +1,5 @@
 // Checks of request fields at the socket boundary; failures answer `bad_request`.
-import type { ErrorCode } from '../protocol';
+import type { ErrorCode } from '../wire/protocol';
 
 export class RequestError extends Error {
   constructor(

@@ -3,8 +3,8 @@
 // a restarted daemon runs this again from the recorded state.
 import { rmSync } from 'node:fs';
 import { homedir } from 'node:os';
-import type { NodePaths } from '../paths';
-import type { SelfTeardown } from '../protocol';
+import type { NodePaths } from '../wire/paths';
+import type { SelfTeardown } from '../wire/protocol';
 import {
   ID_VAR,
   KEY_VAR,

@@ -1,8 +1,8 @@
 // setup and run: started at most once each, cancelled by process group, their state kept
 // in `D/phases/` and announced to subscribers.
 import { mkdirSync, rmSync } from 'node:fs';
-import { type NodePaths, phaseFile } from '../paths';
-import { PHASES, type Phase, type PhaseState } from '../protocol';
+import { type NodePaths, phaseFile } from '../wire/paths';
+import { PHASES, type Phase, type PhaseState } from '../wire/protocol';
 import type { LogStore } from './log-store';
 import { type PhaseExit, type PhaseLaunch, spawnPhase } from './phase-process';
 import { readPhases, writePhase } from './phase-store';

@@ -2,7 +2,7 @@
 // agent continues a teardown it had begun and every client can still read what happened.
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../atomic-file';
-import type { SelfTeardown, TeardownRecord } from '../protocol';
+import type { SelfTeardown, TeardownRecord } from '../wire/protocol';
 import type { Firing } from './dead-man';
 
 type TeardownState = TeardownRecord['state'];

@@ -6,7 +6,7 @@ import {
   type CommandOutput,
   type Result,
 } from '../contract';
-import { TenderError, toErrorData } from '../core/tender-error';
+import { TenderError, toErrorData } from '../base/tender-error';
 
 /** One handler per command; a missing one is a compile error. */
 export type Handlers = {

@@ -1,5 +1,5 @@
 import type { CommandInput, CommandName, CommandOutput, EventName, Result } from '../contract';
-import type { EventBus, EventHandler } from '../core/event-bus';
+import type { EventBus, EventHandler } from '../base/event-bus';
 import { dispatch, type Handlers } from './dispatch';
 
 /** The client every transport offers: the CLI and the tests use this one directly. */

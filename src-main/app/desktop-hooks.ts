@@ -1,6 +1,6 @@
 import { dialog, shell, type BrowserWindow } from 'electron';
 import type { CoreHooks } from '../core/tender-core';
-import { TenderError } from '../core/tender-error';
+import { TenderError } from '../base/tender-error';
 
 /** What only the desktop shell gives the core: the native folder picker (app.pickFolder)
  *  and opening a folder in the file manager (outputs.open). */

@@ -1,7 +1,7 @@
 import { app, dialog, Menu, safeStorage, session, type BrowserWindow } from 'electron';
 import { join } from 'node:path';
 import { TenderCore } from '../core/tender-core';
-import { TenderError } from '../core/tender-error';
+import { TenderError } from '../base/tender-error';
 import { buildAppMenu } from './app-menu';
 import { BillingTray } from './billing-tray';
 import { desktopHooks } from './desktop-hooks';

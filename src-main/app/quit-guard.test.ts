@@ -2,7 +2,7 @@ import type { EventEmitter } from 'node:events';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DestroyAllReport, LeaseView } from '../contract';
 import { leaseView } from '../contract/lease-view.test-util';
-import { EventBus } from '../core/event-bus';
+import { EventBus } from '../base/event-bus';
 import type { TenderCore } from '../core/tender-core';
 
 // The Electron binary cannot run here: `electron` is replaced by the little the guard

@@ -2,7 +2,7 @@ import { unwrap } from '../api/dispatch';
 import type { CommandInput, CommandName, CommandOutput } from '../contract';
 import type { CoreOptions } from '../core/tender-core';
 import type { TenderCore } from '../core/tender-core';
-import { defaultHome } from '../core/paths';
+import { defaultHome } from '../base/paths';
 
 /** Everything a CLI command needs: where the data lives and how to open the core. */
 export interface CliContext {

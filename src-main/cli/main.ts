@@ -1,4 +1,4 @@
-import { toErrorData } from '../core/tender-error';
+import { toErrorData } from '../base/tender-error';
 import { downCommand, DOWN_USAGE } from './commands/down';
 import { hostsCommand, HOSTS_USAGE } from './commands/hosts';
 import { offersCommand, OFFERS_USAGE } from './commands/offers';

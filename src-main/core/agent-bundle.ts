@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TenderError } from './tender-error';
+import { TenderError } from '../base/tender-error';
 
 export interface AgentBundle {
   path: string;

@@ -1,7 +1,7 @@
 import type { Handlers } from '../api/dispatch';
 import { billedInterval, costByDay, costSeries, leaseCost, summarize } from '../money/cost';
 import type { TenderCore } from './tender-core';
-import { TenderError } from './tender-error';
+import { TenderError } from '../base/tender-error';
 
 /** `cost.report` and `cost.series`: what the ledger says was billed. */
 export function makeCostHandlers(core: TenderCore): Pick<Handlers, 'cost.report' | 'cost.series'> {

@@ -9,7 +9,7 @@ import { hostViews, leaseView } from './views';
 import { reconcile } from './reconcile';
 import { destroyAll, destroyNodes } from './teardown';
 import type { TenderCore } from './tender-core';
-import { TenderError } from './tender-error';
+import { TenderError } from '../base/tender-error';
 
 /** The contract's commands, served by the core. No transport adds logic of its own. */
 export function makeHandlers(core: TenderCore): Handlers {

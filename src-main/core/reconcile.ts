@@ -2,7 +2,7 @@ import type { OrphanView } from '../contract';
 import type { Ledger } from '../ledger/ledger';
 import type { LeaseFacts } from '../providers/provider';
 import type { ProviderRegistry } from '../providers/registry';
-import { labelPrefix } from './ids';
+import { labelPrefix } from '../base/ids';
 
 export interface Reconciliation {
   orphans: (OrphanView & { facts: LeaseFacts })[];

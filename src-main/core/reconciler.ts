@@ -1,7 +1,7 @@
 import { LIVE_LEASE_STATES } from '../contract';
 import type { NodeManager } from '../nodes/node-manager';
 import type { Provider } from '../providers/provider';
-import { labelPrefix } from './ids';
+import { labelPrefix } from '../base/ids';
 import { inferSelfTeardown } from '../money/dead-man';
 import { makeNodeManager } from './node-wiring';
 import type { TenderCore } from './tender-core';

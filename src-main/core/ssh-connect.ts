@@ -6,7 +6,7 @@ import { hostKeyCheck } from '../transport/host-key-check';
 import { ensureTenderKey } from '../transport/keys';
 import { readKnownHosts } from '../transport/known-hosts';
 import { connectSsh, type SshShell } from '../transport/ssh-shell';
-import { TenderError } from './tender-error';
+import { TenderError } from '../base/tender-error';
 
 export type SshEndpoint = Extract<NodeEndpoint, { kind: 'ssh' }>;
 

@@ -25,12 +25,12 @@ import type { Provider } from '../providers/provider';
 import { ProviderRegistry } from '../providers/registry';
 import { loadAgentBundle, type AgentBundle } from './agent-bundle';
 import { runtimeLookup } from './runtime-bundle';
-import { EventBus } from './event-bus';
+import { EventBus } from '../base/event-bus';
 import { makeHandlers } from './handlers';
 import { hostKey } from './host-key';
-import { leaseLabel, newRunId } from './ids';
+import { leaseLabel, newRunId } from '../base/ids';
 import { makeNodeJob, makeNodeManager, type WiringContext } from './node-wiring';
-import { homePaths } from './paths';
+import { homePaths } from '../base/paths';
 import { DEFAULT_TIMING, type Timing } from './settings';
 import { NodeManifestMemory, nodeManifestDir } from '../jobs/workspace/node-manifest-memory';
 import { WorkspaceSessions } from '../jobs/workspace/session-pool';
@@ -38,7 +38,7 @@ import { Reconciler } from './reconciler';
 import { Terminals } from './terminals';
 import { FileSecretStore, secretOrEnv, type SecretStore } from './secret-store';
 import { readDefaults, resolvePolicy } from './settings-store';
-import { TenderError } from './tender-error';
+import { TenderError } from '../base/tender-error';
 import { leaseView, runView, nodeView } from './views';
 
 export interface ProviderDeps {

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as pty from 'node-pty';
-import type { EventBus } from './event-bus';
+import type { EventBus } from '../base/event-bus';
 import type { NodeRecord } from '../nodes/node-record';
 import { localNodeEnv } from '../transport/local-shell';
 import type { SshShell } from '../transport/ssh-shell';
-import { TenderError } from './tender-error';
+import { TenderError } from '../base/tender-error';
 
 /** One interactive terminal: bytes in, bytes out (events), resize, close. */
 interface Session {

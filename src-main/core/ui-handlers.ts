@@ -8,11 +8,11 @@ import type { JobSpec, LogRecord, OutputFile, SettingsView } from '../contract';
 import { JOB_FILE_NAME, parseJobToml } from '../jobs/job-file';
 import { KNOWN_PROVIDERS } from '../providers/known';
 import { ensureTenderKey } from '../transport/keys';
-import { nodeOutputsDir } from './paths';
+import { nodeOutputsDir } from '../base/paths';
 import { secretOrEnv } from './secret-store';
 import { readDefaults, writeDefaults } from './settings-store';
 import type { TenderCore } from './tender-core';
-import { TenderError } from './tender-error';
+import { TenderError } from '../base/tender-error';
 
 type UiHandlers = Pick<
   Handlers,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { LeaseParams } from '../../src-agent/protocol';
+import type { LeaseParams } from '../../src-agent/wire/protocol';
 import { DeadManRenewer } from './dead-man-renewer';
 
 const PARAMS: LeaseParams = {

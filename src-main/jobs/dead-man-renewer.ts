@@ -1,4 +1,4 @@
-import type { LeaseParams, LeaseResult } from '../../src-agent/protocol';
+import type { LeaseParams, LeaseResult } from '../../src-agent/wire/protocol';
 
 export interface RenewerDeps {
   /** The `lease` request over the agent link (waits for the link to be up). */

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { BadInputError } from './bad-input-error';
+import { BadInputError } from '../base/bad-input-error';
 import { loadJobFile, parseJobToml, redactJob } from './job-file';
 
 const KNOWN_PROVIDERS = ['local', 'ssh', 'vastai'];

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import { JobSpec, PoolSpec } from '../contract/job';
 import { parseDuration, type PolicyInput } from '../contract/policy';
-import { BadInputError } from './bad-input-error';
+import { BadInputError } from '../base/bad-input-error';
 import { resolveEnv, checkParams } from './job-file-env';
 import { problemsFromIssues } from './job-file-issues';
 import { findUnknownKeys } from './job-file-keys';

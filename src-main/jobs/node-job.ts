@@ -1,4 +1,4 @@
-import type { LeaseParams, Phase, PhaseState, TeardownRecord } from '../../src-agent/protocol';
+import type { LeaseParams, Phase, PhaseState, TeardownRecord } from '../../src-agent/wire/protocol';
 import type { JobSpec } from '../contract';
 import type { Datastream } from '../datastream/datastream';
 import type { Ledger } from '../ledger/ledger';

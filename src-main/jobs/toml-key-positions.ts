@@ -1,4 +1,4 @@
-import type { SourcePos } from './bad-input-error';
+import type { SourcePos } from '../base/bad-input-error';
 
 /** A path into the parsed document: table keys, and indices for array elements. */
 export type KeyPath = readonly (string | number)[];

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JobSpec, LeasePolicy, LeaseState } from '../contract';
 import { LIVE_LEASE_STATES } from '../contract';
-import { TenderError } from '../core/tender-error';
+import { TenderError } from '../base/tender-error';
 import type { NodeRecord } from '../nodes/node-record';
 import { projectLease } from './lease-projection';
 import {

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TenderError } from '../core/tender-error';
+import { TenderError } from '../base/tender-error';
 
 /** One writer per data folder. The lock is an exclusive SQLite lock on `tender.lock`, held
  *  for the life of the process: the kernel drops it when the process dies, however it dies,

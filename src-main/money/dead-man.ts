@@ -1,7 +1,7 @@
 // The app's side of each node's dead-man switch: what to tell the agent at each renewal,
 // what to remember of it, and, when a node has vanished, why it most likely destroyed itself.
 // Pure: times in, params and words out.
-import type { LeaseParams, SelfTeardown, TeardownRecord } from '../../src-agent/protocol';
+import type { LeaseParams, SelfTeardown, TeardownRecord } from '../../src-agent/wire/protocol';
 import { formatDuration, type LeasePolicy } from '../contract/policy';
 import type { DeadManFacts } from '../ledger/rows';
 

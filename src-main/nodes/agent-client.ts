@@ -6,8 +6,8 @@ import type {
   PhaseState,
   ServerMessage,
   TeardownRecord,
-} from '../../src-agent/protocol';
-import { MarkerScanner } from '../../src-agent/marker';
+} from '../../src-agent/wire/protocol';
+import { MarkerScanner } from '../../src-agent/wire/marker';
 import type { ExecChannel, NodeShell } from '../transport/node-shell';
 
 export class AgentRequestError extends Error {

@@ -4,7 +4,7 @@ import type {
   Ops,
   PhaseState,
   TeardownRecord,
-} from '../../src-agent/protocol';
+} from '../../src-agent/wire/protocol';
 import type { NodeShell } from '../transport/node-shell';
 import { AgentClient, LinkClosedError } from './agent-client';
 import { agentCommand, type AgentAddress } from './node-layout';

@@ -1,4 +1,4 @@
-import type { HelloResult, StartOutput, VersionOutput } from '../../src-agent/protocol';
+import type { HelloResult, StartOutput, VersionOutput } from '../../src-agent/wire/protocol';
 import type { BootstrapStage } from '../contract';
 import { randomBytes } from 'node:crypto';
 import type { NodeRuntime } from '../core/runtime-bundle';

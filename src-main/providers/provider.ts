@@ -1,5 +1,8 @@
-import type { SelfTeardown } from '../../src-agent/protocol';
+import type { SelfTeardown } from '../../src-agent/wire/protocol';
 import type { Offer, OfferFilter } from '../contract';
+
+// Thrown by providers; defined in base so every layer (errors as data) can name it.
+export { ProviderError } from '../base/provider-error';
 
 /** The provider plugin boundary (seed 000 §9, DESIGN.md "Providers").
  *
@@ -97,12 +100,3 @@ export interface Provider {
   listLabeled(prefix: string, signal: AbortSignal): Promise<LeaseFacts[]>;
 }
 
-export class ProviderError extends Error {
-  constructor(
-    message: string,
-    readonly opts: { outcomeUnknown?: boolean; fatal?: boolean; hint?: string } = {},
-  ) {
-    super(message);
-    this.name = 'ProviderError';
-  }
-}

@@ -1,4 +1,4 @@
-import { TenderError } from '../core/tender-error';
+import { TenderError } from '../base/tender-error';
 import type { Provider } from './provider';
 
 /** The providers this process can use, by kind. */

@@ -1,4 +1,4 @@
-import { MarkerScanner } from '../../src-agent/marker';
+import { MarkerScanner } from '../../src-agent/wire/marker';
 import type { ExitStatus, NodeShell } from './node-shell';
 
 export interface CapturedExec extends ExitStatus {

@@ -3,9 +3,9 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createMarkerSkipper } from '../../src-agent/marker';
-import { socketPath } from '../../src-agent/paths';
-import type { AgentEvent, LogRecord, OpName, Ops, Response } from '../../src-agent/protocol';
+import { createMarkerSkipper } from '../../src-agent/wire/marker';
+import { socketPath } from '../../src-agent/wire/paths';
+import type { AgentEvent, LogRecord, OpName, Ops, Response } from '../../src-agent/wire/protocol';
 
 const BUNDLE = resolve(import.meta.dirname, '../../out/agent/tender-agent.cjs');
 

@@ -12,7 +12,7 @@ import type {
   PhaseState,
   StartOutput,
   TeardownRecord,
-} from '../../src-agent/protocol';
+} from '../../src-agent/wire/protocol';
 import {
   AttachClient,
   agentBundlePath,

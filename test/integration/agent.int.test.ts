@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LogRecord, Phase, PhaseState, StartOutput } from '../../src-agent/protocol';
+import type { LogRecord, Phase, PhaseState, StartOutput } from '../../src-agent/wire/protocol';
 import {
   AttachClient,
   agentBundlePath,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CommandInput, JobSpecInput, NodeView } from '../../src-main/contract';
 import { TenderCore } from '../../src-main/core/tender-core';
-import { TenderError } from '../../src-main/core/tender-error';
+import { TenderError } from '../../src-main/base/tender-error';
 import { agentBundlePath } from '../helpers/agent-bundle';
 
 const cores: TenderCore[] = [];

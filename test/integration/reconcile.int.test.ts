@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JobSpecInput } from '../../src-main/contract';
-import { labelPrefix } from '../../src-main/core/ids';
+import { labelPrefix } from '../../src-main/base/ids';
 import { TenderCore } from '../../src-main/core/tender-core';
 import { LocalProvider } from '../../src-main/providers/local/local-provider';
 import type { CreateLeaseRequest, Provider } from '../../src-main/providers/provider';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateEd25519 } from '../../src-main/transport/keys';
-import { MarkerScanner } from '../../src-agent/marker';
+import { MarkerScanner } from '../../src-agent/wire/marker';
 import { Ledger } from '../../src-main/ledger/ledger';
 import { execCapture } from '../../src-main/transport/exec-helpers';
 import {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { labelPrefix } from '../../src-main/core/ids';
+import { labelPrefix } from '../../src-main/base/ids';
 import { failedHostsPath } from '../../src-main/providers/vastai/failed-hosts';
 import { defaultOffers } from '../helpers/vast-core';
 import { vastSetups } from '../helpers/vast-setups';

@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DELTA_ENTRY } from '../../src-agent/protocol';
+import { DELTA_ENTRY } from '../../src-agent/wire/protocol';
 import { hashCacheFile } from '../../src-main/jobs/workspace/hash-cache';
 import { WorkspaceRefusedError } from '../../src-main/jobs/workspace/recv-channel';
 import { scanWorkspace } from '../../src-main/jobs/workspace/scan';

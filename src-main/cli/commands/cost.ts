@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { CostReport } from '../../contract';
 import { TenderCore } from '../../core/tender-core';
-import { TenderError } from '../../core/tender-error';
+import { TenderError } from '../../base/tender-error';
 import { call, type CliContext } from '../context';
 import { EXIT } from '../exit-codes';
 import { bold, red, table } from '../output';

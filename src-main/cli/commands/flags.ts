@@ -1,5 +1,5 @@
 import { parseDuration } from '../../contract/policy';
-import { TenderError } from '../../core/tender-error';
+import { TenderError } from '../../base/tender-error';
 
 /** A positive number given on the command line (an integer when `integer`), or bad input. */
 export function positiveNumber(flag: string, raw: string, integer = false): number {

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { LogChannel, LogRecord, RunView } from '../../contract';
 import { LogChannel as LogChannelSchema } from '../../contract';
 import { TenderCore } from '../../core/tender-core';
-import { TenderError } from '../../core/tender-error';
+import { TenderError } from '../../base/tender-error';
 import { call, type CliContext } from '../context';
 import { EXIT } from '../exit-codes';
 import { dim, info } from '../output';

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { TenderError } from '../../core/tender-error';
+import { TenderError } from '../../base/tender-error';
 import { loadJobFile } from '../../jobs/job-file';
 import { formatBytes, formatCount } from '../../jobs/workspace/human-units';
 import { groupExclusions, previewWorkspace } from '../../jobs/workspace/preview';

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { PolicyInput, RunView } from '../../contract';
 import { TenderCore } from '../../core/tender-core';
-import { TenderError } from '../../core/tender-error';
+import { TenderError } from '../../base/tender-error';
 import { loadJobFile } from '../../jobs/job-file';
 import { KNOWN_PROVIDERS } from '../../providers/known';
 import { findHost } from '../../providers/ssh/hosts-file';

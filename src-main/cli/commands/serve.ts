@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startWebServer } from '../../api/ws-server';
 import { TenderCore } from '../../core/tender-core';
-import { TenderError } from '../../core/tender-error';
+import { TenderError } from '../../base/tender-error';
 import type { CliContext } from '../context';
 import { EXIT } from '../exit-codes';
 import { info } from '../output';

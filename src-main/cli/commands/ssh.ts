@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { TenderCore } from '../../core/tender-core';
-import { TenderError } from '../../core/tender-error';
+import { TenderError } from '../../base/tender-error';
 import { call, type CliContext } from '../context';
 import { EXIT } from '../exit-codes';
 import { info } from '../output';

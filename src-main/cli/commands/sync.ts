@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { watch } from 'chokidar';
 import type { CommandOutput, RunView } from '../../contract';
 import { TenderCore } from '../../core/tender-core';
-import { TenderError, toErrorData } from '../../core/tender-error';
+import { TenderError, toErrorData } from '../../base/tender-error';
 import { describeSync } from '../../jobs/workspace/run-sync';
 import { SyncScheduler } from '../../jobs/workspace/sync-scheduler';
 import { WorkspaceIgnore } from '../../jobs/workspace/watch-ignore';

@@ -2,8 +2,8 @@
 // the folders), then the changed files. The node checks the base and every file it
 // receives against its entry, then applies the change in place behind a journal.
 import { join } from 'node:path';
-import { DELTA_ENTRY, type DeltaHeader } from '../../../src-agent/protocol';
-import { toManifest } from '../../../src-agent/workspace-manifest';
+import { DELTA_ENTRY, type DeltaHeader } from '../../../src-agent/wire/protocol';
+import { toManifest } from '../../../src-agent/wire/workspace-manifest';
 import type { AgentAddress } from '../../nodes/node-layout';
 import type { NodeShell } from '../../transport/node-shell';
 import { type LocalManifest, localFile, type ManifestDiff } from './manifest';

@@ -3,8 +3,8 @@ import { chmod, mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { ManifestEntry } from '../../../src-agent/protocol';
-import { manifestDigest } from '../../../src-agent/workspace-manifest';
+import type { ManifestEntry } from '../../../src-agent/wire/protocol';
+import { manifestDigest } from '../../../src-agent/wire/workspace-manifest';
 import { HashCache } from './hash-cache';
 import { buildManifest, diffManifests, type ManifestFiles } from './manifest';
 

@@ -5,17 +5,17 @@ import { createHash } from 'node:crypto';
 import { lstatSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ManifestEntry } from '../../../src-agent/protocol';
+import type { ManifestEntry } from '../../../src-agent/wire/protocol';
 import {
   comparePaths,
   manifestDigest,
   type ManifestFiles,
   sameEntry,
-} from '../../../src-agent/workspace-manifest';
+} from '../../../src-agent/wire/workspace-manifest';
 import type { FileKey, HashCache } from './hash-cache';
 import { createLimiter } from './limiter';
 
-export type { ManifestFiles } from '../../../src-agent/workspace-manifest';
+export type { ManifestFiles } from '../../../src-agent/wire/workspace-manifest';
 
 /** What the manifest is built from: a `WorkspaceScan`, or the plan the core keeps of one. */
 export interface ManifestSource {

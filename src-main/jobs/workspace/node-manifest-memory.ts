@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { manifestDigest, type ManifestFiles } from '../../../src-agent/workspace-manifest';
+import { manifestDigest, type ManifestFiles } from '../../../src-agent/wire/workspace-manifest';
 
 /** A manifest the app believes a node holds. */
 export interface RememberedManifest {

@@ -10,14 +10,14 @@ import {
   type RecvWorkspaceOutput,
   SEALED_MANIFEST,
   SEALED_TREE,
-} from '../../../src-agent/protocol';
-import type { TarWriter } from '../../../src-agent/tar';
+} from '../../../src-agent/wire/protocol';
+import type { TarWriter } from '../../../src-agent/wire/tar';
 import {
   manifestDigest,
   type ManifestFiles,
   toManifest,
-} from '../../../src-agent/workspace-manifest';
-import { TenderError } from '../../core/tender-error';
+} from '../../../src-agent/wire/workspace-manifest';
+import { TenderError } from '../../base/tender-error';
 import type { AgentAddress } from '../../nodes/node-layout';
 import type { NodeShell } from '../../transport/node-shell';
 import { HashCache } from './hash-cache';

@@ -7,15 +7,15 @@ import type {
   RecvDeclinedOutput,
   RecvWorkspaceOutput,
   WorkspaceManifest,
-} from '../../../src-agent/protocol';
+} from '../../../src-agent/wire/protocol';
 import {
   filesOf,
   manifestDigest,
   type ManifestFiles,
   stringsOf,
-} from '../../../src-agent/workspace-manifest';
-import { createTarWriter, type TarWriter } from '../../../src-agent/tar';
-import { TenderError } from '../../core/tender-error';
+} from '../../../src-agent/wire/workspace-manifest';
+import { createTarWriter, type TarWriter } from '../../../src-agent/wire/tar';
+import { TenderError } from '../../base/tender-error';
 import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
 import { parseAfterMarker } from '../../transport/exec-helpers';
 import { packetized } from './packetize';

@@ -4,7 +4,7 @@
 import type { CommandOutput } from '../../contract';
 import type { WiringContext } from '../../core/node-wiring';
 import { connectorFor } from '../../core/node-wiring';
-import { TenderError } from '../../core/tender-error';
+import { TenderError } from '../../base/tender-error';
 import type { Datastream } from '../../datastream/datastream';
 import type { Ledger } from '../../ledger/ledger';
 import type { NodeRecord } from '../../nodes/node-record';

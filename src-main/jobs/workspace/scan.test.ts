@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { BadInputError } from '../bad-input-error';
+import { BadInputError } from '../../base/bad-input-error';
 import { scanWorkspace, type WorkspaceScan } from './scan';
 
 let root: string;

@@ -1,6 +1,6 @@
 import { type Dirent, lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { BadInputError } from '../bad-input-error';
+import { BadInputError } from '../../base/bad-input-error';
 import { excludeRules, gitignoreRules, matchRules, type RuleSet } from './ignore-rules';
 import { secretPatternOf } from './secret-patterns';
 

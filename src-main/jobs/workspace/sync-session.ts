@@ -1,21 +1,21 @@
 // A workspace session with one node: one `serve-workspace` channel that stays open and
 // serves every push and manifest request in turn, so pushes that come often (live sync)
-// pay for no SSH exec and no node process start each. The framing is src-agent/frames.ts;
+// pay for no SSH exec and no node process start each. The framing is src-agent/wire/frames.ts;
 // a request's answer is one JSON line (docs/agent-protocol.md). When the channel closes,
 // every request in flight fails with an infrastructure error and the session stays
 // closed: open another one.
 import { once } from 'node:events';
 import { StringDecoder } from 'node:string_decoder';
-import { FRAME_HEAD_BYTES, frame } from '../../../src-agent/frames';
-import { MarkerScanner } from '../../../src-agent/marker';
+import { FRAME_HEAD_BYTES, frame } from '../../../src-agent/wire/frames';
+import { MarkerScanner } from '../../../src-agent/wire/marker';
 import type {
   CommandError,
   RecvWorkspaceOutput,
   ServeManifestAnswer,
   ServeRequest,
-} from '../../../src-agent/protocol';
-import { createTarWriter, type TarWriter } from '../../../src-agent/tar';
-import { TenderError } from '../../core/tender-error';
+} from '../../../src-agent/wire/protocol';
+import { createTarWriter, type TarWriter } from '../../../src-agent/wire/tar';
+import { TenderError } from '../../base/tender-error';
 import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
 import type { ExecChannel, NodeShell } from '../../transport/node-shell';
 import { packetized, SSH_PACKET_BYTES } from './packetize';

@@ -7,7 +7,7 @@
 // `run` sees. With `inPlace` (live sync into a running job) the node instead moves each
 // file into the live folder, keeping the job's cwd and the files it made; each file is
 // replaced atomically, the whole is not.
-import type { WorkspaceManifest } from '../../../src-agent/protocol';
+import type { WorkspaceManifest } from '../../../src-agent/wire/protocol';
 import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
 import { execCapture, parseAfterMarker } from '../../transport/exec-helpers';
 import type { NodeShell } from '../../transport/node-shell';

@@ -8,7 +8,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { socketPath } from '../../../src-agent/paths';
+import { socketPath } from '../../../src-agent/wire/paths';
 import type {
   CreateLeaseRequest,
   CreateLeaseResult,

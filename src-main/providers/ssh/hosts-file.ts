@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { parse, stringify, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { HostInput } from '../../contract';
-import { TenderError } from '../../core/tender-error';
+import { TenderError } from '../../base/tender-error';
 
 /** A machine you already have (hosts.toml). */
 export interface HostEntry {

@@ -1,4 +1,4 @@
-import type { SelfTeardown } from '../../../src-agent/protocol';
+import type { SelfTeardown } from '../../../src-agent/wire/protocol';
 import { OfferFilter, type Offer, type OfferFilterInput } from '../../contract/views';
 import {
   ProviderError,

@@ -1,5 +1,5 @@
 import type { ErrorCode, ErrorData } from '../contract';
-import { ProviderError } from '../providers/provider';
+import { ProviderError } from './provider-error';
 
 /** An error that travels as data: `{ code, message, hint }`. Messages name the fix. */
 export class TenderError extends Error {
