@@ -2,6 +2,7 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import { floorsPlugin } from './build/eslint-floors.mjs';
 
 // The runtime boundaries of docs/architecture.md, enforced here rather than remembered:
 // only src-main/app imports electron; the renderer sees only the contract; the agent is
@@ -26,6 +27,14 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-restricted-imports': ['error', electronOnlyInApp],
     },
+  },
+  {
+    // The floor order of src-main (build/eslint-floors.mjs): imports run downward only, and
+    // reach the agent only through src-agent/wire/. Tests may use any floor as a fixture.
+    files: ['src-main/**/*.ts'],
+    ignores: ['src-main/**/*.test.ts', 'src-main/**/*.test-util.ts'],
+    plugins: { tender: floorsPlugin },
+    rules: { 'tender/floors': 'error' },
   },
   {
     files: ['src-main/app/**'],

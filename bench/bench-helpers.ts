@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadAgentBundle } from '../src-main/core/agent-bundle';
+import { loadAgentBundle } from '../src-main/nodes/agent-bundle';
 import { connectSsh, type SshShell } from '../src-main/transport/ssh-shell';
 import { execCapture } from '../src-main/transport/exec-helpers';
 import type { SshdFixture } from '../test/helpers/sshd';

@@ -1,11 +1,11 @@
 // Endpoint known → agent joined, over SSH to a real sshd on loopback: connect, probe, find
 // Node, push the agent (first time only), verify, start the agent detached, hello. Prints the
 // cold join (agent pushed) and the median warm join (agent cached on the node).
-// Target (issue 3): under 2 s on loopback.
+// Target: under 2 s on loopback.
 // Usage: node bench/run.mjs join [runs=7]   (as root, after `npm run build`)
 import { randomBytes } from 'node:crypto';
-import { loadAgentBundle } from '../src-main/core/agent-bundle';
-import { runtimeLookup } from '../src-main/core/runtime-bundle';
+import { loadAgentBundle } from '../src-main/nodes/agent-bundle';
+import { runtimeLookup } from '../src-main/nodes/runtime-bundle';
 import { BootstrapSession, DEFAULT_DEADLINES } from '../src-main/nodes/bootstrap-session';
 import { layoutFor } from '../src-main/nodes/node-layout';
 import { startSshd } from '../test/helpers/sshd';

@@ -8,7 +8,7 @@
 // starts after `sync`. The node's home is on a fresh journaled ext4 (a loop image), as a
 // rented node's would be: see makeNodeDisk for why not this VM's own disk.
 // Workspace: ~5 000 files of 1–20 KB plus 5 files of 50 MB. Prints medians and ratios.
-// Targets (issue 3): first push ≤ 1.0× tar|ssh, re-push ≤ 0.5× rsync.
+// Targets: first push ≤ 1.0× tar|ssh, re-push ≤ 0.5× rsync.
 // Usage: node bench/run.mjs push [reps=5] [bigMB=50]   (as root, after `npm run build`)
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 // Tear down all on 20 Vast leases, beside the sum of 20 sequential destroys, in one run
 // against the faithful fake (real sshd per instance; each request gets API-like latency and a
 // destroyed instance stays listed for a moment, as on Vast). Each destroy is confirmed: the
-// provider must stop listing the instance. Target (issue 4): close to the slowest single
+// provider must stop listing the instance. Target: close to the slowest single
 // destroy, not the sum.
 // Usage: node bench/run.mjs teardown [leases=20]   (as root, after `npm run build`)
 import type { DestroyHandle } from '../src-main/providers/provider';

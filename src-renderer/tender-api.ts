@@ -1,20 +1,7 @@
-import type {
-  CommandInput,
-  CommandName,
-  CommandOutput,
-  EventName,
-  EventPayload,
-  Result,
-} from '../src-main/contract';
+import type { TenderClient } from '../src-main/contract';
 
 /** What the preload (Electron) or the WebSocket client (web mode) puts on window.tender. */
-export interface TenderApi {
-  invoke<C extends CommandName>(
-    command: C,
-    input: CommandInput<C>,
-  ): Promise<Result<CommandOutput<C>>>;
-  on<E extends EventName>(topic: E, handler: (payload: EventPayload<E>) => void): () => void;
-}
+export type TenderApi = TenderClient;
 
 /** What only the desktop app's preload adds: the local path of a file or folder dropped on
  *  the window (a sandboxed renderer cannot see paths; Electron's webUtils can). */

@@ -3,7 +3,7 @@ import { appendFile, mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { LogRecord } from '../wire/protocol';
+import type { AgentLogRecord } from '../wire/protocol';
 import { seededRandom } from '../wire/tar/tar-test-helpers';
 import { type LogSink, LogStore, type StoredRecord } from './log-store';
 
@@ -35,7 +35,7 @@ function recordingSink(
     send(records: StoredRecord[]) {
       for (const r of records) {
         // A plain check: expect() per record would dominate the run time.
-        if ((JSON.parse(r.json) as LogRecord).seq !== r.seq)
+        if ((JSON.parse(r.json) as AgentLogRecord).seq !== r.seq)
           throw new Error(`seq mismatch in ${r.json}`);
         seqs.push(r.seq);
       }
@@ -63,7 +63,7 @@ describe('LogStore', () => {
     expect(b.append('agent', 'info', 'again')).toBe(6);
     await b.flush();
     const lines = (await readFile(join(dir, 'log.jsonl'), 'utf8')).trim().split('\n');
-    expect(lines.map((l) => (JSON.parse(l) as LogRecord).seq)).toEqual(range(1, 6));
+    expect(lines.map((l) => (JSON.parse(l) as AgentLogRecord).seq)).toEqual(range(1, 6));
     expect(JSON.parse(lines[5]!)).toEqual({
       seq: 6,
       ts: 1_700_000_000_000,
@@ -83,7 +83,7 @@ describe('LogStore', () => {
     b.append('run', 'stdout', 'next');
     await b.flush();
     const lines = (await readFile(join(dir, 'log.jsonl'), 'utf8')).trim().split('\n');
-    expect(lines.map((l) => (JSON.parse(l) as LogRecord).line)).toEqual(['whole', 'next']);
+    expect(lines.map((l) => (JSON.parse(l) as AgentLogRecord).line)).toEqual(['whole', 'next']);
   });
 
   it('has each record in the file before a subscriber gets it', async () => {

@@ -10,8 +10,9 @@ export const PHASES: readonly Phase[] = ['setup', 'run'];
 export type LogSource = Phase | 'agent';
 export type LogStream = 'stdout' | 'stderr' | 'info';
 
-/** One line of `D/logs/log.jsonl`; `seq` is node-wide, from 1, without gaps in normal use. */
-export interface LogRecord {
+/** One line of `D/logs/log.jsonl`; `seq` is node-wide, from 1, without gaps in normal use.
+ *  The app stores each as a contract `LogRecord` on the node's `agent` channel (same seq). */
+export interface AgentLogRecord {
   seq: number;
   /** Milliseconds since the epoch, on the node's clock. */
   ts: number;
@@ -174,7 +175,7 @@ export type Response<K extends OpName = OpName> =
   | { id: RequestId | null; ok: false; error: ErrorBody };
 
 export type AgentEvent =
-  | { ev: 'log'; records: LogRecord[] }
+  | { ev: 'log'; records: AgentLogRecord[] }
   | { ev: 'phase'; state: PhaseState }
   /** Sent to every connected client, subscribed or not, each time the record's state changes. */
   | { ev: 'teardown'; record: TeardownRecord };

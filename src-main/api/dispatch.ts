@@ -1,17 +1,14 @@
 import type { z } from 'zod';
 import {
   commands,
-  type CommandArgs,
   type CommandName,
   type CommandOutput,
   type Result,
 } from '../contract';
+import type { Handlers } from '../contract/handlers';
 import { TenderError, toErrorData } from '../base/tender-error';
 
-/** One handler per command; a missing one is a compile error. */
-export type Handlers = {
-  [C in CommandName]: (args: CommandArgs<C>) => Promise<CommandOutput<C>>;
-};
+export type { Handlers } from '../contract/handlers';
 
 /** Parses the request at the boundary, runs the handler, and returns errors as data. A bad
  *  request never reaches a handler, so it never half-applies. */

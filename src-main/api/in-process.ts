@@ -1,16 +1,10 @@
-import type { CommandInput, CommandName, CommandOutput, EventName, Result } from '../contract';
-import type { EventBus, EventHandler } from '../base/event-bus';
+import type { TenderClient } from '../contract';
+import type { EventBus } from '../base/event-bus';
 import { dispatch, type Handlers } from './dispatch';
 
-/** The client every transport offers: the CLI and the tests use this one directly. */
-export interface TenderClient {
-  invoke<C extends CommandName>(
-    command: C,
-    input: CommandInput<C>,
-  ): Promise<Result<CommandOutput<C>>>;
-  on<E extends EventName>(topic: E, handler: EventHandler<E>): () => void;
-}
+export type { TenderClient } from '../contract';
 
+/** The in-process client: the CLI and the tests use this one directly. */
 export function createInProcessClient(handlers: Handlers, bus: EventBus): TenderClient {
   return {
     invoke: (command, input) => dispatch(handlers, command, input),

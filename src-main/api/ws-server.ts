@@ -4,9 +4,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { extname, join, normalize, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { commands, events, type CommandName, type EventName } from '../contract/commands';
-import type { TenderCore } from '../core/tender-core';
+import type { EventBus } from '../base/event-bus';
+import type { Handlers } from '../contract/handlers';
 import { dispatch } from './dispatch';
 import { WS_PATH, type WsRequest, type WsServerMessage } from '../contract/ws-protocol';
+
+/** What web mode serves: the contract's handlers and its events. */
+export interface ServedCore {
+  handlers: Handlers;
+  bus: EventBus;
+}
 
 export interface WebServer {
   url: string;
@@ -36,7 +43,7 @@ const TYPES: Record<string, string> = {
  * of its own: requests go through the same `dispatch` as IPC and the in-process client.
  */
 export async function startWebServer(
-  core: TenderCore,
+  core: ServedCore,
   opts: { port?: number; rendererDir: string },
 ): Promise<WebServer> {
   const token = randomBytes(24).toString('base64url');

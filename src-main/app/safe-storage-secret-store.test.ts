@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FileSecretStore } from '../core/secret-store';
+import { FileSecretStore } from '../services/settings/secret-store';
 import {
   chooseSecretStore,
   SafeStorageSecretStore,

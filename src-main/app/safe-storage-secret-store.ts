@@ -5,7 +5,7 @@ import {
   type SecretName,
   type SecretStore,
   writePrivateFile,
-} from '../core/secret-store';
+} from '../services/settings/secret-store';
 
 /** The part of Electron's safeStorage this store uses (injected, so it is tested without
  *  Electron). */

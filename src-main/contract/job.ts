@@ -13,7 +13,7 @@ export const EnvValue = z.union([
 ]);
 export type EnvValue = z.infer<typeof EnvValue>;
 
-/** What to do (seed 003 §4). Nothing about hardware. Paths are absolute once loaded. */
+/** What to do: the `[job]` table. Nothing about hardware. Paths are absolute once loaded. */
 export const JobSpec = z
   .object({
     name: z.string().min(1).max(200),
@@ -53,7 +53,7 @@ export const PoolSpec = z
     offers: z.array(z.string().min(1)).default([]),
     /** `ssh` provider: the hosts (names from hosts.toml) to claim, one per node. */
     hosts: z.array(z.string().min(1)).default([]),
-    // Marketplace providers (vastai): the desired node shape (seed 000 §10) and a price cap.
+    // Marketplace providers (vastai): the desired node shape and a price cap.
     gpu: z.string().min(1).optional(),
     gpu_count: z.number().int().min(1).max(16).optional(),
     min_vram_gb: z.number().positive().optional(),

@@ -5,7 +5,7 @@ export const AfterJob = z.enum(['destroy', 'keep_warm']);
 export type AfterJob = z.infer<typeof AfterJob>;
 
 /**
- * A run's lease policy (issue 6), every field resolved. Each node enforces it by itself
+ * A run's lease policy, every field resolved. Each node enforces it by itself
  * (the agent's dead-man switch) and the app enforces it too, so neither a crashed laptop nor
  * a lost network leaves a machine billing. Durations are milliseconds; null means "none".
  */

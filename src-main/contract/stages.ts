@@ -1,8 +1,7 @@
 import { z } from 'zod';
 
-/** NodeManager stages (seed 000 §7.3), plus `destroying` between the destroy call and the
- *  provider's confirmation. */
-export const NodeStage = z.enum([
+/** The stages a healthy node walks through, in order: new → … → dormant. */
+export const NODE_MAIN_PATH = [
   'new',
   'lease_requested',
   'lease_created',
@@ -11,13 +10,18 @@ export const NodeStage = z.enum([
   'agent_joined',
   'handed_off',
   'dormant',
-  'failed',
-  'destroying',
-  'destroyed',
-]);
+] as const;
+
+/** Stages a node leaves the main path for: `failed`, and `destroying` (between the destroy
+ *  call and the provider's confirmation) then `destroyed`. */
+export const NODE_OFF_PATH = ['failed', 'destroying', 'destroyed'] as const;
+
+/** NodeManager stages. */
+export const NodeStage = z.enum([...NODE_MAIN_PATH, ...NODE_OFF_PATH]);
 export type NodeStage = z.infer<typeof NodeStage>;
 
-/** The finer stages of a bootstrap session (seed 000 §11.3; "swactor" is our agent). */
+/** The finer stages of a bootstrap session (nodes/bootstrap-session.ts), up to the agent's
+ *  join and the session's close. */
 export const BootstrapStage = z.enum([
   'created',
   'ssh_connecting',
@@ -38,7 +42,7 @@ export const BootstrapStage = z.enum([
 ]);
 export type BootstrapStage = z.infer<typeof BootstrapStage>;
 
-/** Job lifecycle (seed 003 §6). */
+/** Job lifecycle: pending → running → completed | failed (jobs/job-fsm.ts). */
 export const JobStatus = z.enum(['pending', 'running', 'completed', 'failed']);
 export type JobStatus = z.infer<typeof JobStatus>;
 

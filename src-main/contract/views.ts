@@ -110,7 +110,8 @@ export type LogSource = z.infer<typeof LogSource>;
 export const LogChannel = z.enum(['bootstrap', 'agent', 'events']);
 export type LogChannel = z.infer<typeof LogChannel>;
 
-/** One datastream record (DESIGN.md): log bodies live here and nowhere else. */
+/** One datastream record: log bodies live here and nowhere else. The `agent` channel's
+ *  records are the agent's `AgentLogRecord`s (src-agent/wire/protocol.ts), same seq. */
 export const LogRecord = z.object({
   run: z.string(),
   node: z.string(),

@@ -13,8 +13,8 @@ export interface RenewerDeps {
 }
 
 /**
- * Renews a node's dead-man switch over the agent link every `everyMs` (DESIGN.md: renewal
- * rides on the existing link; there is no heartbeat channel of its own). One renewal in
+ * Renews a node's dead-man switch over the agent link every `everyMs`: renewal rides on the
+ * existing link; there is no heartbeat channel of its own. One renewal in
  * flight at a time; a link that is down simply delays the next one, and if it stays down
  * past the grace the node destroys itself, which is the point.
  */

@@ -36,7 +36,8 @@ const DurationText = z.string().refine((t) => parseDuration(t) !== undefined, {
   message: 'not a duration: write e.g. "90s", "20m", "6h", "1h30m", or "none"',
 });
 
-/** `[policy]`: the run's lease policy (issue 6); what is left out comes from Settings. */
+/** `[policy]`: the run's lease policy (docs/money-safety.md); what is left out comes from
+ *  Settings. */
 export const PolicyTable = z
   .object({
     max_duration: DurationText.optional(),

@@ -27,7 +27,7 @@ const E: Record<string, JobEvent> = {
   torn: { type: 'TeardownComplete', error: null },
 };
 
-// Seed 003 §6, row by row: [from, event, commands, to-phase, to-status]
+// The job FSM's table, row by row: [from, event, commands, to-phase, to-status]
 const rows: [JobState, keyof typeof E, string[], JobPhase, string][] = [
   [at('provisioning'), 'submitted', ['ProvisionNode'], 'provisioning', 'pending'],
   [at('provisioning'), 'ready', ['MaterializeWorkspace'], 'materializing', 'running'],
@@ -54,7 +54,7 @@ const rows: [JobState, keyof typeof E, string[], JobPhase, string][] = [
   [at('tearing_down', { status: 'completed' }), 'torn', [], 'done', 'completed'],
 ];
 
-describe('job FSM: the event → command table of seed 003', () => {
+describe('job FSM: the event → command table', () => {
   for (const [from, ev, commands, phase, status] of rows) {
     it(`${from.phase}/${from.status} + ${ev} → ${commands.join(', ') || '(none)'} → ${phase}/${status}`, () => {
       const out = jobTransition(from, E[ev]!);

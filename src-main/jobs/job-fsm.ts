@@ -1,6 +1,6 @@
 import type { JobPhase, JobStatus } from '../contract';
 
-/** Facts observed about one job attempt on one node (seed 003 §6). */
+/** Facts observed about one job attempt on one node. */
 export type JobEvent =
   | { type: 'JobSubmitted' }
   | { type: 'NodeReady' }
@@ -43,7 +43,7 @@ export function initialJobState(opts: { hasWorkspace: boolean; hasSetup: boolean
   return { status: 'pending', phase: 'provisioning', exitCode: null, reason: null, ...opts };
 }
 
-/** The event → command table of seed 003 §6. Pure. Collection always comes before teardown,
+/** The event → command table of one job attempt. Pure. Collection always comes before teardown,
  *  so "collect best effort, then tear down" is two steps here rather than one. */
 export function jobTransition(s: JobState, e: JobEvent): JobStep {
   const ignore = (): JobStep => ({ state: s, commands: [], ignored: `${e.type} in ${s.phase}` });

@@ -1,6 +1,6 @@
 import type { LeaseState } from '../contract';
 import type Database from 'better-sqlite3';
-import type { NodeRecord } from '../nodes/node-record';
+import type { NodeRecord } from './node-record';
 
 /** The lease state a node record implies. The leases table is kept as this projection, in
  *  the same transaction as the node row, so the two can never disagree. */

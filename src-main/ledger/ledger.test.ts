@@ -12,7 +12,7 @@ import type { LeaseState } from '../contract';
 import { leaseLabel } from '../base/ids';
 import { TenderError } from '../base/tender-error';
 import type { NodeMsg } from '../nodes/messages';
-import { newNodeRecord, type NodeRecord } from '../nodes/node-record';
+import { newNodeRecord, type NodeRecord } from './node-record';
 import { transition } from '../nodes/transition';
 import type { LeaseFacts } from '../providers/provider';
 import { Ledger, type NewRun } from './ledger';

@@ -40,13 +40,13 @@ CREATE TABLE nodes (
   stage TEXT NOT NULL,
   ready INTEGER NOT NULL,
   stage_since INTEGER NOT NULL,
-  record_json TEXT NOT NULL,         -- the whole NodeRecord (seed 000 §7.2)
+  record_json TEXT NOT NULL,         -- the whole NodeRecord (nodes/node-record.ts)
   updated_at INTEGER NOT NULL
 );
 CREATE INDEX nodes_run ON nodes(run_id);
 CREATE INDEX nodes_stage ON nodes(stage);
 
--- One job attempt per node (seed 003: one job, one node, one attempt in v1).
+-- One job attempt per node (the job runs once on each node of a run).
 CREATE TABLE attempts (
   node_id TEXT PRIMARY KEY REFERENCES nodes(id),
   run_id TEXT NOT NULL,
@@ -121,7 +121,7 @@ CREATE TABLE host_keys (
   {
     version: 3,
     sql: `
--- Issue 6: each run's lease policy (max duration, idle timeout, budget, after the job,
+-- Money safety: each run's lease policy (max duration, idle timeout, budget, after the job,
 -- unreachable grace), and per lease what its dead-man switch was last told (renewals,
 -- deadlines) and what the node reported when it tore itself down.
 ALTER TABLE runs ADD COLUMN policy_json TEXT;

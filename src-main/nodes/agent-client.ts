@@ -1,6 +1,6 @@
 import type {
   AgentEvent,
-  LogRecord,
+  AgentLogRecord,
   OpName,
   Ops,
   PhaseState,
@@ -36,7 +36,7 @@ interface Pending {
 }
 
 export interface AgentClientHandlers {
-  onLog?: (records: LogRecord[]) => void;
+  onLog?: (records: AgentLogRecord[]) => void;
   onPhase?: (state: PhaseState) => void;
   /** The node's dead-man switch fired: it is tearing itself down. */
   onTeardown?: (record: TeardownRecord) => void;

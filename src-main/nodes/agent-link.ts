@@ -1,5 +1,5 @@
 import type {
-  LogRecord,
+  AgentLogRecord,
   OpName,
   Ops,
   PhaseState,
@@ -16,7 +16,7 @@ export interface AgentLinkDeps {
   address: AgentAddress;
   /** The first agent seq not yet stored: resume the log stream from here. */
   fromSeq(): number;
-  onRecords(records: LogRecord[]): void;
+  onRecords(records: AgentLogRecord[]): void;
   onPhase(state: PhaseState): void;
   /** The node's dead-man switch fired (told live, or found in hello on a reconnect). */
   onTeardown?(record: TeardownRecord): void;
@@ -26,7 +26,7 @@ export interface AgentLinkDeps {
 const BACKOFF_MS = [250, 500, 1_000, 2_000, 5_000, 10_000];
 const HELLO_TIMEOUT_MS = 15_000;
 
-/** The long-lived control channel to a joined agent (DESIGN.md "agent link"). When it
+/** The long-lived control channel to a joined agent (the `attach` channel). When it
  *  drops it reconnects with backoff and resumes the log stream from the last stored seq,
  *  so nothing is lost or repeated. The job keeps running on the node meanwhile. */
 export class AgentLink {

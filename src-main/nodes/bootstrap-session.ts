@@ -1,7 +1,7 @@
 import type { HelloResult, StartOutput, VersionOutput } from '../../src-agent/wire/protocol';
 import type { BootstrapStage } from '../contract';
 import { randomBytes } from 'node:crypto';
-import type { NodeRuntime } from '../core/runtime-bundle';
+import type { NodeRuntime } from './runtime-bundle';
 import { execCapture, parseAfterMarker, shq } from '../transport/exec-helpers';
 import type { NodeShell, ShellConnector } from '../transport/node-shell';
 import { AgentClient } from './agent-client';
@@ -42,7 +42,7 @@ export interface BootstrapCallbacks {
 
 const MIN_NODE_MAJOR = 18;
 
-/** The transient SSH-era of a node (seed 000 §11): connect, probe, make sure a runtime and
+/** The transient SSH-era of a node: connect, probe, make sure a runtime and
  *  the agent are there, verify, start the agent detached, wait for its hello, and close once
  *  the NodeManager has recorded the join. Every line the node prints is logged. */
 export class BootstrapSession {

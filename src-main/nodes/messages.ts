@@ -1,10 +1,11 @@
 import type { BootstrapStage } from '../contract';
 import type { DestroyHandle, LeaseFacts, NodeEndpoint } from '../providers/provider';
-import type { AgentFacts } from './node-record';
+import type { AgentFacts } from '../ledger/node-record';
 
-/** Inbound messages (seed 000 §7.4): past-tense facts, plus the orders Start and Destroy.
- *  `BootstrapStarted`, `Destroy*`, `LeaseFound` and `LeaseNotFound` are ours: the ledger
- *  must see the bootstrap actually begin, and a destroy confirmed by the provider. */
+/** Inbound messages: past-tense facts, plus the orders Start and Destroy.
+ *  `BootstrapStarted` exists so the ledger sees the bootstrap actually begin,
+ *  `DestroyConfirmed`/`DestroyFailed` so a destroy counts only once the provider confirms
+ *  it, and `LeaseFound`/`LeaseNotFound` answer a label lookup. */
 export type NodeMsg =
   | { type: 'Start' }
   | { type: 'LeaseCreated'; lease: LeaseFacts; endpoint: NodeEndpoint | null }
@@ -32,13 +33,13 @@ export type NodeMsg =
   /** A new lease for this node after a boot failure, once the failed one is destroyed. */
   | { type: 'Replace'; label: string; excludeMachine: string | null }
   /** Reconciliation: the provider no longer lists the lease, and Tender did not destroy it. */
-  /** `selfDestroyedAt`: the node's own dead-man switch explains the loss (issue 6); the
+  /** `selfDestroyedAt`: the node's own dead-man switch explains the loss; the
    *  lease is then destroyed (not lost) from that moment, with `reason`. */
   | { type: 'LeaseLost'; reason: string; selfDestroyedAt?: number };
 
 export type NodeMsgType = NodeMsg['type'];
 
-/** Outbound effects (seed 000 §7.5): imperative orders the runner performs. Each is
+/** Outbound effects: imperative orders the runner performs. Each is
  *  idempotent, because a crash can fall between the commit and the effect. */
 export type NodeEffect =
   /** Creates the lease. With `lookupFirst` (a resume: a create may already have happened

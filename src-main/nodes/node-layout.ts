@@ -1,3 +1,4 @@
+import type { AgentAddress } from '../ledger/node-record';
 import { join } from 'node:path';
 import type { NodeEndpoint } from '../providers/provider';
 import { shq } from '../transport/exec-helpers';
@@ -33,12 +34,8 @@ function thisRuntime(): string {
   return process.versions.electron ? `ELECTRON_RUN_AS_NODE=1 ${exe}` : exe;
 }
 
-/** How to reach a joined agent again: recorded at join, used by every later link. */
-export interface AgentAddress {
-  runtime: string;
-  bundleWord: string;
-  dirWord: string;
-}
+// Kept in the node record (the ledger's floor); named here too for the layout's users.
+export type { AgentAddress } from '../ledger/node-record';
 
 export function agentCommand(addr: AgentAddress, sub: string): string {
   return `${addr.runtime} ${addr.bundleWord} ${sub} --dir ${addr.dirWord}`;

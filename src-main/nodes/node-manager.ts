@@ -4,7 +4,7 @@ import type { Ledger } from '../ledger/ledger';
 import { BootstrapError } from './bootstrap-errors';
 import type { BootstrapSession } from './bootstrap-session';
 import type { NodeEffect, NodeMsg } from './messages';
-import type { NodeRecord } from './node-record';
+import type { NodeRecord } from '../ledger/node-record';
 import { resume } from './resume';
 import { transition } from './transition';
 import type { LeaseFacts, NodeEndpoint } from '../providers/provider';
@@ -123,7 +123,7 @@ export class NodeManager {
   private runEffect(effect: NodeEffect): void {
     switch (effect.type) {
       case 'CreateLease':
-        return void this.createLease(effect.lookupFirst);
+        return void this.createLease(); // `lookupFirst` is the provider's own check
       case 'FindLease':
         if (!this.createInFlight) void this.findLease();
         return;
@@ -149,18 +149,15 @@ export class NodeManager {
     }
   }
 
-  private async createLease(lookupFirst: boolean): Promise<void> {
+  private async createLease(): Promise<void> {
     const { provider } = this.deps;
     const label = this.rec.label;
     this.createInFlight = true;
     const signal = new AbortController().signal; // a create is never abandoned half-way
     try {
-      // A create is never retried without first checking the label: a crash between the
-      // call and its commit may have left a lease behind.
-      if (lookupFirst) {
-        const existing = await this.findByLabel(label, signal);
-        if (existing) return this.send({ type: 'LeaseFound', lease: existing, endpoint: null });
-      }
+      // A crash between the call and its commit may have left a lease behind (a resume):
+      // the provider's create is idempotent per label, so it returns that lease rather than
+      // a second one, and the label is listed once, by the provider, not here as well.
       this.deps.crashPoint('before-create-call');
       const result = await provider.createLease(
         {

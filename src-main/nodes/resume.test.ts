@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { NodeStage as NodeStageSchema, type NodeStage } from '../contract';
 import type { NodeEffect } from './messages';
 import { bareRecordIn, endpoint, lease, T0 } from './node-fixtures';
-import type { NodeRecord } from './node-record';
+import type { NodeRecord } from '../ledger/node-record';
 import { resume } from './resume';
 
 const recordIn = bareRecordIn;

@@ -1,5 +1,5 @@
 import type { NodeEffect } from './messages';
-import type { NodeRecord } from './node-record';
+import type { NodeRecord } from '../ledger/node-record';
 
 /** What to redo for a node after a restart, from its committed record alone. Every effect
  *  here is idempotent: CreateLease looks the label up before creating, StartBootstrap finds

@@ -3,7 +3,7 @@ import type { NodeStage } from '../contract';
 import { NodeStage as NodeStageSchema } from '../contract';
 import { NODE_MSG_TYPES, type NodeMsg, type NodeMsgType } from './messages';
 import { address, bareRecordIn, endpoint, lease, T0 } from './node-fixtures';
-import type { NodeRecord } from './node-record';
+import type { NodeRecord } from '../ledger/node-record';
 import { destroyRetryDelay, transition } from './transition';
 
 const NOW = 2_000_000;

@@ -1,7 +1,7 @@
 import type { NodeStage } from '../contract';
 import type { LeaseFacts, NodeEndpoint } from '../providers/provider';
 import type { NodeEffect, NodeMsg } from './messages';
-import { NO_LEASE_YET, type NodeRecord } from './node-record';
+import { NO_LEASE_YET, type NodeRecord } from '../ledger/node-record';
 
 /** The result of one message: the next record and the effects to run after committing it.
  *  `ignored` explains a message that does not apply in the current stage (late results,
@@ -20,7 +20,7 @@ export function destroyRetryDelay(attempt: number): number {
   return Math.min(DESTROY_RETRY_MAX_MS, DESTROY_RETRY_BASE_MS * 2 ** Math.max(0, attempt - 1));
 }
 
-/** NodeManager FSM (seed 000 §8). Pure: no I/O, no clock, no randomness. */
+/** NodeManager FSM. Pure: no I/O, no clock, no randomness. */
 export function transition(rec: NodeRecord, msg: NodeMsg, now: number): Step {
   if (msg.type === 'GetStatus')
     return { record: rec, effects: [{ type: 'Reply', kind: 'status' }] };
@@ -96,7 +96,7 @@ export function transition(rec: NodeRecord, msg: NodeMsg, now: number): Step {
         case 'BootstrapFailed':
           return bootstrapFailed(rec, msg, now);
         case 'BootstrapClosed':
-          // The SSH handle is closed: only now may the node be ready (seed 000 §8.5).
+          // The bootstrap session's SSH handle is closed: only now may the node be ready.
           return step(
             {
               ...to(rec, 'handed_off', now),

@@ -1,10 +1,11 @@
 import type { SelfTeardown } from '../../src-agent/wire/protocol';
-import type { Offer, OfferFilter } from '../contract';
+import type { Offer, OfferFilter, PoolSpec } from '../contract';
+import type { NodeShape } from './pool-shapes';
 
 // Thrown by providers; defined in base so every layer (errors as data) can name it.
 export { ProviderError } from '../base/provider-error';
 
-/** The provider plugin boundary (seed 000 §9, DESIGN.md "Providers").
+/** The provider plugin boundary.
  *
  *  Providers are stateless adapters: no NodeRecord, no logs, no SSH. Polling and deadlines
  *  live in the orchestrator. Every lease a provider creates carries the label it was given,
@@ -59,8 +60,17 @@ export interface CreateLeaseResult {
   endpoint: NodeEndpoint | null;
 }
 
+/** How often the orchestrator asks a provider about one lease, in ms. */
+export interface ProviderPolling {
+  endpointPollMs: number;
+  destroyPollMs: number;
+}
+
 export interface Provider {
   readonly kind: string;
+  /** Faster polling than the defaults (10 s, 5 s: provider APIs rate-limit), for providers
+   *  that answer in milliseconds (local folders). */
+  readonly polling?: Partial<ProviderPolling>;
   /** A marketplace: a node that fails to boot may be replaced by a lease on another host.
    *  (Machines you own are what they are: no replacement.) */
   readonly replacesFailedBoots?: boolean;
@@ -77,10 +87,17 @@ export interface Provider {
    *  stops the job and removes the run's files (machines you own are not destroyed). */
   selfTeardown?(lease: LeaseFacts): SelfTeardown;
 
+  /** The desired shape of each node a pool asks for: one per count, per offer picked, or
+   *  per host named. Throws `TenderError` (`bad_input`, naming the fix) for pool fields
+   *  this provider cannot honour; nothing is created before every shape is known. */
+  shapeNodes(pool: PoolSpec): NodeShape[];
+
   /** A marketplace's rentable offers matching `filter`, cheapest all-in price first. */
   searchOffers?(filter: OfferFilter, signal: AbortSignal): Promise<Offer[]>;
 
   /** Creates one lease labelled `req.label`. Returns when the provider has accepted it.
+   *  Idempotent per label: a lease that already carries the label is returned, not a second
+   *  one made (so a create resumed after a crash needs no lookup of its own).
    *  Throws `ProviderError`; `outcomeUnknown: true` means the lease may exist anyway (a
    *  timeout, a 5xx after sending) — the caller must look the label up before retrying. */
   createLease(req: CreateLeaseRequest, signal: AbortSignal): Promise<CreateLeaseResult>;

@@ -1,4 +1,3 @@
-import type { Ledger } from '../ledger/ledger';
 import type { HostKeyCheck, HostKeyInfo } from './host-key-info';
 import { type KnownHostEntry, knownHostKeys } from './known-hosts';
 
@@ -58,9 +57,21 @@ export function hostKeyCheck(opts: HostKeyCheckOptions): HostKeyCheck {
   return check;
 }
 
+/** What keeps pins durably: the ledger (transport sits below it and names only this). */
+export interface PinLedger {
+  getHostKey(scope: string): { fingerprint: string; keyType: string } | undefined;
+  pinHostKey(pin: {
+    scope: string;
+    endpoint: string;
+    keyType: string;
+    fingerprint: string;
+    pinnedAt: number;
+  }): unknown;
+}
+
 /** The ledger as a pin store. */
 export function ledgerPins(
-  ledger: Pick<Ledger, 'getHostKey' | 'pinHostKey'>,
+  ledger: PinLedger,
   now: () => number = Date.now,
 ): HostKeyPins {
   return {

@@ -1,4 +1,4 @@
-// Issue 6, what it must show: a node protects the user's money by itself when the app is
+// The dead-man switch, end to end: a node protects the user's money by itself when the app is
 // gone (kill -9) or asleep (SIGSTOP). The app is its own process (test/helpers/app-child.ts);
 // the Vast.ai fake, whose nodes are real sshd, stays up in this process and records which
 // key every destroy was made with.
@@ -50,7 +50,7 @@ async function startLongRun(): Promise<{ fake: FakeVast; app: AppProcess; home: 
   return { fake, app, home };
 }
 
-describe('the dead-man switch (issue 6)', () => {
+describe('the dead-man switch', () => {
   it('kill -9 the app: the node destroys itself with its own key within grace + one check; a restarted app shows why', async () => {
     const { fake, app, home } = await startLongRun();
     const [inst] = fake.state.liveInstances();

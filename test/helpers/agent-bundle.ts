@@ -5,7 +5,13 @@ import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createMarkerSkipper } from '../../src-agent/wire/marker';
 import { socketPath } from '../../src-agent/wire/paths';
-import type { AgentEvent, LogRecord, OpName, Ops, Response } from '../../src-agent/wire/protocol';
+import type {
+  AgentEvent,
+  AgentLogRecord,
+  OpName,
+  Ops,
+  Response,
+} from '../../src-agent/wire/protocol';
 
 const BUNDLE = resolve(import.meta.dirname, '../../out/agent/tender-agent.cjs');
 
@@ -147,7 +153,7 @@ export class AttachClient {
   }
 
   /** Every log record received, in arrival order. */
-  records(): LogRecord[] {
+  records(): AgentLogRecord[] {
     return this.events.flatMap((e) => (e.ev === 'log' ? e.records : []));
   }
 

@@ -3,7 +3,7 @@
 // on stdout. Tests kill -9 it or SIGSTOP it to play a crashed or sleeping laptop. The fake's
 // nodes log in as throw-away users: the parent sends `{instanceId, user}` messages.
 import type { CommandInput } from '../../src-main/contract';
-import type { Timing } from '../../src-main/core/settings';
+import type { Timing } from '../../src-main/services/settings/timing';
 import { TenderCore } from '../../src-main/core/tender-core';
 import { failedHostsPath } from '../../src-main/providers/vastai/failed-hosts';
 import { VastProvider } from '../../src-main/providers/vastai/provider';

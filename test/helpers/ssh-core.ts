@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JobSpecInput } from '../../src-main/contract';
 import { TenderCore } from '../../src-main/core/tender-core';
-import { DEFAULT_TIMING, type Timing } from '../../src-main/core/settings';
+import { DEFAULT_TIMING, type Timing } from '../../src-main/services/settings/timing';
 import { writeHosts } from '../../src-main/providers/ssh/hosts-file';
 import { agentBundlePath } from './agent-bundle';
 import type { SshdFixture } from './sshd';

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandInput } from '../../src-main/contract';
-import { DEFAULT_TIMING, type Timing } from '../../src-main/core/settings';
+import { DEFAULT_TIMING, type Timing } from '../../src-main/services/settings/timing';
 import { TenderCore } from '../../src-main/core/tender-core';
 import { LocalProvider } from '../../src-main/providers/local/local-provider';
 import { failedHostsPath } from '../../src-main/providers/vastai/failed-hosts';

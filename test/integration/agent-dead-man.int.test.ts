@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type {
   LeaseParams,
-  LogRecord,
+  AgentLogRecord,
   PhaseState,
   StartOutput,
   TeardownRecord,
@@ -127,11 +127,11 @@ function lastPhase(c: AttachClient, phase: 'setup' | 'run'): PhaseState | undefi
     .at(-1);
 }
 
-function fileRecords(dir: string): LogRecord[] {
+function fileRecords(dir: string): AgentLogRecord[] {
   return readFileSync(join(dir, 'logs', 'log.jsonl'), 'utf8')
     .trim()
     .split('\n')
-    .map((l) => JSON.parse(l) as LogRecord);
+    .map((l) => JSON.parse(l) as AgentLogRecord);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LogRecord, Phase, PhaseState, StartOutput } from '../../src-agent/wire/protocol';
+import type { AgentLogRecord, Phase, PhaseState, StartOutput } from '../../src-agent/wire/protocol';
 import {
   AttachClient,
   agentBundlePath,
@@ -65,14 +65,14 @@ function lastPhase(c: AttachClient, phase: Phase): PhaseState {
   return states.at(-1) as PhaseState;
 }
 
-function fileRecords(dir: string): LogRecord[] {
+function fileRecords(dir: string): AgentLogRecord[] {
   return readFileSync(join(dir, 'logs', 'log.jsonl'), 'utf8')
     .trim()
     .split('\n')
-    .map((l) => JSON.parse(l) as LogRecord);
+    .map((l) => JSON.parse(l) as AgentLogRecord);
 }
 
-function linesOf(records: LogRecord[], src: string): string[] {
+function linesOf(records: AgentLogRecord[], src: string): string[] {
   return records.filter((r) => r.src === src && r.stream !== 'info').map((r) => r.line);
 }
 

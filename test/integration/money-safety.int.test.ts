@@ -1,5 +1,6 @@
-// Issue 6 against the faithful Vast.ai fake (real sshd nodes): budgets that tear down, idle
-// autostop of nodes kept warm, max duration, and the account key never reaching a node.
+// Money safety (docs/money-safety.md) against the faithful Vast.ai fake (real sshd nodes):
+// budgets that tear down, idle autostop of nodes kept warm, max duration, and the account key
+// never reaching a node.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -14,7 +15,7 @@ const longJob = (work: string) => ({
   workspace: { workdir: work, exclude: [] },
 });
 
-describe('money safety (issue 6)', () => {
+describe('money safety', () => {
   it('budget: a run that reaches its budget is torn down when reached, with the reason', async () => {
     const t = await setup({ offers: [{ gpu_name: 'RTX 4090', dph_base: 36 }] });
     // $36/h ≈ 1¢/s: a 4¢ budget lasts about 4 s of billed time.

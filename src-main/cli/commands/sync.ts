@@ -4,7 +4,7 @@ import { watch } from 'chokidar';
 import type { CommandOutput, RunView } from '../../contract';
 import { TenderCore } from '../../core/tender-core';
 import { TenderError, toErrorData } from '../../base/tender-error';
-import { describeSync } from '../../jobs/workspace/run-sync';
+import { describeSync } from '../../services/workspace/run-sync';
 import { SyncScheduler } from '../../jobs/workspace/sync-scheduler';
 import { WorkspaceIgnore } from '../../jobs/workspace/watch-ignore';
 import { call, type CliContext } from '../context';

@@ -18,6 +18,8 @@ import type {
   Provider,
 } from '../provider';
 import { ProviderError } from '../provider';
+import type { PoolSpec } from '../../contract';
+import { countedShapes, refuseMarketFields, type NodeShape } from '../pool-shapes';
 import { killProcessGroups } from './process-groups';
 
 interface LeaseFile {
@@ -38,6 +40,8 @@ function labelOf(handle: DestroyHandle): string {
  *  Nothing bills. Destroy kills everything the node started and removes the folder. */
 export class LocalProvider implements Provider {
   readonly kind = 'local';
+  /** A folder on this machine answers in milliseconds. */
+  readonly polling = { endpointPollMs: 200, destroyPollMs: 100 };
   private readonly leasesDir: string;
 
   constructor(
@@ -45,6 +49,11 @@ export class LocalProvider implements Provider {
     private readonly now: () => number = Date.now,
   ) {
     this.leasesDir = join(home, 'local', 'leases');
+  }
+
+  shapeNodes(pool: PoolSpec): NodeShape[] {
+    refuseMarketFields(this.kind, pool);
+    return countedShapes(this.kind, pool);
   }
 
   async createLease(req: CreateLeaseRequest): Promise<CreateLeaseResult> {

@@ -8,7 +8,10 @@ import {
   type NodeEndpoint,
   type Provider,
 } from '../provider';
+import type { PoolSpec } from '../../contract';
+import { TenderError } from '../../base/tender-error';
 import { execCapture } from '../../transport/exec-helpers';
+import { refuseMarketFields, type NodeShape } from '../pool-shapes';
 import type { NodeShell } from '../../transport/node-shell';
 import { findHost, readHosts, type HostEntry } from './hosts-file';
 import { destroyScript, isGoneScript, listScript, parseList } from './remote-scripts';
@@ -19,13 +22,39 @@ export type HostConnector = (host: HostEntry, signal: AbortSignal) => Promise<No
  *  for a run; nothing bills. Destroy stops the lease's agent and its processes and removes the
  *  lease's folder on the host; it keeps the cached agent and runtime, and never powers
  *  anything off. Unlike a cloud API, this provider's "API" is SSH itself. */
+/** The ssh provider's kind: its leases are claims on hosts in hosts.toml. */
+export const SSH_KIND = 'ssh';
+
 export class SshProvider implements Provider {
-  readonly kind = 'ssh';
+  readonly kind = SSH_KIND;
 
   constructor(
     private readonly home: string,
     private readonly connect: HostConnector,
   ) {}
+
+  /** One node per host named; every name must be in hosts.toml. */
+  shapeNodes(pool: PoolSpec): NodeShape[] {
+    refuseMarketFields(this.kind, pool);
+    if (pool.hosts.length === 0) {
+      throw new TenderError(
+        'bad_input',
+        'the ssh provider needs hosts',
+        'pass --hosts lab1,lab2 or set hosts in [pool]; `tender hosts add` registers one',
+      );
+    }
+    if (pool.count > 1 && pool.count !== pool.hosts.length) {
+      throw new TenderError(
+        'bad_input',
+        `count ${pool.count} does not match the ${pool.hosts.length} hosts given`,
+        'with the ssh provider each host is one node; leave count out',
+      );
+    }
+    if (new Set(pool.hosts).size !== pool.hosts.length)
+      throw new TenderError('bad_input', 'a host is named twice in hosts');
+    for (const name of pool.hosts) findHost(this.home, name); // unknown names are bad input, named
+    return pool.hosts.map((host) => ({ host }));
+  }
 
   async createLease(req: CreateLeaseRequest): Promise<CreateLeaseResult> {
     const name = req.shape.host;

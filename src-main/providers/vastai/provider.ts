@@ -1,5 +1,7 @@
 import type { SelfTeardown } from '../../../src-agent/wire/protocol';
+import type { PoolSpec } from '../../contract';
 import { OfferFilter, type Offer, type OfferFilterInput } from '../../contract/views';
+import { countedShapes, type NodeShape } from '../pool-shapes';
 import {
   ProviderError,
   type CreateLeaseRequest,
@@ -130,6 +132,11 @@ export class VastProvider implements Provider {
         ? new Set<string>()
         : failedMachineIds(this.opts.failedHostsPath);
     return this.search(f, excluded, signal);
+  }
+
+  /** One node per count or per offer picked, each searching with the pool's fields. */
+  shapeNodes(pool: PoolSpec): NodeShape[] {
+    return countedShapes(this.kind, pool);
   }
 
   async createLease(req: CreateLeaseRequest, signal: AbortSignal): Promise<CreateLeaseResult> {

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { OfferFilter } from '../../contract/views';
 import { ProviderError } from '../provider';
 
-/** The node shape a vastai lease is created from: the pool's marketplace fields (PoolSpec,
- *  seed 000 §10) plus what the orchestrator adds. Other pool keys are ignored. */
+/** The node shape a vastai lease is created from: the pool's marketplace fields (PoolSpec)
+ *  plus what the orchestrator adds. Other pool keys are ignored. */
 export const VastShape = z.object({
   gpu: z.string().min(1).optional(),
   gpu_count: z.number().int().min(1).max(16).optional(),

@@ -1,19 +1,13 @@
-import type { NodeStage, NodeView } from '../../../src-main/contract';
+import {
+  NODE_MAIN_PATH,
+  NODE_OFF_PATH,
+  type NodeStage,
+  type NodeView,
+} from '../../../src-main/contract';
 
-/** The stages a healthy node walks through, in order: New → … → Dormant. */
-export const MAIN_PATH: readonly NodeStage[] = [
-  'new',
-  'lease_requested',
-  'lease_created',
-  'endpoint_known',
-  'bootstrap_running',
-  'agent_joined',
-  'handed_off',
-  'dormant',
-];
-
-/** Stages a node leaves the main path for; shown after it when reached. */
-const OFF_PATH: readonly NodeStage[] = ['failed', 'destroying', 'destroyed'];
+const MAIN_PATH: readonly NodeStage[] = NODE_MAIN_PATH;
+/** Shown after the main path, each once reached. */
+const OFF_PATH: readonly NodeStage[] = NODE_OFF_PATH;
 
 /** Stages after which nothing more happens to the node (no time accrues in them). */
 const TERMINAL: readonly NodeStage[] = ['destroyed'];

@@ -1,0 +1,169 @@
+// The composition root: the one place that constructs the parts and wires them together.
+// It holds no logic; each service gets only the narrow deps it declares.
+import { createInProcessClient, type TenderClient } from '../api/in-process';
+import { EventBus } from '../base/event-bus';
+import { homePaths } from '../base/paths';
+import type { Handlers } from '../contract';
+import { Datastream } from '../datastream/datastream';
+import { NodeManifestMemory, nodeManifestDir } from '../jobs/workspace/node-manifest-memory';
+import { WorkspaceSessions } from '../jobs/workspace/session-pool';
+import type { Ledger } from '../ledger/ledger';
+import { loadAgentBundle, type AgentBundle } from '../nodes/agent-bundle';
+import { runtimeLookup } from '../nodes/runtime-bundle';
+import { ProviderRegistry } from '../providers/registry';
+import { costHandlers } from '../services/costs/cost-handlers';
+import { hostHandlers } from '../services/hosts/host-handlers';
+import { jobFileHandlers } from '../services/job-files/job-file-handlers';
+import { leaseHandlers } from '../services/leases/lease-handlers';
+import { logHandlers } from '../services/logs/log-handlers';
+import { NodeFactory } from '../services/nodes/node-factory';
+import { nodeMail } from '../services/nodes/node-mail';
+import { offerHandlers } from '../services/offers/offer-handlers';
+import { outputHandlers } from '../services/outputs/output-handlers';
+import { Reconciler } from '../services/reconcile/reconciler';
+import { runHandlers } from '../services/runs/run-handlers';
+import { RunService } from '../services/runs/run-service';
+import { FileSecretStore } from '../services/settings/secret-store';
+import { settingsHandlers } from '../services/settings/settings-handlers';
+import { TimingStore } from '../services/settings/timing-store';
+import { statusHandlers } from '../services/status/status-handlers';
+import { terminalHandlers } from '../services/terminals/terminal-handlers';
+import { Terminals } from '../services/terminals/terminals';
+import { EventProjector } from '../services/views/event-projector';
+import { workspaceHandlers } from '../services/workspace/workspace-handlers';
+import { writerGuard } from '../services/writer-guard';
+import { defaultProviders } from './default-providers';
+import type { CoreOptions } from './core-options';
+
+/** A status asked this soon after a provider was listed reuses that listing. */
+const STATUS_REUSE_MS = 5_000;
+
+export interface Composition {
+  bus: EventBus;
+  datastream: Datastream;
+  providers: ProviderRegistry;
+  timing: TimingStore;
+  reconciler: Reconciler;
+  runs: RunService;
+  handlers: Handlers;
+  client: TenderClient;
+  /** Stops every part, in the order that lets none act on a closed one. */
+  close(): Promise<void>;
+}
+
+export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: CoreOptions) {
+  const now = opts.now ?? Date.now;
+  const env = opts.env ?? process.env;
+  const hooks = opts.hooks ?? {};
+  const secrets = opts.secrets ?? new FileSecretStore(home);
+  const requireWriter = writerGuard(home, isWriter);
+  const timing = new TimingStore(home, opts.timing);
+  const bus = new EventBus();
+  const datastream = new Datastream(homePaths(home).datastream, (records) =>
+    bus.emit('log.lines', { records }),
+  );
+  const providers = new ProviderRegistry(
+    (opts.providers ?? defaultProviders)({ home, now, ledger, env, secrets }),
+  );
+  const workspaceSessions = new WorkspaceSessions();
+  const terminals = new Terminals(bus, { home, ledger, now });
+  let bundle: AgentBundle | null = null;
+  // The projector and the run service refer to each other through these late-bound arrows.
+  const projector: EventProjector = new EventProjector({
+    ledger,
+    bus,
+    now,
+    timing: timing.current,
+    linkState: (id) => runs.linkState(id),
+    // A node going away takes its workspace session (and that process on it) along.
+    onNodeLeaseGone: (nodeId) => void workspaceSessions.closeNode(nodeId),
+  });
+  const factory = new NodeFactory({
+    home,
+    ledger,
+    datastream,
+    now,
+    timing: timing.current,
+    agentBundle: () => (bundle ??= loadAgentBundle(opts.env)),
+    runtimeFor: runtimeLookup(opts.env),
+    onNodeChange: (rec) => projector.emitNode(rec.id),
+    manifestMemory: new NodeManifestMemory(nodeManifestDir(home)),
+    isNodeInUse: (nodeId) => terminals.isOpenOn(nodeId),
+    env,
+  });
+  const reconciler = new Reconciler({
+    ledger,
+    providers,
+    now,
+    everyMs: timing.current().reconcileEveryMs,
+    canWrite: isWriter,
+    deliver: nodeMail({ ledger, factory, managerOf: (id) => runs.managerOf(id) }),
+  });
+  const runs: RunService = new RunService({
+    home,
+    ledger,
+    datastream,
+    providers,
+    env,
+    now,
+    timing: timing.current,
+    factory,
+    requireWriter,
+    recheck: () => reconciler.tick('wake'),
+    emitNode: projector.emitNode,
+    emitRun: projector.emitRun,
+  });
+  const survey = () => reconciler.survey('status', STATUS_REUSE_MS);
+  const handlers: Handlers = {
+    ...runHandlers(runs),
+    ...statusHandlers({ ledger, now, runs, survey }),
+    ...logHandlers({ ledger, datastream }),
+    ...leaseHandlers({
+      ledger,
+      providers,
+      now,
+      factory,
+      runs,
+      requireWriter,
+      survey: () => reconciler.survey('teardown', 0),
+      afterDestroy: () => reconciler.forgetListings(),
+    }),
+    ...offerHandlers({ providers }),
+    ...workspaceHandlers({ home, ledger, datastream, isWriter, now, factory, workspaceSessions }),
+    ...hostHandlers({ home, ledger, now, requireWriter }),
+    ...terminalHandlers({ ledger, terminals }),
+    ...jobFileHandlers(hooks),
+    ...outputHandlers({ home, ledger, openPath: hooks.openPath }),
+    ...settingsHandlers({
+      home,
+      secrets,
+      env,
+      isApp: hooks.pickFolder !== undefined,
+      requireWriter,
+      applyDefaults: () => timing.reload(),
+    }),
+    ...costHandlers({ ledger, now }),
+  };
+  const composition: Composition = {
+    bus,
+    datastream,
+    providers,
+    timing,
+    reconciler,
+    runs,
+    handlers,
+    client: createInProcessClient(handlers, bus),
+    close: async () => {
+      await reconciler.stop();
+      terminals.closeAll();
+      await workspaceSessions.closeAll();
+      runs.close();
+      // Managers outlive their drivers (a destroy still retrying): none may act after this.
+      factory.stopAll();
+      projector.close();
+      datastream.close();
+      ledger.close();
+    },
+  };
+  return composition;
+}

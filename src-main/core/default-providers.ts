@@ -1,0 +1,39 @@
+import type { Ledger } from '../ledger/ledger';
+import { sshConnector, type SshEndpoint } from '../nodes/ssh-connect';
+import { LocalProvider } from '../providers/local/local-provider';
+import type { Provider } from '../providers/provider';
+import { endpointOf, SshProvider } from '../providers/ssh/ssh-provider';
+import { failedHostsPath } from '../providers/vastai/failed-hosts';
+import { VastProvider } from '../providers/vastai/provider';
+import { secretOrEnv, type SecretStore } from '../services/settings/secret-store';
+import { ensureTenderKey } from '../transport/keys';
+
+/** A host answers the ssh provider's own commands (list, destroy) within this. */
+const SSH_PROVIDER_CONNECT_MS = 60_000;
+
+export interface ProviderDeps {
+  home: string;
+  now: () => number;
+  ledger: Ledger;
+  env: NodeJS.ProcessEnv;
+  secrets: SecretStore;
+}
+
+/** local (a sandbox folder on this machine), vastai, and ssh (machines in hosts.toml). */
+export function defaultProviders(d: ProviderDeps): Provider[] {
+  return [
+    new LocalProvider(d.home, d.now),
+    new VastProvider({
+      // The OS keychain in the app, a 0600 file otherwise, then TENDER_VASTAI_API_KEY; read at
+      // each use, so a key set in Settings works at once.
+      apiKey: () => secretOrEnv(d.secrets, 'vastaiApiKey', d.env).value ?? '',
+      baseUrl: d.env.TENDER_VASTAI_URL || undefined,
+      publicKey: () => ensureTenderKey(d.home).publicKey,
+      failedHostsPath: failedHostsPath(d.home),
+      now: d.now,
+    }),
+    new SshProvider(d.home, (host, signal) =>
+      sshConnector(endpointOf(host) as SshEndpoint, d, SSH_PROVIDER_CONNECT_MS)(signal),
+    ),
+  ];
+}

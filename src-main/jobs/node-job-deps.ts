@@ -1,0 +1,65 @@
+import type { LeaseParams, TeardownRecord } from '../../src-agent/wire/protocol';
+import type { JobSpec } from '../contract';
+import type { Datastream } from '../datastream/datastream';
+import type { Ledger } from '../ledger/ledger';
+import type { NodeManager } from '../nodes/node-manager';
+import type { NodeRecord } from '../ledger/node-record';
+import type { NodeEndpoint } from '../providers/provider';
+import type { NodeShell } from '../transport/node-shell';
+import type { PushPlan } from './workspace/push';
+import type { NodeManifestMemory } from './workspace/node-manifest-memory';
+
+// What a NodeJob (node-job.ts) is given: the node's manager, the stores, and the policy.
+
+export interface NodeJobDeps {
+  ledger: Ledger;
+  datastream: Datastream;
+  manager: NodeManager;
+  job: JobSpec;
+  jobId: string;
+  keep: boolean;
+  outputsDir: string;
+  /** Where file hashes are cached between pushes (hash-cache.ts). */
+  hashCacheFile: string;
+  /** What was last pushed to each node (node-manifest-memory.ts). */
+  manifestMemory: NodeManifestMemory;
+  connect(endpoint: NodeEndpoint): (signal: AbortSignal) => Promise<NodeShell>;
+  workspacePlan(): Promise<PushPlan | null>;
+  isLeaseGone(rec: NodeRecord): Promise<boolean>;
+  onChange(): void;
+  crashPoint(name: string): void;
+  now(): number;
+  cancelGraceMs: number;
+  /** Stop waiting for a destroy after this many failed attempts; the lease stays listed. */
+  teardownMaxAttempts: number;
+  /** Leases a node may go through when boots fail (1: no replacement). */
+  maxBootAttempts: number;
+  /** The lease label of a node's `attempt`-th lease. */
+  nextLabel(attempt: number): string;
+  /** A lease failed to boot and was destroyed: remember its host, journal what it cost. */
+  recordBootFailure(rec: NodeRecord, reason: string): void;
+  /** The node's dead-man switch: the agent destroys the node itself when the app stops
+   *  renewing it (unreachable past the grace, budget, idle). null: none is armed. */
+  deadMan: DeadManWiring | null;
+}
+
+/** What a NodeJob knows that a renewal depends on. */
+export interface RenewalState {
+  inUse: boolean;
+  collected: boolean;
+  jobEndedAt: number | null;
+}
+
+export interface DeadManWiring {
+  everyMs: number;
+  /** The `lease` request for now; null when the run has no policy. */
+  params(state: RenewalState): LeaseParams | null;
+  /** The agent acknowledged a renewal. */
+  onRenewed(params: LeaseParams, state: RenewalState): void;
+  /** The node said its switch fired; returns the words the ledger keeps. */
+  onSelfTeardown(record: TeardownRecord): string;
+  /** A lease found gone: the words for it if the node's own switch explains it. */
+  explainLoss(): string | null;
+  /** Someone is using the node through the app (an open terminal). */
+  isNodeInUse(): boolean;
+}

@@ -1,0 +1,107 @@
+import type Database from 'better-sqlite3';
+import type { JobSpec, LeasePolicy } from '../contract';
+import type { NodeRecord } from './node-record';
+import { insertAttempt } from './attempts';
+import { appendEvent } from './journal';
+import { insertNode } from './nodes';
+import { RUN_SELECT, toRunRow, type RawRun } from './row-mapping';
+import type { RunRow } from './rows';
+
+export interface NewRun {
+  id: string;
+  jobId: string;
+  jobName: string;
+  jobSpec: unknown; // redacted
+  source: string | null;
+  provider: string;
+  count: number;
+  pool: Record<string, unknown>;
+  keep: boolean;
+  outputsDir: string;
+  policy: LeasePolicy;
+}
+
+export type RunPatch = Partial<
+  Pick<RunRow, 'status' | 'detached' | 'driverPid' | 'endedAt' | 'failedReason'>
+>;
+
+/** The job, the run, its nodes and their first attempts, and a journal row: one transaction. */
+export function createRun(
+  db: Database.Database,
+  run: NewRun,
+  nodes: NodeRecord[],
+  now: number,
+): void {
+  db.transaction(() => {
+    db.prepare(
+      'INSERT INTO jobs (id, name, spec_json, source, created_at) VALUES (?, ?, ?, ?, ?)',
+    ).run(run.jobId, run.jobName, JSON.stringify(run.jobSpec), run.source, now);
+    db.prepare(
+      `INSERT INTO runs (id, job_id, provider, count, pool_json, keep, status, detached,
+         driver_pid, created_at, outputs_dir, policy_json)
+         VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`,
+    ).run(
+      run.id,
+      run.jobId,
+      run.provider,
+      run.count,
+      JSON.stringify(run.pool),
+      run.keep ? 1 : 0,
+      process.pid,
+      now,
+      run.outputsDir,
+      JSON.stringify(run.policy),
+    );
+    for (const node of nodes) {
+      insertNode(db, node, now);
+      insertAttempt(db, node, now);
+    }
+    appendEvent(db, {
+      ts: now,
+      runId: run.id,
+      nodeId: null,
+      kind: 'run.created',
+      data: { job: run.jobName, provider: run.provider, count: run.count },
+    });
+  })();
+}
+
+export function readJobSpec(db: Database.Database, jobId: string): JobSpec {
+  const row = db.prepare('SELECT spec_json FROM jobs WHERE id = ?').get(jobId) as
+    { spec_json: string } | undefined;
+  if (!row) throw new Error(`no job ${jobId}`);
+  return JSON.parse(row.spec_json) as JobSpec;
+}
+
+export function getRun(db: Database.Database, id: string): RunRow | undefined {
+  const row = db.prepare(`${RUN_SELECT} WHERE r.id = ?`).get(id) as RawRun | undefined;
+  return row && toRunRow(row);
+}
+
+export function listRuns(db: Database.Database, limit: number): RunRow[] {
+  const rows = db
+    .prepare(`${RUN_SELECT} ORDER BY r.created_at DESC LIMIT ?`)
+    .all(limit) as RawRun[];
+  return rows.map(toRunRow);
+}
+
+/** Updates the given columns and journals the patch, in one transaction; an empty patch
+ *  writes nothing. */
+export function updateRun(db: Database.Database, id: string, patch: RunPatch, now: number): void {
+  const cols: string[] = [];
+  const vals: unknown[] = [];
+  const set = (col: string, v: unknown) => {
+    cols.push(`${col} = ?`);
+    vals.push(v);
+  };
+  if (patch.status !== undefined) set('status', patch.status);
+  if (patch.detached !== undefined) set('detached', patch.detached ? 1 : 0);
+  if (patch.driverPid !== undefined) set('driver_pid', patch.driverPid);
+  if (patch.endedAt !== undefined) set('ended_at', patch.endedAt);
+  if (patch.failedReason !== undefined) set('failed_reason', patch.failedReason);
+  if (cols.length === 0) return;
+  db.transaction(() => {
+    db.prepare(`UPDATE runs SET ${cols.join(', ')} WHERE id = ?`).run(...vals, id);
+    appendEvent(db, { ts: now, runId: id, nodeId: null, kind: 'run.updated', data: patch });
+  })();
+}

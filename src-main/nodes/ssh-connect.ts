@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import type { Ledger } from '../ledger/ledger';
+import { expandHome } from '../providers/ssh/hosts-file';
+import type { NodeEndpoint } from '../providers/provider';
+import { hostKeyCheck } from '../transport/host-key-check';
+import { ensureTenderKey } from '../transport/keys';
+import { readKnownHosts } from '../transport/known-hosts';
+import { LocalShell } from '../transport/local-shell';
+import type { NodeShell } from '../transport/node-shell';
+import { connectSsh, type SshShell } from '../transport/ssh-shell';
+import { TenderError } from '../base/tender-error';
+
+export type SshEndpoint = Extract<NodeEndpoint, { kind: 'ssh' }>;
+
+export interface SshConnectContext {
+  home: string;
+  ledger: Ledger;
+  now: () => number;
+}
+
+/** How to open an SSH shell to an endpoint: the right key, the host key pinned in the ledger
+ *  (and ~/.ssh/known_hosts for your own machines), retries until `deadlineMs`. */
+export function sshConnector(
+  ep: SshEndpoint,
+  ctx: SshConnectContext,
+  deadlineMs: number,
+  onRetry?: (line: string) => void,
+): (signal: AbortSignal) => Promise<SshShell> {
+  return async (signal) => {
+    const privateKey =
+      ep.authRef === 'tender' ? ensureTenderKey(ctx.home).privateKey : readIdentity(ep.authRef);
+    const hostKey = hostKeyCheck({
+      scope: ep.hostKeyScope,
+      endpoint: `${ep.host}:${ep.port}`,
+      pins: {
+        get: (scope) => ctx.ledger.getHostKey(scope),
+        pin: (p) => {
+          // A read-only process (status next to a running app) accepts without pinning;
+          // the writer pins on its own first contact.
+          if (!ctx.ledger.isReadonly) ctx.ledger.pinHostKey({ ...p, pinnedAt: ctx.now() });
+        },
+      },
+      knownHosts: ep.knownHosts ? readKnownHosts() : undefined,
+    });
+    return connectSsh(
+      { host: ep.host, port: ep.port, user: ep.user, privateKey },
+      {
+        hostKey,
+        signal,
+        deadlineMs,
+        // Your own machines: a rejected key is the key. A rented container may install its
+        // authorized_keys a while after sshd listens: keep trying until the deadline.
+        authRetries: ep.hostKeyScope.startsWith('lease:') ? Number.POSITIVE_INFINITY : undefined,
+        onRetry: (attempt, err, delayMs) =>
+          onRetry?.(
+            `ssh: ${err.message}; retrying in ${(delayMs / 1000).toFixed(1)} s (attempt ${attempt})`,
+          ),
+      },
+    );
+  };
+}
+
+function readIdentity(path: string): string {
+  const file = expandHome(path);
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new TenderError(
+      'bad_input',
+      `cannot read the identity file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      'Fix identity_file in hosts.toml, or remove it to use Tender’s own key.',
+    );
+  }
+}
+
+/** Opens a shell to a node's endpoint, retrying the connection until `deadlineMs`. */
+export function connectorFor(
+  ctx: SshConnectContext,
+  endpoint: NodeEndpoint,
+  deadlineMs: number,
+  onRetry?: (line: string) => void,
+): (signal: AbortSignal) => Promise<NodeShell> {
+  if (endpoint.kind === 'local') return async () => new LocalShell(endpoint.dir);
+  return sshConnector(endpoint, ctx, deadlineMs, onRetry);
+}

@@ -1,0 +1,210 @@
+import type { JobSpec } from '../../contract';
+import type { Datastream } from '../../datastream/datastream';
+import { initialJobState, type JobState } from '../../jobs/job-fsm';
+import { NodeJob } from '../../jobs/node-job';
+import type { PushPlan } from '../../jobs/workspace/push';
+import type { Ledger } from '../../ledger/ledger';
+import { hashCacheFile } from '../../jobs/workspace/hash-cache';
+import type { NodeManifestMemory } from '../../jobs/workspace/node-manifest-memory';
+import { BootstrapSession } from '../../nodes/bootstrap-session';
+import { layoutFor } from '../../nodes/node-layout';
+import { NodeManager } from '../../nodes/node-manager';
+import type { NodeRecord } from '../../ledger/node-record';
+import type { NodeEndpoint, Provider } from '../../providers/provider';
+import type { AgentBundle } from '../../nodes/agent-bundle';
+import type { NodeRuntime } from '../../nodes/runtime-bundle';
+import { crashPoint } from '../../base/crash-points';
+import { connectorFor } from '../../nodes/ssh-connect';
+import { randomId } from '../../base/ids';
+import { nodeOutputsDir } from '../../base/paths';
+import type { Timing } from '../settings/timing';
+import { deadManWiring } from './dead-man-wiring';
+
+
+export interface NodeFactoryDeps {
+  home: string;
+  ledger: Ledger;
+  datastream: Datastream;
+  now: () => number;
+  /** The timing in force now (Settings may change it between runs). */
+  timing: () => Timing;
+  agentBundle: () => AgentBundle;
+  runtimeFor: (unameM: string) => NodeRuntime | null;
+  onNodeChange: (rec: NodeRecord) => void;
+  manifestMemory: NodeManifestMemory;
+  /** An interactive terminal is open on the node (it is in use: not idle). */
+  isNodeInUse: (nodeId: string) => boolean;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface JobWiring {
+  job: JobSpec;
+  jobId: string;
+  keep: boolean;
+  workspacePlan: () => Promise<PushPlan | null>;
+  onChange: () => void;
+}
+
+/** A dropped link or a bulk channel reconnects within this; the link itself keeps retrying. */
+const LINK_CONNECT_DEADLINE_MS = 60_000;
+
+/** The timing for one provider's nodes: the defaults, with the provider's own polling. */
+export function timingFor(provider: Provider, base: Timing): Timing {
+  return provider.polling ? { ...base, ...provider.polling } : base;
+}
+
+/** Makes the NodeManagers and NodeJobs of this process, with their effects wired to it, and
+ *  keeps every manager it made so that none acts after `stopAll`. */
+export class NodeFactory {
+  private readonly managers = new Set<NodeManager>();
+
+  constructor(private readonly d: NodeFactoryDeps) {}
+
+  /** Opens a shell to a node's endpoint, retrying the connection until `deadlineMs`. */
+  connector(endpoint: NodeEndpoint, deadlineMs: number, onRetry?: (line: string) => void) {
+    return connectorFor(this.d, endpoint, deadlineMs, onRetry);
+  }
+
+  /** A NodeManager for a node record. */
+  manager(rec: NodeRecord, provider: Provider): NodeManager {
+    const ctx = this.d;
+    const timing = timingFor(provider, ctx.timing());
+    const log = (r: NodeRecord, stream: 'stdout' | 'stderr' | 'info', line: string) =>
+      ctx.datastream.append(r.id, 'bootstrap', { source: 'bootstrap', stream, line, ts: ctx.now() });
+    const noteStage = stageNoter(rec, (r, line) =>
+      ctx.datastream.append(r.id, 'events', { source: 'event', stream: 'info', line, ts: ctx.now() }),
+    );
+    const manager = new NodeManager(rec, {
+      ledger: ctx.ledger,
+      provider,
+      now: ctx.now,
+      bootstrap: (r, endpoint, _lease, cb) =>
+        new BootstrapSession(
+          {
+            connect: this.connector(endpoint, timing.deadlines.connectMs, (line) =>
+              cb.log('stderr', line),
+            ),
+            layout: layoutFor(endpoint, r.label, ctx.home),
+            agentBundle: ctx.agentBundle(),
+            runtimeFor: ctx.runtimeFor,
+            verify: r.desired.verify,
+            agentId: `ag-${randomId(10)}`,
+            hostKey: r.desired.hostKey,
+            deadlines: timing.deadlines,
+          },
+          cb,
+        ),
+      log,
+      lastBootstrapSeq: (r) => ctx.datastream.lastSeq(r.id, 'bootstrap'),
+      onChange: (r) => {
+        noteStage(r);
+        ctx.onNodeChange(r);
+      },
+      crashPoint: (name) => crashPoint(name, ctx.env),
+      timing,
+    });
+    this.managers.add(manager);
+    return manager;
+  }
+
+  /** Stops a manager that has nothing left to do and forgets it. */
+  release(manager: NodeManager): void {
+    manager.stop();
+    this.managers.delete(manager);
+  }
+
+  /** No manager made here acts after this (a destroy still retrying included). */
+  stopAll(): void {
+    for (const m of this.managers) m.stop();
+    this.managers.clear();
+  }
+
+  /** The NodeJob that runs a job on a manager's node. */
+  job(manager: NodeManager, provider: Provider, w: JobWiring, state?: JobState): NodeJob {
+    const ctx = this.d;
+    const rec = manager.record;
+    const outputsDir = nodeOutputsDir(ctx.home, rec.runId, rec.logicalId);
+    const timing = timingFor(provider, ctx.timing());
+    return new NodeJob(
+      rec.id,
+      state ??
+        initialJobState({
+          hasWorkspace: w.job.workspace !== undefined,
+          hasSetup: w.job.setup !== undefined,
+        }),
+      {
+        ledger: ctx.ledger,
+        datastream: ctx.datastream,
+        manager,
+        job: w.job,
+        jobId: w.jobId,
+        keep: w.keep,
+        outputsDir,
+        hashCacheFile: hashCacheFile(ctx.home),
+        manifestMemory: ctx.manifestMemory,
+        connect: (endpoint) => this.connector(endpoint, LINK_CONNECT_DEADLINE_MS),
+        workspacePlan: w.workspacePlan,
+        isLeaseGone: async (r) =>
+          r.lease ? provider.isGone(r.lease.destroyHandle, new AbortController().signal) : false,
+        onChange: w.onChange,
+        crashPoint: (name) => crashPoint(name, ctx.env),
+        now: ctx.now,
+        cancelGraceMs: timing.cancelGraceMs,
+        teardownMaxAttempts: timing.teardownMaxAttempts,
+        maxBootAttempts: provider.replacesFailedBoots ? timing.maxBootAttempts : 1,
+        nextLabel: (attempt) => `${rec.label.replace(/-a\d+$/, '')}-a${attempt}`,
+        deadMan: deadManWiring(ctx, manager, provider),
+        recordBootFailure: (failed, reason) => this.recordBootFailure(provider, failed, reason),
+      },
+    );
+  }
+
+  /** A lease failed to boot and was destroyed: its host is remembered, its cost journaled. */
+  private recordBootFailure(provider: Provider, failed: NodeRecord, reason: string): void {
+    const { ledger, now } = this.d;
+    if (failed.lease) provider.rememberBootFailure?.(failed.lease, reason);
+    const row = ledger.listLeases().find((l) => l.label === failed.label);
+    const hours =
+      row?.createdAt && row.destroyedAt ? (row.destroyedAt - row.createdAt) / 3_600_000 : 0;
+    ledger.append({
+      ts: now(),
+      runId: failed.runId,
+      nodeId: failed.id,
+      kind: 'lease.boot_failed',
+      data: {
+        leaseId: failed.lease?.leaseId ?? null,
+        machine: failed.lease?.metadata.machine_id ?? null,
+        reason,
+        costUsd: Math.round((row?.pricePerHour ?? 0) * hours * 10_000) / 10_000,
+      },
+    });
+  }
+}
+
+/** Every stage change is also a line in the node's event stream, in order with the job's
+ *  own events, so a log reader sees provisioning progress and never a silent wait. */
+function stageNoter(
+  initial: NodeRecord,
+  write: (r: NodeRecord, line: string) => void,
+): (r: NodeRecord) => void {
+  const keyOf = (r: NodeRecord) =>
+    r.stage === 'bootstrap_running'
+      ? `${r.stage}/${r.bootstrap?.lastStage}`
+      : `${r.stage}/${r.destroyAttempts}`;
+  let lastNoted = keyOf(initial);
+  return (r) => {
+    const key = keyOf(r);
+    if (key === lastNoted) return;
+    lastNoted = key;
+    write(
+      r,
+      r.stage === 'bootstrap_running' && r.bootstrap
+        ? `node ${r.stage}: ${r.bootstrap.lastStage}`
+        : r.stage === 'failed'
+          ? `node failed: ${r.failedReason ?? 'unknown reason'}`
+          : r.stage === 'destroying' && r.lastError
+            ? `node destroying (attempt ${r.destroyAttempts + 1}; last error: ${r.lastError})`
+            : `node ${r.stage}`,
+    );
+  };
+}

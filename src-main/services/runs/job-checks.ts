@@ -1,0 +1,23 @@
+import type { JobSpec } from '../../contract';
+import { TenderError } from '../../base/tender-error';
+import { checkName, checkParams } from '../../jobs/job-file-env';
+import { checkOutputs, resolveWorkdir } from '../../jobs/job-file-paths';
+
+/** Checks a job that came through the contract (the job-file loader checks its own). */
+export function checkJob(job: JobSpec): JobSpec {
+  if (job.workspace) {
+    const { workdir, problem } = resolveWorkdir(job.workspace.workdir, process.cwd());
+    if (problem) throw new TenderError('bad_input', problem.text, problem.hint);
+    job = { ...job, workspace: { ...job.workspace, workdir } };
+  }
+  const { outputs, problems } = checkOutputs(job.outputs);
+  if (problems.length > 0) throw new TenderError('bad_input', problems[0]!.text);
+  // The same rules as a tender.toml's: a run started from the UI gets the same checks.
+  for (const name of Object.keys(job.env)) {
+    const bad = checkName(name);
+    if (bad) throw new TenderError('bad_input', bad.text, bad.hint);
+  }
+  const params = checkParams(job.params);
+  if (params.length > 0) throw new TenderError('bad_input', params[0]!.text);
+  return { ...job, outputs };
+}

@@ -1,0 +1,102 @@
+import type { JobSpec } from '../../contract';
+import type { Datastream } from '../../datastream/datastream';
+import type { Ledger } from '../../ledger/ledger';
+import type { NodeJob } from '../../jobs/node-job';
+import { RunDriver } from '../../jobs/run-driver';
+import { RunGuard } from '../../jobs/run-guard';
+import type { PushPlan } from '../../jobs/workspace/push';
+import { scanWorkspace } from '../../jobs/workspace/scan';
+import type { NodeManager } from '../../nodes/node-manager';
+import type { NodeRecord } from '../../ledger/node-record';
+import type { Provider } from '../../providers/provider';
+import type { NodeFactory } from '../nodes/node-factory';
+
+export interface RunAssemblyDeps {
+  ledger: Ledger;
+  datastream: Datastream;
+  now: () => number;
+  factory: NodeFactory;
+  guardEveryMs: number;
+  /** Ask the providers now (the guard does before it stops anything). */
+  recheck: () => Promise<unknown>;
+  emitNode: (nodeId: string) => void;
+  emitRun: (runId: string) => void;
+}
+
+export interface RunToAssemble {
+  runId: string;
+  job: JobSpec;
+  keep: boolean;
+  nodes: NodeRecord[];
+  provider: Provider;
+  /** Jobs pick up from the phase the ledger recorded (a run another process left). */
+  resuming: boolean;
+}
+
+export interface AssembledRun {
+  driver: RunDriver;
+  /** Stops the run's guard; call when the driver is done or dropped. */
+  stopGuard: () => void;
+}
+
+/** Builds the driver of one run: a NodeManager and a NodeJob per node, sharing one
+ *  workspace scan, and the run's policy guard. Starts nothing but the guard. */
+export function assembleRun(d: RunAssemblyDeps, r: RunToAssemble): AssembledRun {
+  const managers = new Map<string, NodeManager>();
+  const jobs = new Map<string, NodeJob>();
+  const workspacePlan = sharedWorkspacePlan(r.job);
+  for (const rec of r.nodes) {
+    const manager = d.factory.manager(rec, r.provider);
+    managers.set(rec.id, manager);
+    const attempt = r.resuming ? d.ledger.getAttempt(rec.id) : undefined;
+    const state = attempt && {
+      status: attempt.status,
+      phase: attempt.phase,
+      exitCode: attempt.exitCode,
+      reason: attempt.reason,
+      hasWorkspace: r.job.workspace !== undefined,
+      hasSetup: r.job.setup !== undefined,
+    };
+    const wiring = {
+      job: r.job,
+      jobId: `${r.runId}.${rec.logicalId}`,
+      keep: r.keep,
+      workspacePlan,
+      onChange: () => d.emitNode(rec.id),
+    };
+    jobs.set(rec.id, d.factory.job(manager, r.provider, wiring, state));
+  }
+  const driver = new RunDriver(r.runId, managers, jobs, d.ledger, d.now, () => d.emitRun(r.runId));
+  const policy = d.ledger.getRun(r.runId)?.policy;
+  const guard =
+    policy &&
+    new RunGuard({
+      runId: r.runId,
+      policy,
+      ledger: d.ledger,
+      now: d.now,
+      everyMs: d.guardEveryMs,
+      recheck: d.recheck,
+      stopNode: (nodeId, reason) => jobs.get(nodeId)?.stop(reason),
+      note: (line) => {
+        for (const id of jobs.keys())
+          d.datastream.append(id, 'events', { source: 'event', stream: 'info', line, ts: d.now() });
+      },
+      onChange: () => d.emitRun(r.runId),
+    });
+  guard?.start();
+  return { driver, stopGuard: () => guard?.stop() };
+}
+
+/** One scan of the workspace for all of a run's nodes, made when the first one asks. */
+function sharedWorkspacePlan(job: JobSpec): () => Promise<PushPlan | null> {
+  let plan: Promise<PushPlan | null> | null = null;
+  return () =>
+    (plan ??= job.workspace
+      ? scanWorkspace(job.workspace.workdir, job.workspace.exclude).then((s) => ({
+          root: s.root,
+          dirs: s.dirs,
+          files: s.files,
+        }))
+      : Promise.resolve(null));
+}

@@ -1,0 +1,18 @@
+import type { Handlers } from '../../contract';
+import type { RunService } from './run-service';
+
+type RunHandlers = Pick<
+  Handlers,
+  'run.start' | 'run.get' | 'run.list' | 'run.cancel' | 'run.detach' | 'run.attach'
+>;
+
+export function runHandlers(runs: RunService): RunHandlers {
+  return {
+    'run.start': (args) => runs.start(args),
+    'run.get': async ({ runId }) => runs.view(runId),
+    'run.list': async () => runs.list(),
+    'run.cancel': async ({ runId }) => runs.cancel(runId),
+    'run.detach': async ({ runId }) => runs.detach(runId),
+    'run.attach': async ({ runId }) => runs.attach(runId),
+  };
+}

@@ -1,0 +1,242 @@
+import { join } from 'node:path';
+import type { CommandArgs, JobSpec, RunView } from '../../contract';
+import { homePaths } from '../../base/paths';
+import { leaseLabel, newRunId } from '../../base/ids';
+import { TenderError } from '../../base/tender-error';
+import type { Ledger } from '../../ledger/ledger';
+import { hostKey } from '../../jobs/host-key';
+import type { NodeJob } from '../../jobs/node-job';
+import { redactJob, resolveSecretsFromEnv } from '../../jobs/redact-job';
+import type { RunDriver, RunOutcome } from '../../jobs/run-driver';
+import type { NodeManager } from '../../nodes/node-manager';
+import { newNodeRecord, type NodeRecord } from '../../ledger/node-record';
+import type { Provider } from '../../providers/provider';
+import type { ProviderRegistry } from '../../providers/registry';
+import { readDefaults, resolvePolicy } from '../settings/settings-store';
+import type { Timing } from '../settings/timing';
+import type { LinkState } from '../views/view-builders';
+import { runView } from '../views/view-builders';
+import { checkJob } from './job-checks';
+import { assembleRun, type RunAssemblyDeps } from './run-assembly';
+
+export interface RunServiceDeps extends Omit<RunAssemblyDeps, 'guardEveryMs'> {
+  home: string;
+  ledger: Ledger;
+  providers: Pick<ProviderRegistry, 'get'>;
+  env: NodeJS.ProcessEnv;
+  timing: () => Timing;
+  requireWriter: () => void;
+}
+
+/** Runs: start, cancel, attach, detach, and the registry of the run drivers this process
+ *  holds. A run is driven by one process at a time; others see it through the ledger. */
+export class RunService {
+  private readonly drivers = new Map<string, RunDriver>();
+  /** Jobs whose run ended with their node kept warm: their links stay up until close. */
+  private readonly warmJobs = new Set<NodeJob>();
+
+  constructor(private readonly d: RunServiceDeps) {}
+
+  async start(args: CommandArgs<'run.start'>): Promise<RunView> {
+    const { d } = this;
+    d.requireWriter();
+    const provider = d.providers.get(args.pool.provider);
+    const job = resolveSecretsFromEnv(checkJob(args.job), d.env);
+    const shapes = provider.shapeNodes(args.pool);
+    const policy = resolvePolicy(
+      args.keep ? { afterJob: 'keep_warm', ...args.policy } : args.policy,
+      readDefaults(d.home),
+    );
+    const runId = newRunId();
+    const install = d.ledger.installId();
+    const now = d.now();
+    const nodes: NodeRecord[] = shapes.map((shape, i) =>
+      newNodeRecord({
+        runId,
+        logicalId: `node-${i}`,
+        groupId: 'nodes',
+        role: 'worker',
+        label: leaseLabel(install, runId, `node-${i}`),
+        desired: {
+          provider: provider.kind,
+          shape,
+          verify: args.pool.verify,
+          hostKey: hostKey({ runner: 'tender-agent', provider: provider.kind }),
+        },
+        now,
+      }),
+    );
+    d.ledger.createRun(
+      {
+        id: runId,
+        jobId: runId,
+        jobName: job.name,
+        jobSpec: redactJob(job),
+        source: args.source ?? null,
+        provider: provider.kind,
+        count: shapes.length,
+        pool: args.pool,
+        keep: args.keep,
+        outputsDir: join(homePaths(d.home).runs, runId),
+        policy,
+      },
+      nodes,
+      now,
+    );
+    const keep = args.keep || policy.afterJob === 'keep_warm';
+    this.drive({ runId, job, keep, nodes, provider, resuming: false }).start();
+    return this.view(runId);
+  }
+
+  /** Resolves when a run driven by this process has ended (teardown included). */
+  wait(runId: string): Promise<RunOutcome> {
+    return this.drivenHere(runId).done;
+  }
+
+  /** Resolves once the job runs (or has ended) on every node of a run driven here. */
+  async waitJobsStarted(runId: string): Promise<void> {
+    await Promise.all([...this.drivenHere(runId).jobs.values()].map((j) => j.runStarted));
+  }
+
+  cancel(runId: string): RunView {
+    this.d.requireWriter();
+    (this.drivers.get(runId) ?? this.attachDriver(runId)).cancel();
+    return this.view(runId);
+  }
+
+  detach(runId: string): RunView {
+    this.d.requireWriter();
+    const driver = this.drivers.get(runId);
+    if (driver) {
+      driver.detach();
+      this.drivers.delete(runId);
+    }
+    return this.view(runId);
+  }
+
+  attach(runId: string): RunView {
+    this.d.requireWriter();
+    if (!this.drivers.has(runId)) this.attachDriver(runId);
+    return this.view(runId);
+  }
+
+  view(runId: string): RunView {
+    const run = this.d.ledger.getRun(runId);
+    if (!run)
+      throw new TenderError(
+        'not_found',
+        `no run ${runId}`,
+        'See `tender status` for the runs Tender knows.',
+      );
+    return runView(this.d.ledger, run, this.linkState, this.d.timing(), this.d.now());
+  }
+
+  list(): RunView[] {
+    const timing = this.d.timing();
+    return this.d.ledger
+      .listRuns()
+      .map((r) => runView(this.d.ledger, r, this.linkState, timing, this.d.now()));
+  }
+
+  isDriven(runId: string): boolean {
+    return this.drivers.has(runId);
+  }
+
+  /** The NodeManager a run driven by this process holds for a node, if any. */
+  managerOf(nodeId: string): NodeManager | undefined {
+    for (const d of this.drivers.values()) {
+      const m = d.managers.get(nodeId);
+      if (m) return m;
+    }
+    return undefined;
+  }
+
+  /** The job a run driven by this process runs on a node, if any. */
+  jobOf(nodeId: string): NodeJob | undefined {
+    for (const d of this.drivers.values()) {
+      const j = d.jobs.get(nodeId);
+      if (j) return j;
+    }
+    return undefined;
+  }
+
+  readonly linkState = (nodeId: string): LinkState => this.jobOf(nodeId)?.linkState ?? 'none';
+
+  /** Every run driven here stops its jobs for good (tear down all). */
+  abandonAll(reason: string): void {
+    for (const d of this.drivers.values()) d.abandon(reason);
+  }
+
+  /** Runs left pending/running by a process that is gone are marked detached: their nodes
+   *  keep running until someone attaches or tears them down. */
+  markDriverless(): void {
+    for (const run of this.d.ledger.listRuns()) {
+      if ((run.status === 'pending' || run.status === 'running') && !run.detached) {
+        this.d.ledger.updateRun(run.id, { detached: true, driverPid: null }, this.d.now());
+      }
+    }
+  }
+
+  /** Stops driving every run (they keep going on their nodes). */
+  close(): void {
+    for (const [id, d] of this.drivers) {
+      d.detach();
+      this.drivers.delete(id);
+    }
+    for (const j of this.warmJobs) j.detach();
+    this.warmJobs.clear();
+  }
+
+  private drivenHere(runId: string): RunDriver {
+    const d = this.drivers.get(runId);
+    if (!d) throw new TenderError('conflict', `run ${runId} is not being driven by this process`);
+    return d;
+  }
+
+  private attachDriver(runId: string): RunDriver {
+    const { ledger } = this.d;
+    const run = ledger.getRun(runId);
+    if (!run) throw new TenderError('not_found', `no run ${runId}`);
+    const nodes = ledger.nodesOfRun(runId);
+    const unfinished = nodes.some((n) => ledger.getAttempt(n.id)?.phase !== 'done');
+    if (!unfinished)
+      throw new TenderError('conflict', `run ${runId} has already ended (${run.status})`);
+    const driver = this.drive({
+      runId,
+      job: ledger.jobSpec(run.jobId),
+      keep: run.keep || run.policy?.afterJob === 'keep_warm',
+      nodes,
+      provider: this.d.providers.get(run.provider),
+      resuming: true,
+    });
+    driver.resume();
+    return driver;
+  }
+
+  private drive(r: {
+    runId: string;
+    job: JobSpec;
+    keep: boolean;
+    nodes: NodeRecord[];
+    provider: Provider;
+    resuming: boolean;
+  }): RunDriver {
+    const { driver, stopGuard } = assembleRun(
+      { ...this.d, guardEveryMs: this.d.timing().guardEveryMs },
+      r,
+    );
+    this.drivers.set(r.runId, driver);
+    void driver.done.then(() => {
+      stopGuard();
+      this.drivers.delete(r.runId);
+      for (const [id, job] of driver.jobs) {
+        const manager = driver.managers.get(id);
+        // Nodes kept warm keep their link (and their switch renewed) while this process runs.
+        if (manager?.record.stage !== 'destroyed') this.warmJobs.add(job);
+        // A long-lived app keeps only managers with something left to do (a destroy retrying).
+        else this.d.factory.release(manager);
+      }
+    });
+    return driver;
+  }
+}

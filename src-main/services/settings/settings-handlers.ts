@@ -1,0 +1,49 @@
+import type { Handlers, SettingsView } from '../../contract';
+import { ensureTenderKey } from '../../transport/keys';
+import { secretOrEnv, type SecretStore } from './secret-store';
+import { readDefaults, writeDefaults } from './settings-store';
+
+export interface SettingsDeps {
+  home: string;
+  secrets: SecretStore;
+  env: NodeJS.ProcessEnv;
+  /** Whether this is the desktop app (it has a folder picker) or web mode. */
+  isApp: boolean;
+  requireWriter: () => void;
+  /** Settings changed: later runs use the new defaults. */
+  applyDefaults: () => void;
+}
+
+type SettingsHandlers = Pick<
+  Handlers,
+  'settings.get' | 'settings.setSecret' | 'settings.setDefaults'
+>;
+
+/** Provider keys, defaults, and Tender's own SSH key. */
+export function settingsHandlers(core: SettingsDeps): SettingsHandlers {
+  return {
+    'settings.get': async () => settingsView(core),
+    'settings.setSecret': async ({ name, value }) => {
+      core.secrets.set(name, value);
+      return settingsView(core);
+    },
+    'settings.setDefaults': async (patch) => {
+      core.requireWriter();
+      writeDefaults(core.home, { ...readDefaults(core.home), ...patch });
+      core.applyDefaults();
+      return settingsView(core);
+    },
+  };
+}
+
+function settingsView(core: SettingsDeps): SettingsView {
+  const vast = secretOrEnv(core.secrets, 'vastaiApiKey', core.env);
+  return {
+    dataFolder: core.home,
+    secrets: { vastaiApiKey: { isSet: vast.value !== null, source: vast.source } },
+    sshPublicKey: ensureTenderKey(core.home).publicKey,
+    defaults: readDefaults(core.home),
+    shell: core.isApp ? 'app' : 'web',
+  };
+}
+

@@ -1,0 +1,32 @@
+import type { ProviderPolling } from '../../providers/provider';
+import { DEFAULT_DEADLINES, type BootstrapDeadlines } from '../../nodes/bootstrap-session';
+
+export interface Timing extends ProviderPolling {
+  deadlines: BootstrapDeadlines;
+  endpointDeadlineMs: number;
+  destroyConfirmDeadlineMs: number;
+  cancelGraceMs: number;
+  teardownMaxAttempts: number;
+  /** Leases one node may go through when boots fail, on providers that can replace. */
+  maxBootAttempts: number;
+  /** Multiplies the destroy retry backoff (2 s, 4 s … 5 min); tests make it small. */
+  destroyRetryScale: number;
+  /** How often live leases are reconciled with their providers. */
+  reconcileEveryMs: number;
+  /** How often a run's budget and max duration are checked by the app. */
+  guardEveryMs: number;
+}
+
+export const DEFAULT_TIMING: Timing = {
+  deadlines: DEFAULT_DEADLINES,
+  endpointPollMs: 10_000, // provider APIs rate-limit; never a tight loop
+  endpointDeadlineMs: 15 * 60_000,
+  destroyPollMs: 5_000,
+  destroyConfirmDeadlineMs: 5 * 60_000,
+  cancelGraceMs: 10_000,
+  teardownMaxAttempts: 4,
+  maxBootAttempts: 3,
+  destroyRetryScale: 1,
+  reconcileEveryMs: 60_000,
+  guardEveryMs: 15_000,
+};

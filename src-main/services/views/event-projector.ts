@@ -1,0 +1,57 @@
+import type { EventBus } from '../../base/event-bus';
+import type { Ledger } from '../../ledger/ledger';
+import type { Timing } from '../settings/timing';
+import { leaseView, nodeView, runView, type LinkStateOf } from './view-builders';
+
+export interface EventProjectorDeps {
+  ledger: Ledger;
+  bus: EventBus;
+  now: () => number;
+  timing: () => Timing;
+  linkState: LinkStateOf;
+  /** A node's lease went past `created` (destroying, destroyed, lost). */
+  onNodeLeaseGone: (nodeId: string) => void;
+}
+
+/** Turns ledger changes into the contract's events: `node.changed`, `run.changed` and
+ *  `lease.changed`, each carrying the same view a query would return. */
+export class EventProjector {
+  private readonly unwatch: () => void;
+
+  constructor(private readonly d: EventProjectorDeps) {
+    this.unwatch = d.ledger.onLeaseChange((label) => {
+      const row = d.ledger.getLease(label);
+      if (!row) return;
+      d.bus.emit('lease.changed', leaseView(row, d.now()));
+      if (row.nodeId && row.state !== 'requested' && row.state !== 'created')
+        d.onNodeLeaseGone(row.nodeId);
+      // A run's cost and burn rate move with its leases.
+      if (row.runId && d.ledger.getRun(row.runId)) this.emitRun(row.runId);
+    });
+  }
+
+  readonly emitNode = (nodeId: string): void => {
+    const { ledger } = this.d;
+    const rec = ledger.getNode(nodeId);
+    if (!rec) return;
+    const createdAt = ledger.getRun(rec.runId)?.createdAt ?? rec.stageSince;
+    this.d.bus.emit(
+      'node.changed',
+      nodeView(ledger, rec, this.d.linkState, this.d.timing(), createdAt),
+    );
+  };
+
+  readonly emitRun = (runId: string): void => {
+    const { ledger } = this.d;
+    const run = ledger.getRun(runId);
+    if (!run) return;
+    this.d.bus.emit(
+      'run.changed',
+      runView(ledger, run, this.d.linkState, this.d.timing(), this.d.now()),
+    );
+  };
+
+  close(): void {
+    this.unwatch();
+  }
+}

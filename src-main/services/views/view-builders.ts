@@ -1,0 +1,129 @@
+import type { LeaseView, NodeStage, NodeView, RunView } from '../../contract';
+import { BUDGET_WARNING } from '../../contract';
+import type { Ledger } from '../../ledger/ledger';
+import type { LeaseRow, RunRow } from '../../ledger/rows';
+import type { NodeRecord } from '../../ledger/node-record';
+import type { Timing } from '../settings/timing';
+import { leaseCost, summarize } from '../../money/cost';
+
+export type LinkState = 'none' | 'connected' | 'lost';
+export type LinkStateOf = (nodeId: string) => LinkState;
+
+export function nodeView(
+  ledger: Ledger,
+  rec: NodeRecord,
+  linkState: LinkStateOf,
+  timing: Timing,
+  createdAt: number,
+): NodeView {
+  const attempt = ledger.getAttempt(rec.id);
+  const history = ledger.stageHistory(rec.id) as NodeView['stages'];
+  const stages = history.length > 0 ? history : [{ stage: rec.stage, at: createdAt }];
+  if (stages[0]!.stage === 'new')
+    stages[0] = { stage: 'new', at: Math.min(createdAt, stages[0]!.at) };
+  return {
+    id: rec.id,
+    runId: rec.runId,
+    logicalId: rec.logicalId,
+    provider: rec.desired.provider,
+    stage: rec.stage,
+    ready: rec.ready,
+    bootstrapStage: rec.bootstrap?.lastStage ?? null,
+    leaseId: rec.lease?.leaseId ?? null,
+    label: rec.label,
+    agentId: rec.agent?.agentId ?? null,
+    capabilities: rec.agent?.capabilities ?? null,
+    failedReason: rec.failedReason,
+    destroyReason: rec.destroyReason,
+    jobStatus: attempt?.status ?? null,
+    jobPhase: attempt?.phase ?? null,
+    exitCode: attempt?.exitCode ?? null,
+    linkState: linkState(rec.id),
+    updatedAt: rec.stageSince,
+    stageSince: rec.stageSince,
+    stages,
+    deadlineAt: stageDeadline(rec.stage, rec.stageSince, timing),
+  };
+}
+
+/** When the current stage gives up, from the timing the node runs under. */
+export function stageDeadline(stage: NodeStage, since: number, timing: Timing): number | null {
+  const d = timing.deadlines;
+  switch (stage) {
+    case 'lease_created':
+      return since + timing.endpointDeadlineMs;
+    case 'endpoint_known':
+    case 'bootstrap_running':
+      return since + d.connectMs + d.checkMs + d.startMs + d.joinMs;
+    case 'destroying':
+      return since + timing.destroyConfirmDeadlineMs;
+    default:
+      return null;
+  }
+}
+
+export function runView(
+  ledger: Ledger,
+  run: RunRow,
+  linkState: LinkStateOf,
+  timing: Timing,
+  now: number,
+): RunView {
+  const cost = summarize(ledger.leasesOfRun(run.id), now);
+  const budgetUsd = run.policy?.budgetUsd ?? null;
+  const budgetFraction = budgetUsd === null ? null : cost.accruedUsd / budgetUsd;
+  return {
+    id: run.id,
+    jobName: run.jobName,
+    provider: run.provider,
+    count: run.count,
+    status: run.status,
+    detached: run.detached,
+    createdAt: run.createdAt,
+    endedAt: run.endedAt,
+    failedReason: run.failedReason,
+    outputsDir: run.outputsDir,
+    nodes: ledger
+      .nodesOfRun(run.id)
+      .map((n) => nodeView(ledger, n, linkState, timing, run.createdAt)),
+    policy: run.policy,
+    cost: {
+      accruedUsd: cost.accruedUsd,
+      burnUsdPerHour: cost.burnUsdPerHour,
+      budgetUsd,
+      budgetFraction,
+      budgetWarning: budgetFraction !== null && budgetFraction >= BUDGET_WARNING,
+    },
+  };
+}
+
+export function leaseView(l: LeaseRow, now: number): LeaseView {
+  const d = l.deadMan;
+  const live = l.state === 'created' || l.state === 'destroying';
+  return {
+    label: l.label,
+    leaseId: l.leaseId,
+    provider: l.provider,
+    runId: l.runId,
+    nodeId: l.nodeId,
+    state: l.state,
+    pricePerHour: l.pricePerHour,
+    createdAt: l.createdAt,
+    destroyedAt: l.destroyedAt,
+    lastError: l.lastError,
+    reason: l.reason,
+    accruedUsd: leaseCost(l, now),
+    deadMan:
+      d && live
+        ? {
+            renewedAt: d.renewedAt,
+            graceMs: d.graceMs,
+            firesAt: Math.min(
+              d.renewedAt + d.graceMs,
+              d.maxDeadlineAt ?? Infinity,
+              d.budgetDeadlineAt ?? Infinity,
+            ),
+          }
+        : null,
+  };
+}
