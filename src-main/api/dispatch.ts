@@ -1,10 +1,5 @@
 import type { z } from 'zod';
-import {
-  commands,
-  type CommandName,
-  type CommandOutput,
-  type Result,
-} from '../contract';
+import { commands, type CommandName, type CommandOutput, type Result } from '../contract';
 import type { Handlers } from '../contract/handlers';
 import { TenderError, toErrorData } from '../base/tender-error';
 

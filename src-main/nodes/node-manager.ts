@@ -38,7 +38,7 @@ export interface NodeManagerDeps {
 
 type Waiter = { pred: (r: NodeRecord) => boolean; resolve: (r: NodeRecord) => void };
 
-/** Owns one node (seed 000 §7): a mailbox, the pure transition, and the effects. Each
+/** Owns one node: a mailbox, the pure transition, and the effects. Each
  *  message's new record is committed with a journal row before its effects run. */
 export class NodeManager {
   private queue: NodeMsg[] = [];
@@ -276,7 +276,7 @@ export class NodeManager {
       this.deps.crashPoint('before-destroy-call');
       await provider.destroyLease(handle, signal);
       this.deps.crashPoint('after-destroy-call');
-      // Destroyed only when the provider no longer lists it (DESIGN.md "ledger comes first").
+      // Destroyed only once the provider says the lease is gone: until then it may bill.
       const deadline = now() + timing.destroyConfirmDeadlineMs;
       while (!(await provider.isGone(handle, signal))) {
         if (now() >= deadline)

@@ -116,4 +116,3 @@ export interface Provider {
   /** Every lease whose label starts with `prefix`, including ones the ledger lost. */
   listLabeled(prefix: string, signal: AbortSignal): Promise<LeaseFacts[]>;
 }
-

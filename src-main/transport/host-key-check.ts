@@ -70,10 +70,7 @@ export interface PinLedger {
 }
 
 /** The ledger as a pin store. */
-export function ledgerPins(
-  ledger: PinLedger,
-  now: () => number = Date.now,
-): HostKeyPins {
+export function ledgerPins(ledger: PinLedger, now: () => number = Date.now): HostKeyPins {
   return {
     get: (scope) => ledger.getHostKey(scope),
     pin: (p) => void ledger.pinHostKey({ ...p, pinnedAt: now() }),

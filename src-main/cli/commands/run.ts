@@ -3,7 +3,7 @@ import type { PolicyInput, RunView } from '../../contract';
 import { TenderCore } from '../../core/tender-core';
 import { TenderError } from '../../base/tender-error';
 import { loadJobFile } from '../../jobs/job-file';
-import { KNOWN_PROVIDERS } from '../../providers/known';
+import { DEFAULT_PROVIDER, HOSTS_PROVIDER, KNOWN_PROVIDERS } from '../../providers/known';
 import { findHost } from '../../providers/ssh/hosts-file';
 import { call, type CliContext } from '../context';
 import { EXIT } from '../exit-codes';
@@ -69,7 +69,8 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
       .split(',')
       .map((h) => h.trim())
       .filter(Boolean);
-    if (values.provider === undefined && pool.provider === 'local') pool.provider = 'ssh';
+    if (values.provider === undefined && pool.provider === DEFAULT_PROVIDER)
+      pool.provider = HOSTS_PROVIDER;
   }
   if (values.count !== undefined) {
     const n = Number(values.count);
@@ -83,7 +84,7 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
 
   const policy = { ...loaded.policy, ...policyFlags(values) };
   // Host names too are checked before anything is opened or written.
-  for (const name of pool.provider === 'ssh' ? pool.hosts : []) findHost(ctx.home, name);
+  for (const name of pool.provider === HOSTS_PROVIDER ? pool.hosts : []) findHost(ctx.home, name);
   const core = TenderCore.open(ctx.coreOptions);
   try {
     const print = makeLogPrinter({
@@ -171,7 +172,8 @@ export function summarize(view: RunView, json: boolean): number {
   if (view.status === 'completed') info(green(`run ${view.id} completed`));
   else info(red(`run ${view.id} failed: ${view.failedReason ?? 'unknown reason'}`));
   info(`outputs: ${view.outputsDir}`);
-  const budget = view.cost.budgetUsd === null ? '' : ` of a $${view.cost.budgetUsd.toFixed(2)} budget`;
+  const budget =
+    view.cost.budgetUsd === null ? '' : ` of a $${view.cost.budgetUsd.toFixed(2)} budget`;
   info(`cost: $${view.cost.accruedUsd.toFixed(4)}${budget}`);
   for (const n of notDestroyed) {
     info(
@@ -197,8 +199,7 @@ export function summarize(view: RunView, json: boolean): number {
         nodes,
         outputsDir: view.outputsDir,
         cost: view.cost,
-      }) +
-        '\n',
+      }) + '\n',
     );
   }
   return code;

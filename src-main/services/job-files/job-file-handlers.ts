@@ -98,4 +98,3 @@ function fromEnvNames(text: string): Record<string, string> {
     return {}; // parseJobToml reports the syntax error with its position
   }
 }
-

@@ -20,7 +20,6 @@ import { nodeOutputsDir } from '../../base/paths';
 import type { Timing } from '../settings/timing';
 import { deadManWiring } from './dead-man-wiring';
 
-
 export interface NodeFactoryDeps {
   home: string;
   ledger: Ledger;
@@ -70,9 +69,19 @@ export class NodeFactory {
     const ctx = this.d;
     const timing = timingFor(provider, ctx.timing());
     const log = (r: NodeRecord, stream: 'stdout' | 'stderr' | 'info', line: string) =>
-      ctx.datastream.append(r.id, 'bootstrap', { source: 'bootstrap', stream, line, ts: ctx.now() });
+      ctx.datastream.append(r.id, 'bootstrap', {
+        source: 'bootstrap',
+        stream,
+        line,
+        ts: ctx.now(),
+      });
     const noteStage = stageNoter(rec, (r, line) =>
-      ctx.datastream.append(r.id, 'events', { source: 'event', stream: 'info', line, ts: ctx.now() }),
+      ctx.datastream.append(r.id, 'events', {
+        source: 'event',
+        stream: 'info',
+        line,
+        ts: ctx.now(),
+      }),
     );
     const manager = new NodeManager(rec, {
       ledger: ctx.ledger,

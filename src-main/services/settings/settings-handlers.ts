@@ -46,4 +46,3 @@ function settingsView(core: SettingsDeps): SettingsView {
     shell: core.isApp ? 'app' : 'web',
   };
 }
-
