@@ -32,6 +32,8 @@ export interface RunServiceDeps extends Omit<RunAssemblyDeps, 'guardEveryMs'> {
  *  holds. A run is driven by one process at a time; others see it through the ledger. */
 export class RunService {
   private readonly drivers = new Map<string, RunDriver>();
+  /** Each driven run's policy guard, stopped when its driver ends or is dropped. */
+  private readonly guards = new Map<string, () => void>();
   /** Jobs whose run ended with their node kept warm: their links stay up until close. */
   private readonly warmJobs = new Set<NodeJob>();
 
@@ -109,7 +111,7 @@ export class RunService {
     const driver = this.drivers.get(runId);
     if (driver) {
       driver.detach();
-      this.drivers.delete(runId);
+      this.forget(runId);
     }
     return this.view(runId);
   }
@@ -181,10 +183,18 @@ export class RunService {
   close(): void {
     for (const [id, d] of this.drivers) {
       d.detach();
-      this.drivers.delete(id);
+      this.forget(id);
     }
     for (const j of this.warmJobs) j.detach();
     this.warmJobs.clear();
+  }
+
+  /** Drops a driver and stops its guard: a detached run's guard must not outlive it (its
+   *  `done` never resolves here, and the ledger may close). */
+  private forget(runId: string): void {
+    this.guards.get(runId)?.();
+    this.guards.delete(runId);
+    this.drivers.delete(runId);
   }
 
   private drivenHere(runId: string): RunDriver {
@@ -226,9 +236,10 @@ export class RunService {
       r,
     );
     this.drivers.set(r.runId, driver);
+    this.guards.set(r.runId, stopGuard);
     void driver.done.then(() => {
-      stopGuard();
-      this.drivers.delete(r.runId);
+      if (this.drivers.get(r.runId) === driver) this.forget(r.runId);
+      else stopGuard();
       for (const [id, job] of driver.jobs) {
         const manager = driver.managers.get(id);
         // Nodes kept warm keep their link (and their switch renewed) while this process runs.
