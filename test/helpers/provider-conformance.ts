@@ -1,6 +1,6 @@
 // One conformance suite for every provider (STYLE.md "Providers say what they promise"):
 // the promises of src-main/providers/provider.ts, checked against a real instance. A
-// provider's own test file calls `providerConformance` once, then adds what is specific to it.
+// provider's tests call `providerConformance` once, then add what is specific to it.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CreateLeaseRequest, Provider } from '../../src-main/providers/provider';
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { CommandArgs, JobSpec, RunView } from '../../contract';
+import type { CommandArgs, RunView } from '../../contract';
 import { homePaths } from '../../base/paths';
 import { leaseLabel, newRunId } from '../../base/ids';
 import { TenderError } from '../../base/tender-error';
@@ -10,14 +10,13 @@ import { redactJob, resolveSecretsFromEnv } from '../../jobs/redact-job';
 import type { RunDriver, RunOutcome } from '../../jobs/run-driver';
 import type { NodeManager } from '../../nodes/node-manager';
 import { newNodeRecord, type NodeRecord } from '../../ledger/node-record';
-import type { Provider } from '../../providers/provider';
 import type { ProviderRegistry } from '../../providers/registry';
 import { readDefaults, resolvePolicy } from '../settings/settings-store';
 import type { Timing } from '../settings/timing';
 import type { LinkState } from '../views/view-builders';
 import { runView } from '../views/view-builders';
 import { checkJob } from './job-checks';
-import { assembleRun, type RunAssemblyDeps } from './run-assembly';
+import { assembleRun, type RunAssemblyDeps, type RunToAssemble } from './run-assembly';
 
 export interface RunServiceDeps extends Omit<RunAssemblyDeps, 'guardEveryMs'> {
   home: string;
@@ -223,14 +222,7 @@ export class RunService {
     return driver;
   }
 
-  private drive(r: {
-    runId: string;
-    job: JobSpec;
-    keep: boolean;
-    nodes: NodeRecord[];
-    provider: Provider;
-    resuming: boolean;
-  }): RunDriver {
+  private drive(r: RunToAssemble): RunDriver {
     const { driver, stopGuard } = assembleRun(
       { ...this.d, guardEveryMs: this.d.timing().guardEveryMs },
       r,

@@ -1,0 +1,175 @@
+// The ledger's schema against real SQLite files in private temp folders: migrations from
+// each older version, host-key pins, idempotent reopening, and the refusal of a ledger
+// newer than this Tender.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TenderError } from '../base/tender-error';
+import { LATEST_SCHEMA_VERSION } from './migrations';
+import {
+  cleanUpLedgers,
+  raw,
+  reader,
+  RUN,
+  seedRun,
+  T0,
+  tempHome,
+  thrown,
+  writer,
+} from './ledger.test-util';
+
+afterEach(cleanUpLedgers);
+
+describe('schema', () => {
+  it('migrates to the latest schema and records schema_version', () => {
+    const home = tempHome();
+    writer(home).close();
+
+    const db = raw(home, { readonly: true });
+    const names = (
+      db.prepare("SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").all() as {
+        type: string;
+        name: string;
+      }[]
+    ).map((r) => `${r.type}:${r.name}`);
+    const version = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get();
+    db.close();
+
+    expect(LATEST_SCHEMA_VERSION).toBe(3);
+    expect(version).toEqual({ value: '3' });
+    for (const table of [
+      'meta',
+      'jobs',
+      'runs',
+      'nodes',
+      'attempts',
+      'leases',
+      'events',
+      'log_cursors',
+      'host_keys',
+    ])
+      expect(names).toContain(`table:${table}`);
+    expect(names).toContain('trigger:events_no_update');
+    expect(names).toContain('trigger:events_no_delete');
+  });
+
+  it('upgrades a v1 ledger in place, keeping its rows', () => {
+    const home = tempHome();
+    const first = writer(home);
+    const install = first.installId();
+    first.close();
+    const db = raw(home);
+    db.exec(
+      'DROP TABLE host_keys; ALTER TABLE runs DROP COLUMN policy_json; ' +
+        'ALTER TABLE leases DROP COLUMN deadman_json; ' +
+        "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
+    );
+    db.close();
+
+    const again = writer(home);
+    expect(again.installId()).toBe(install);
+    expect(again.getHostKey('host:x')).toBeUndefined();
+    again.close();
+  });
+
+  it('upgrades a v2 ledger: runs made before policies have none, leases no switch', () => {
+    const home = tempHome();
+    const first = writer(home);
+    seedRun(first, 'node-0');
+    first.close();
+    const db = raw(home);
+    db.exec(
+      'ALTER TABLE runs DROP COLUMN policy_json; ALTER TABLE leases DROP COLUMN deadman_json; ' +
+        "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
+    );
+    db.close();
+
+    const again = writer(home);
+    expect(again.getRun(RUN)?.policy).toBeNull();
+    for (const l of again.listLeases()) expect(l.deadMan).toBeNull();
+    again.close();
+  });
+
+  it('pins a host key once and never silently replaces it', () => {
+    const home = tempHome();
+    const ledger = writer(home);
+    const pin = {
+      scope: 'lease:l1',
+      endpoint: '1.2.3.4:22',
+      keyType: 'ssh-ed25519',
+      fingerprint: 'SHA256:aaa',
+      pinnedAt: T0,
+    };
+    expect(ledger.pinHostKey(pin)).toEqual(pin);
+    expect(ledger.pinHostKey({ ...pin, fingerprint: 'SHA256:evil', pinnedAt: T0 + 1 })).toEqual(
+      pin,
+    );
+    expect(ledger.journal().filter((e) => e.kind === 'host_key.pinned')).toHaveLength(1);
+    ledger.forgetHostKey('lease:l1', T0 + 2);
+    expect(ledger.getHostKey('lease:l1')).toBeUndefined();
+    ledger.close();
+  });
+
+  it('reopens idempotently: same install id, same version, rows kept', () => {
+    const home = tempHome();
+    const first = writer(home);
+    const installId = first.installId();
+    seedRun(first, 'node-0');
+    first.close();
+
+    const second = writer(home);
+
+    expect(installId).toMatch(/^[0-9a-f]{8}$/);
+    expect(second.installId()).toBe(installId);
+    expect(second.getRun(RUN)?.jobName).toBe('train');
+    expect(second.journal().map((e) => e.kind)).toEqual(['run.created']);
+    second.close();
+    const db = raw(home, { readonly: true });
+    expect(db.prepare("SELECT count(*) AS n FROM meta WHERE key = 'schema_version'").get()).toEqual(
+      { n: 1 },
+    );
+    db.close();
+  });
+});
+
+describe('a ledger newer than this Tender', () => {
+  /** A ledger at schema v99, left in `journalMode`, and its bytes. */
+  function futureLedger(journalMode: 'wal' | 'delete'): { home: string; bytes: Buffer } {
+    const home = tempHome();
+    writer(home).close();
+    const db = raw(home);
+    db.prepare("UPDATE meta SET value = '99' WHERE key = 'schema_version'").run();
+    db.pragma(`journal_mode = ${journalMode}`);
+    db.close();
+    return { home, bytes: readFileSync(join(home, 'ledger.sqlite')) };
+  }
+
+  function expectRefusal(err: unknown): void {
+    expect(err).toBeInstanceOf(TenderError);
+    expect((err as TenderError).code).toBe('conflict');
+    expect((err as TenderError).message).toContain('v99');
+    expect((err as TenderError).message).toContain(`v${LATEST_SCHEMA_VERSION}`);
+  }
+
+  for (const mode of ['wal', 'delete'] as const) {
+    it(`refuses to open for writing, leaving the file byte-identical (${mode} journal)`, () => {
+      const { home, bytes } = futureLedger(mode);
+
+      const err = thrown(() => writer(home));
+
+      expectRefusal(err);
+      expect(readFileSync(join(home, 'ledger.sqlite')).equals(bytes)).toBe(true);
+      // The refusal released the writer lock.
+      expect(() => writer(home)).toThrow(/v99/);
+    });
+
+    it(`refuses to open for reading, leaving the file byte-identical (${mode} journal)`, () => {
+      const { home, bytes } = futureLedger(mode);
+
+      const err = thrown(() => reader(home));
+
+      expectRefusal(err);
+      expect(readFileSync(join(home, 'ledger.sqlite')).equals(bytes)).toBe(true);
+    });
+  }
+});

@@ -1,0 +1,46 @@
+// The NodeManager retries a failed destroy with backoff until it is confirmed (on fake
+// timers, not the clock), and drops a waiting retry when it stops.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { baseTiming, cleanUpRigs, rig, upAndRunning } from './node-manager.test-util';
+import { destroyRetryDelay } from './transition';
+
+afterEach(cleanUpRigs);
+
+describe('NodeManager: destroy retries with backoff until confirmed', () => {
+  it.each([1, 0.5])('retries after 2 s, 4 s, 8 s (× %s), then confirms', async (scale) => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const r = rig({ deps: { timing: { ...baseTiming, destroyRetryScale: scale } } });
+    await upAndRunning(r);
+    r.provider.destroyFailures = 3;
+    const destroys = () => r.provider.calls.filter((c) => c.startsWith('destroyLease')).length;
+
+    r.manager.send({ type: 'Destroy', reason: 'run ended' });
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const rec = await r.manager.waitFor((x) => x.destroyAttempts === attempt);
+      expect(rec.stage).toBe('destroying');
+      expect(destroys()).toBe(attempt);
+      const delay = destroyRetryDelay(attempt) * scale;
+      await vi.advanceTimersByTimeAsync(delay - 1);
+      expect(destroys()).toBe(attempt);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(destroys()).toBe(attempt + 1);
+    }
+    await r.manager.waitFor((x) => x.stage === 'destroyed');
+    expect(r.manager.record.stage).toBe('destroyed');
+    expect(r.journal().filter((m) => m === 'DestroyFailed')).toHaveLength(3);
+  });
+
+  it('a retry waiting when the manager stops never runs', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const r = rig();
+    await upAndRunning(r);
+    r.provider.destroyFailures = 1;
+    r.manager.send({ type: 'Destroy', reason: 'run ended' });
+    await r.manager.waitFor((x) => x.destroyAttempts === 1);
+
+    r.manager.stop();
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    expect(r.provider.calls.filter((c) => c.startsWith('destroyLease'))).toHaveLength(1);
+    expect(r.manager.record.stage).toBe('destroying');
+  });
+});
