@@ -1,4 +1,4 @@
-// One conformance suite for every provider (STYLE.md "Providers say what they promise"):
+// One conformance suite for every provider (providers say what they promise, and this checks it):
 // the promises of src-main/providers/provider.ts, checked against a real instance. A
 // provider's tests call `providerConformance` once, then add what is specific to it.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
