@@ -77,6 +77,10 @@ export const commands = {
       .prefault({}),
     output: DestroyAllReport,
   },
+  /** Destroys the live leases of one run (a run id) or one lease (its id or label), and
+   *  waits for the provider to confirm each is gone; jobs driven here stop for good, and a
+   *  run left with no live node and no driver is closed. */
+  'lease.destroy': { input: z.object({ target: z.string().min(1) }), output: DestroyAllReport },
   'lease.list': { input: z.object({}).default({}), output: z.array(LeaseView) },
   /** A marketplace's offers, cheapest all-in price first (hosts that failed to boot for
    *  this user are left out unless asked for). */

@@ -169,4 +169,22 @@ describe('the core on the local provider, through the contract', () => {
     expect(grep).toBe('');
     expect(readFileSync(join(home, 'ledger.sqlite')).includes(Buffer.from(secret))).toBe(false);
   });
+
+  it('lease.destroy of a run this process drives stops its job for good and confirms the lease gone', async () => {
+    const { core, work } = setup();
+    const started = await core.client.invoke('run.start', {
+      job: job(work, { run: 'sleep 600' }),
+      pool: { provider: 'local', count: 2, verify: [] },
+      keep: false,
+    });
+    if (!started.ok) throw new Error(started.error.message);
+    await core.waitJobsStarted(started.value.id);
+    const down = await core.client.invoke('lease.destroy', { target: started.value.id });
+    expect(down.ok && down.value.allConfirmed).toBe(true);
+    expect(down.ok && down.value.outcomes).toHaveLength(2);
+    const outcome = await core.waitRun(started.value.id);
+    expect(outcome.status).toBe('failed');
+    expect(outcome.failedReason).toMatch(/torn down by the user/);
+    expect(core.ledger.liveLeases()).toEqual([]);
+  });
 });

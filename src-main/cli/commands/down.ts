@@ -6,11 +6,12 @@ import { EXIT } from '../exit-codes';
 import { green, info, red } from '../output';
 
 export const DOWN_USAGE =
-  'tender down --all [--no-orphans] [--json] | tender down --orphans [--json]';
+  'tender down <runId|leaseId> [--json] | tender down --all [--no-orphans] [--json] | tender down --orphans [--json]';
 
 export async function downCommand(argv: string[], ctx: CliContext): Promise<number> {
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args: argv,
+    allowPositionals: true,
     options: {
       all: { type: 'boolean', default: false },
       orphans: { type: 'boolean' },
@@ -19,7 +20,15 @@ export async function downCommand(argv: string[], ctx: CliContext): Promise<numb
     },
   });
   const onlyOrphans = values.orphans === true && !values.all;
-  if (!values.all && !onlyOrphans) {
+  const target = positionals[0];
+  if (positionals.length > 1 || (target !== undefined && (values.all || onlyOrphans))) {
+    throw new TenderError(
+      'bad_input',
+      'name one run or lease, or use --all / --orphans, not both',
+      `usage: ${DOWN_USAGE}`,
+    );
+  }
+  if (!values.all && !onlyOrphans && target === undefined) {
     throw new TenderError('bad_input', 'say what to tear down', `usage: ${DOWN_USAGE}`);
   }
   const core = TenderCore.open(ctx.coreOptions);
@@ -28,14 +37,22 @@ export async function downCommand(argv: string[], ctx: CliContext): Promise<numb
       if (n.stage === 'destroying' || n.stage === 'destroyed')
         info(`${n.leaseId ?? n.label}: ${n.stage}`);
     });
-    const report = await call(core, 'lease.destroyAll', {
-      leases: !onlyOrphans,
-      orphans: !values['no-orphans'],
-    });
+    const report =
+      target !== undefined
+        ? await call(core, 'lease.destroy', { target })
+        : await call(core, 'lease.destroyAll', {
+            leases: !onlyOrphans,
+            orphans: !values['no-orphans'],
+          });
     if (values.json) process.stdout.write(JSON.stringify(report) + '\n');
     const failed = report.outcomes.filter((o) => !o.confirmed);
     const confirmed = report.outcomes.length - failed.length;
-    if (report.outcomes.length === 0) info('nothing to tear down: no live leases, no orphans');
+    if (report.outcomes.length === 0)
+      info(
+        target !== undefined
+          ? `nothing to tear down: ${target} holds no live lease`
+          : 'nothing to tear down: no live leases, no orphans',
+      );
     else info(green(`${confirmed} lease(s) confirmed destroyed`));
     for (const f of failed)
       info(

@@ -2,17 +2,20 @@ import type { Handlers } from '../../contract';
 import { TenderError } from '../../base/tender-error';
 import type { RunService } from '../runs/run-service';
 import { leaseView } from '../views/view-builders';
-import { destroyAll, destroyNodes, type TeardownDeps } from './teardown';
+import { destroyAll, destroyNodes, destroyTarget, type TeardownDeps } from './teardown';
 
 export interface LeaseDeps extends TeardownDeps {
-  runs: TeardownDeps['runs'] & Pick<RunService, 'jobOf' | 'view'>;
+  runs: TeardownDeps['runs'] & Pick<RunService, 'view'>;
   /** Listings made before a destroy are not shown again. */
   afterDestroy: () => void;
 }
 
-type LeaseHandlers = Pick<Handlers, 'node.destroy' | 'lease.destroyAll' | 'lease.list'>;
+type LeaseHandlers = Pick<
+  Handlers,
+  'node.destroy' | 'lease.destroyAll' | 'lease.destroy' | 'lease.list'
+>;
 
-/** Leases: destroy one node's, tear down all (orphans too), list them. */
+/** Leases: destroy one node's, one run's or one lease's, tear down all (orphans too), list. */
 export function leaseHandlers(d: LeaseDeps): LeaseHandlers {
   return {
     'node.destroy': async ({ nodeId }) => {
@@ -28,6 +31,13 @@ export function leaseHandlers(d: LeaseDeps): LeaseHandlers {
     'lease.destroyAll': async ({ leases, orphans }) => {
       try {
         return await destroyAll(d, { leases, orphans });
+      } finally {
+        d.afterDestroy();
+      }
+    },
+    'lease.destroy': async ({ target }) => {
+      try {
+        return await destroyTarget(d, target);
       } finally {
         d.afterDestroy();
       }

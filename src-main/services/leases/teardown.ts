@@ -1,4 +1,5 @@
 import type { DestroyAllReport, DestroyOutcome } from '../../contract';
+import { TenderError } from '../../base/tender-error';
 import type { Ledger } from '../../ledger/ledger';
 import type { NodeManager } from '../../nodes/node-manager';
 import type { NodeRecord } from '../../ledger/node-record';
@@ -13,7 +14,7 @@ export interface TeardownDeps {
   providers: Pick<ProviderRegistry, 'get'>;
   now: () => number;
   factory: Pick<NodeFactory, 'manager'>;
-  runs: Pick<RunService, 'managerOf' | 'abandonAll' | 'isDriven'>;
+  runs: Pick<RunService, 'managerOf' | 'abandonAll' | 'isDriven' | 'jobOf'>;
   /** Every provider's labelled leases (orphans among them), listed now. */
   survey: () => Promise<Pick<ReconcileReport, 'orphans' | 'unreachable'>>;
   requireWriter: () => void;
@@ -36,6 +37,38 @@ export async function destroyAll(
   const outcomes = [...(await nodeOutcomes), ...orphanOutcomes];
   closeUndrivenRuns(core, 'torn down by `tender down --all`');
   return { outcomes, allConfirmed: outcomes.every((o) => o.confirmed) };
+}
+
+/** One run's live leases (a run id) or one lease's (its id or label): each is reported
+ *  confirmed only once its provider no longer lists it. */
+export async function destroyTarget(core: TeardownDeps, target: string): Promise<DestroyAllReport> {
+  core.requireWriter();
+  const reason = `torn down by the user (${target})`;
+  const nodes = nodesOfTarget(core.ledger, target).filter((n) => n.stage !== 'destroyed');
+  for (const n of nodes) core.runs.jobOf(n.id)?.abandon(reason);
+  const outcomes = await destroyNodes(core, nodes, reason);
+  closeUndrivenRuns(core, `torn down by \`tender down ${target}\``);
+  return { outcomes, allConfirmed: outcomes.every((o) => o.confirmed) };
+}
+
+/** The nodes a `tender down` target names: every node of a run, or the node of a lease. */
+export function nodesOfTarget(ledger: TeardownDeps['ledger'], target: string): NodeRecord[] {
+  if (ledger.getRun(target)) return ledger.nodesOfRun(target);
+  const lease = ledger.listLeases().find((l) => l.leaseId === target || l.label === target);
+  if (!lease)
+    throw new TenderError(
+      'not_found',
+      `no run or lease ${target}`,
+      '`tender status` lists runs (r-…) and leases (e.g. vastai:123456)',
+    );
+  const node = lease.nodeId ? ledger.getNode(lease.nodeId) : undefined;
+  if (!node)
+    throw new TenderError(
+      'conflict',
+      `lease ${target} belongs to no run: it is an orphan`,
+      '`tender down --orphans` destroys orphans',
+    );
+  return [node];
 }
 
 /** Destroys the leases of these nodes through their NodeManagers (the one a driver in this
