@@ -43,7 +43,7 @@ export const commands = {
   'run.get': { input: z.object({ runId: z.string() }), output: RunView },
   'run.list': { input: z.object({}).default({}), output: z.array(RunView) },
   /** OperatorStop: cancels the job (SIGTERM, grace, SIGKILL), collects outputs best effort,
-   *  tears the nodes down. The run ends failed with reason "cancelled". */
+   *  tears the nodes down. The run ends `cancelled` (not failed), reason "cancelled". */
   'run.cancel': { input: z.object({ runId: z.string() }), output: RunView },
   /** Stops driving the run from this process; the agents keep running the job. */
   'run.detach': { input: z.object({ runId: z.string() }), output: RunView },

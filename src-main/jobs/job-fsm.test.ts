@@ -24,6 +24,7 @@ const E: Record<string, JobEvent> = {
   fault: { type: 'NodeFault', reason: 'bootstrap failed' },
   lost: { type: 'NodeLost', reason: 'the provider no longer lists the lease' },
   stop: { type: 'OperatorStop' },
+  policyStop: { type: 'OperatorStop', reason: 'budget reached ($25.00 of $25.00)' },
   torn: { type: 'TeardownComplete', error: null },
 };
 
@@ -48,9 +49,22 @@ const rows: [JobState, keyof typeof E, string[], JobPhase, string][] = [
   [at('collecting'), 'collectFailed', ['TeardownNode'], 'tearing_down', 'completed'],
   [at('provisioning'), 'fault', ['TeardownNode'], 'tearing_down', 'failed'],
   [at('run'), 'lost', ['TeardownNode'], 'tearing_down', 'failed'],
-  [at('provisioning'), 'stop', ['TeardownNode'], 'tearing_down', 'failed'],
-  [at('run'), 'stop', ['CancelJob', 'CollectOutputs'], 'collecting', 'failed'],
-  [at('setup'), 'stop', ['CancelJob', 'CollectOutputs'], 'collecting', 'failed'],
+  // Stopped by its user: cancelled, not failed. Stopped by policy: failed, with the reason.
+  [at('provisioning'), 'stop', ['TeardownNode'], 'tearing_down', 'cancelled'],
+  [at('run'), 'stop', ['CancelJob', 'CollectOutputs'], 'collecting', 'cancelled'],
+  [at('setup'), 'stop', ['CancelJob', 'CollectOutputs'], 'collecting', 'cancelled'],
+  [at('collecting'), 'stop', [], 'collecting', 'cancelled'],
+  [at('collecting', { status: 'failed' }), 'stop', [], 'collecting', 'failed'],
+  [
+    at('collecting', { status: 'cancelled' }),
+    'collected',
+    ['TeardownNode'],
+    'tearing_down',
+    'cancelled',
+  ],
+  [at('provisioning'), 'policyStop', ['TeardownNode'], 'tearing_down', 'failed'],
+  [at('run'), 'policyStop', ['CancelJob', 'CollectOutputs'], 'collecting', 'failed'],
+  [at('collecting'), 'policyStop', [], 'collecting', 'failed'],
   [at('tearing_down', { status: 'completed' }), 'torn', [], 'done', 'completed'],
 ];
 

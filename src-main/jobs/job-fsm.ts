@@ -11,7 +11,8 @@ export type JobEvent =
   | { type: 'OutputsFailed'; error: string }
   | { type: 'NodeFault'; reason: string }
   | { type: 'NodeLost'; reason: string }
-  /** `reason` (default "cancelled"): why, e.g. "budget reached ($25.00 of $25.00)". */
+  /** Without `reason`: the user cancelled (status `cancelled`). With it: a stop by policy,
+   *  e.g. "budget reached ($25.00 of $25.00)" (status `failed`). */
   | { type: 'OperatorStop'; reason?: string }
   | { type: 'TeardownComplete'; error: string | null };
 
@@ -95,13 +96,14 @@ export function jobTransition(s: JobState, e: JobEvent): JobStep {
         commands: ['TeardownNode'],
       };
 
-    case 'OperatorStop':
+    case 'OperatorStop': {
+      const stopped: JobStatus = e.reason === undefined ? 'cancelled' : 'failed';
       switch (s.phase) {
         case 'provisioning':
           return {
             state: {
               ...s,
-              status: 'failed',
+              status: stopped,
               reason: e.reason ?? 'cancelled',
               phase: 'tearing_down',
             },
@@ -113,7 +115,7 @@ export function jobTransition(s: JobState, e: JobEvent): JobStep {
           return {
             state: {
               ...s,
-              status: 'failed',
+              status: stopped,
               reason: e.reason ?? 'cancelled',
               phase: 'collecting',
             },
@@ -121,12 +123,18 @@ export function jobTransition(s: JobState, e: JobEvent): JobStep {
           };
         case 'collecting':
           return {
-            state: { ...s, status: 'failed', reason: s.reason ?? e.reason ?? 'cancelled' },
+            state: {
+              ...s,
+              // A job that had already failed stays failed; one that exited well is stopped.
+              status: s.status === 'failed' ? 'failed' : stopped,
+              reason: s.reason ?? e.reason ?? 'cancelled',
+            },
             commands: [],
           };
         default:
           return ignore();
       }
+    }
 
     case 'TeardownComplete':
       if (s.phase !== 'tearing_down') return ignore();

@@ -187,6 +187,24 @@ describe('RunDriver: done, from the jobs’ outcomes', () => {
       'node-0: lease lost: gone',
     ],
     ['a failure without a reason', [['failed', null]], 'failed', 'node-0: failed'],
+    [
+      'cancelled by its user',
+      [
+        ['cancelled', 'cancelled'],
+        ['completed', null],
+      ],
+      'cancelled',
+      'node-0: cancelled',
+    ],
+    [
+      'one cancelled, one failed: failed, with the failed node’s reason',
+      [
+        ['cancelled', 'cancelled'],
+        ['failed', 'run exited 3'],
+      ],
+      'failed',
+      'node-1: run exited 3',
+    ],
   ])('%s', async (_name, outcomes, status, failedReason) => {
     const ids = outcomes.map((_, i) => `node-${i}`);
     const { driver, jobs, ledger } = driverOf(ids);

@@ -60,10 +60,13 @@ export class RunDriver {
     const states = await Promise.all(
       [...this.jobs.entries()].map(async ([id, j]) => [id, await j.done] as const),
     );
-    const failed = states.find(([, s]) => s.status !== 'completed');
+    // Completed when every node completed; cancelled when the rest were cancelled by the
+    // user; otherwise failed, with the first failed node's reason.
+    const ended = states.filter(([, s]) => s.status !== 'completed');
+    const failed = ended.find(([, s]) => s.status !== 'cancelled') ?? ended[0];
     const outcome: RunOutcome = failed
       ? {
-          status: 'failed',
+          status: failed[1].status === 'cancelled' ? 'cancelled' : 'failed',
           failedReason: `${failed[0].split('/').pop()}: ${failed[1].reason ?? 'failed'}`,
         }
       : { status: 'completed', failedReason: null };

@@ -78,7 +78,7 @@ export function applyEvents(qc: QueryClient): () => void {
   const offs = [
     subscribe('run.changed', (run) => {
       patchRun(run);
-      if (run.status === 'completed' || run.status === 'failed')
+      if (run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled')
         void qc.invalidateQueries({ queryKey: keys.outputs(run.id) });
     }),
     subscribe('node.changed', patchNode),

@@ -62,6 +62,7 @@ const JOB_COLOUR: Record<JobStatus, string> = {
   running: 'blue',
   completed: 'green',
   failed: 'red',
+  cancelled: 'amber', // stopped by its user: not a failure
 };
 
 export function JobBadge({ status }: { status: JobStatus }): React.JSX.Element {

@@ -39,11 +39,11 @@ describe('Ctrl-C during tender run', () => {
     p.child.stdin.write('c\n');
     const r = await p.exited;
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toMatch(/failed: node-0: cancelled/);
+    expect(r.stderr).toMatch(/cancelled: node-0: cancelled/);
     expect(processesMentioning(marker)).toEqual([]);
     const s = await statusOf(home);
     expect(s.runs[0]).toMatchObject({
-      status: 'failed',
+      status: 'cancelled', // stopped by its user: not a failure
       failedReason: 'node-0: cancelled',
       nodes: [{ stage: 'destroyed' }],
     });

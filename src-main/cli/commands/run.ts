@@ -156,7 +156,8 @@ function finishDetach(runId: string): void {
   info(`  tear down:   tender down --all`);
 }
 
-/** Prints the outcome and returns the exit code: 0 completed, 1 the job failed, 3 the
+/** Prints the outcome and returns the exit code: 0 completed, 1 the job failed or was
+ *  cancelled (as before: scripts that treat a cancel as not-done keep working), 3 the
  *  machinery failed (no exit code from the job, or a lease not confirmed destroyed). */
 export function summarize(view: RunView, json: boolean): number {
   const notDestroyed = view.nodes.filter((n) => n.stage !== 'destroyed' && n.stage !== 'dormant');
@@ -166,10 +167,12 @@ export function summarize(view: RunView, json: boolean): number {
       ? notDestroyed.length > 0
         ? EXIT.infrastructure
         : EXIT.ok
-      : jobFailed || view.failedReason?.includes('cancelled')
+      : jobFailed || view.status === 'cancelled' || view.failedReason?.includes('cancelled')
         ? EXIT.jobFailed
         : EXIT.infrastructure;
   if (view.status === 'completed') info(green(`run ${view.id} completed`));
+  else if (view.status === 'cancelled')
+    info(`run ${view.id} cancelled: ${view.failedReason ?? 'by its user'}`);
   else info(red(`run ${view.id} failed: ${view.failedReason ?? 'unknown reason'}`));
   info(`outputs: ${view.outputsDir}`);
   const budget =

@@ -123,7 +123,9 @@ export function RunHeader({ run, asOf }: { run: RunView; asOf: number }): React.
       )}
       {run.failedReason && (
         <div className="alert run-failed" role="alert">
-          <strong>{run.status === 'failed' ? 'Failed: ' : ''}</strong>
+          <strong>
+            {run.status === 'failed' ? 'Failed: ' : run.status === 'cancelled' ? 'Cancelled: ' : ''}
+          </strong>
           {run.failedReason}
         </div>
       )}

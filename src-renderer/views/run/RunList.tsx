@@ -7,6 +7,7 @@ const STATUS_COLOUR: Record<RunView['status'], string> = {
   running: 'blue',
   completed: 'green',
   failed: 'red',
+  cancelled: 'amber', // stopped by its user: not a failure
 };
 
 /** Every run, newest first; the one shown is marked. */
