@@ -1,6 +1,6 @@
 // One handler per op of docs/agent-protocol.md; the table's type makes a missing one a
 // compile error.
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { finishPendingApply } from '../commands/delta-apply';
 import { PROTOCOL_VERSION, type OpName, type Ops, PHASES } from '../wire/protocol';
 import { AGENT_VERSION } from '../version';
@@ -9,6 +9,7 @@ import type { DaemonContext } from './context';
 import { parseConfigure, readJobIdentity, writeJobFile } from './job-config';
 import { parseLease } from './lease-params';
 import { createRedactor } from './redact';
+import { chosenEnvDir, startSetupWithEnv } from './setup-start';
 import { RequestError, oneOf, optionalNumber, requiredString } from './request-checks';
 import { buildTaskEnv, droppedKeysNotice } from './task-env';
 
@@ -55,6 +56,7 @@ export const handlers: { [K in OpName]: Handler<K> } = {
           `job ${previous.jobId} attempt ${previous.attempt} is still running: cancel it first`,
         );
       }
+      rmSync(ctx.paths.envJson, { force: true }); // the new job's setup chooses its own
       ctx.log.append(
         'agent',
         'info',
@@ -100,9 +102,17 @@ export const handlers: { [K in OpName]: Handler<K> } = {
         `the last workspace push could not be completed on the node: ${(err as Error).message}`,
       );
     }
-    const { env } = taskEnv(ctx, job, (await ctx.gpus).gpus.length);
+    const gpuCount = (await ctx.gpus).gpus.length;
     const redact = createRedactor(Object.values(job.secretEnv));
-    return ctx.supervisor.start(phase, { command, env, cwd: ctx.paths.workspace, redact });
+    const launch = (envDir: string | undefined) => ({
+      command,
+      env: taskEnv(ctx, job, gpuCount, envDir).env,
+      cwd: ctx.paths.workspace,
+      redact,
+    });
+    if (phase === 'setup' && job.setupEnv)
+      return startSetupWithEnv(ctx, job.setupEnv, command, launch);
+    return ctx.supervisor.start(phase, launch(job.setupEnv ? chosenEnvDir(ctx) : undefined));
   },
 
   status(ctx) {
@@ -141,12 +151,18 @@ export const handlers: { [K in OpName]: Handler<K> } = {
   },
 };
 
-function taskEnv(ctx: DaemonContext, job: NonNullable<DaemonContext['job']>, gpuCount: number) {
+function taskEnv(
+  ctx: DaemonContext,
+  job: NonNullable<DaemonContext['job']>,
+  gpuCount: number,
+  envDir?: string,
+) {
   return buildTaskEnv({
     base: process.env,
     ...job,
     workspace: ctx.paths.workspace,
     output: ctx.paths.output,
     gpuCount,
+    ...(envDir ? { envDir } : {}),
   });
 }

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../atomic-file';
 import type { JobFile } from '../wire/protocol';
-import { requiredInteger, requiredString, stringMap } from './request-checks';
+import { RequestError, requiredInteger, requiredString, stringMap } from './request-checks';
 
 export interface JobConfig extends JobFile {
   secretEnv: Record<string, string>;
@@ -16,7 +16,17 @@ export function parseConfigure(req: Record<string, unknown>): JobConfig {
     env: stringMap(req, 'env'),
     secretEnv: stringMap(req, 'secretEnv'),
     params: stringMap(req, 'params'),
+    ...setupEnvOf(req),
   };
+}
+
+function setupEnvOf(req: Record<string, unknown>): Pick<JobConfig, 'setupEnv'> {
+  const v = req.setupEnv as { fingerprint?: unknown; fresh?: unknown } | undefined;
+  if (v === undefined) return {};
+  const files = v?.fingerprint;
+  if (!Array.isArray(files) || files.some((f) => typeof f !== 'string' || f === ''))
+    throw new RequestError('bad_request', 'setupEnv.fingerprint must be a list of file paths');
+  return { setupEnv: { fingerprint: files as string[], fresh: v.fresh === true } };
 }
 
 export function writeJobFile(path: string, job: JobConfig): void {
@@ -25,6 +35,7 @@ export function writeJobFile(path: string, job: JobConfig): void {
     attempt: job.attempt,
     env: job.env,
     params: job.params,
+    ...(job.setupEnv ? { setupEnv: job.setupEnv } : {}),
   };
   writeFileAtomic(path, `${JSON.stringify(file, null, 2)}\n`);
 }

@@ -105,6 +105,35 @@ export class Supervisor {
     }
   }
 
+  /** Records `phase` as done without running it (setup whose environment is ready), so
+   *  that it is started at most once like any other and its state reaches subscribers. */
+  async recordSkipped(phase: Phase, command: string): Promise<void> {
+    if (this.phases.has(phase) || this.starting.has(phase)) return;
+    const now = this.deps.now();
+    const tracked = this.track({
+      phase,
+      command,
+      state: 'exited',
+      pid: null,
+      startedAt: now,
+      exitedAt: now,
+      code: 0,
+      signal: null,
+      cancelled: false,
+      cached: true,
+    });
+    await this.publish(phase);
+    tracked.markExited();
+  }
+
+  /** The phase's state once it has exited; undefined when it was never started. */
+  async whenExited(phase: Phase): Promise<PhaseState | undefined> {
+    const t = this.phases.get(phase);
+    if (!t) return undefined;
+    await t.exited;
+    return { ...t.state };
+  }
+
   /** SIGTERM to the phase's process group (every running phase when none is named), then
    *  SIGKILL to whatever of the group is left after `graceMs`. */
   async cancel(phase: Phase | undefined, graceMs: number): Promise<void> {

@@ -64,6 +64,56 @@ describe('buildTaskEnv', () => {
   });
 });
 
+describe('buildTaskEnv with a persistent environment', () => {
+  const envDir = '/cache/envs/0123456789abcdef';
+  const plain = { ...input, env: {}, secretEnv: {} };
+
+  it('sets TENDER_ENV and VIRTUAL_ENV and puts its bin first on PATH', () => {
+    const { env, dropped } = buildTaskEnv({ ...plain, envDir });
+    expect(env.TENDER_ENV).toBe(envDir);
+    expect(env.VIRTUAL_ENV).toBe(envDir);
+    expect(env.PATH).toBe(`${envDir}/bin:/usr/bin`);
+    expect(dropped).toEqual([]);
+  });
+
+  it('PATH is the bin alone when the daemon has no PATH', () => {
+    const { PATH: _path, ...noPath } = base;
+    expect(buildTaskEnv({ ...plain, base: noPath, envDir }).env.PATH).toBe(`${envDir}/bin`);
+  });
+
+  it("replaces the daemon's own VIRTUAL_ENV", () => {
+    const daemonVenv = { ...base, VIRTUAL_ENV: '/opt/daemon-venv' };
+    expect(buildTaskEnv({ ...plain, base: daemonVenv, envDir }).env.VIRTUAL_ENV).toBe(envDir);
+  });
+
+  it('without envDir neither TENDER_ENV nor VIRTUAL_ENV is set and PATH is the base', () => {
+    const withStale = { ...base, TENDER_ENV: '/daemon/env' };
+    const { env } = buildTaskEnv({ ...plain, base: withStale });
+    expect(env.TENDER_ENV).toBeUndefined();
+    expect(env.VIRTUAL_ENV).toBeUndefined();
+    expect(env.PATH).toBe('/usr/bin');
+  });
+
+  it("the job's env and secrets cannot override TENDER_ENV or PATH", () => {
+    const { env, dropped } = buildTaskEnv({
+      ...input,
+      env: { TENDER_ENV: '/evil-env', PATH: '/evil', VIRTUAL_ENV: '/evil-venv' },
+      secretEnv: { TENDER_ENV: '/evil-secret' },
+      envDir,
+    });
+    expect(env.TENDER_ENV).toBe(envDir);
+    expect(env.VIRTUAL_ENV).toBe(envDir);
+    expect(env.PATH).toBe(`${envDir}/bin:/usr/bin`);
+    expect(dropped).toEqual(['PATH', 'TENDER_ENV']);
+  });
+
+  it('without envDir the job cannot set TENDER_ENV either', () => {
+    const { env, dropped } = buildTaskEnv({ ...plain, env: { TENDER_ENV: '/evil-env' } });
+    expect(env.TENDER_ENV).toBeUndefined();
+    expect(dropped).toEqual(['TENDER_ENV']);
+  });
+});
+
 describe('helpers', () => {
   it('names params upper-case with underscores', () => {
     expect(paramEnvName('learning.rate-v2')).toBe('TENDER_PARAM_LEARNING_RATE_V2');

@@ -13,6 +13,8 @@ export interface TaskEnvInput {
   output: string;
   /** GPUs nvidia-smi reported; 0 when none or no probe. */
   gpuCount: number;
+  /** The job's persistent environment (setup-env.ts), when it has one. */
+  envDir?: string;
 }
 
 export interface TaskEnv {
@@ -54,6 +56,12 @@ export function buildTaskEnv(input: TaskEnvInput): TaskEnv {
   env.TENDER_JOB_ID = input.jobId;
   env.TENDER_ATTEMPT = String(input.attempt);
   for (const [key, value] of Object.entries(input.params)) env[paramEnvName(key)] = String(value);
+  if (input.envDir) {
+    // Python's venv convention: a venv created at $TENDER_ENV is the one on PATH.
+    env.TENDER_ENV = input.envDir;
+    env.VIRTUAL_ENV = input.envDir;
+    env.PATH = env.PATH ? `${input.envDir}/bin:${env.PATH}` : `${input.envDir}/bin`;
+  }
   if (input.gpuCount > 0) {
     env.CUDA_VISIBLE_DEVICES = Array.from({ length: input.gpuCount }, (_, i) => i).join(',');
   }

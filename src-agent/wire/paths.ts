@@ -22,6 +22,12 @@ export interface NodePaths {
   workspace: string;
   output: string;
   socket: string;
+  /** Which persistent environment this job's setup chose (setup-env.ts), for its run. */
+  envJson: string;
+  /** Persistent environments: in the node's cache folder, which the app lays out beside
+   *  the folder holding D (`~/.tender/nodes/D` → `~/.tender/cache`; a local node's
+   *  `local/leases/D` → `local/cache`), so they outlive the lease. */
+  envs: string;
 }
 
 /** `dir` is resolved to an absolute path first, so every caller hashes the same string. */
@@ -41,6 +47,8 @@ export function nodePaths(dir: string): NodePaths {
     workspace: join(d, 'workspace'),
     output: join(d, 'output'),
     socket: socketPath(d),
+    envJson: join(d, 'env.json'),
+    envs: join(d, '..', '..', 'cache', 'envs'),
   };
 }
 

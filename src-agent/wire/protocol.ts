@@ -34,6 +34,8 @@ export interface PhaseState {
   /** e.g. 'SIGKILL' when killed by a signal. */
   signal: string | null;
   cancelled: boolean;
+  /** Setup only: skipped, its persistent environment was ready (nothing was spawned). */
+  cached?: boolean;
 }
 
 /** Flat keys such as `gpu.count` or `gpu.0.model`; numbers are counts or bytes. */
@@ -58,6 +60,14 @@ export interface ConfigureParams {
   /** Kept in the daemon's memory only; redacted from every log line. */
   secretEnv?: Record<string, string>;
   params?: Record<string, string>;
+  /** The job's setup builds a persistent environment (setup-env.ts) keyed by the setup
+   *  command and these workspace files; `fresh` rebuilds it even when ready. */
+  setupEnv?: SetupEnvRequest;
+}
+
+export interface SetupEnvRequest {
+  fingerprint: string[];
+  fresh: boolean;
 }
 
 export interface StatusResult {
@@ -125,7 +135,8 @@ export interface Ops {
   configure: { params: ConfigureParams; result: Record<string, never> };
   start: {
     params: { phase: Phase; command: string };
-    result: { pid: number; alreadyStarted: boolean };
+    /** `cached`: setup was skipped, its environment ready (`pid` 0). */
+    result: { pid: number; alreadyStarted: boolean; cached?: boolean };
   };
   status: { params: object; result: StatusResult };
   subscribe: { params: { fromSeq: number }; result: { lastSeq: number } };
@@ -159,6 +170,8 @@ export type ErrorCode =
   | 'not_configured'
   /** configure of a new job or attempt while a phase of the previous one runs */
   | 'busy'
+  /** start of setup while another job builds the same environment on this node */
+  | 'env_locked'
   | 'shutting_down'
   /** start while the last workspace push cannot be completed (delta-apply.ts) */
   | 'workspace_incomplete'
@@ -199,6 +212,7 @@ export interface JobFile {
   attempt: number;
   env: Record<string, string>;
   params: Record<string, string>;
+  setupEnv?: SetupEnvRequest;
 }
 
 // Outputs of the one-shot commands, each printed as one JSON line after the marker.

@@ -37,6 +37,8 @@ export const commands = {
       policy: PolicyInput.default({}),
       /** Where the job came from, for display only. */
       source: z.string().optional(),
+      /** Rebuild the job's persistent environment even when one is ready. */
+      freshSetup: z.boolean().default(false),
     }),
     output: RunView,
   },

@@ -33,6 +33,10 @@ export const JobSpec = z
     env: z.record(z.string(), EnvValue).default({}),
     /** Task parameters, exposed as TENDER_PARAM_<KEY>. */
     params: z.record(z.string(), z.string()).default({}),
+    /** Workspace files (e.g. requirements.txt) whose contents, with the setup command, key a
+     *  persistent environment on the node ($TENDER_ENV): while they are unchanged and the
+     *  environment is ready, setup is skipped. Empty: setup runs every time. */
+    setup_fingerprint: z.array(z.string().min(1)).default([]),
   })
   .strict();
 export type JobSpec = z.infer<typeof JobSpec>;

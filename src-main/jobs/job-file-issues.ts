@@ -117,9 +117,10 @@ function missing(path: KeyPath): Problem {
 function quoteHint(path: KeyPath, value: unknown): string {
   const key = String(path.at(-1));
   const isInSecret = path[0] === 'job' && path[1] === 'env' && path.length > 3;
-  return isInSecret
-    ? `put the value in quotes: ${key} = "…"`
-    : `quote it: ${key} = "${String(value)}"`;
+  if (isInSecret) return `put the value in quotes: ${key} = "…"`;
+  // An array entry (`outputs = ["a", 2]`): its index is no key to write.
+  if (typeof path.at(-1) === 'number') return `quote the entry: "${String(value)}"`;
+  return `quote it: ${key} = "${String(value)}"`;
 }
 
 function isScalar(value: unknown): boolean {

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Problem } from './job-file-problem';
 
@@ -48,4 +48,53 @@ export function checkOutputs(outputs: readonly string[]): {
     return clean;
   });
   return { outputs: normalised, problems };
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** `setup_fingerprint` names files that setup depends on: it needs a setup, and each file
+ *  must be inside the workspace and exist there now (the node hashes the pushed copy). */
+export function checkSetupFingerprint(
+  files: readonly string[],
+  setup: string | undefined,
+  workdir: string,
+): Problem[] {
+  if (files.length === 0) return [];
+  if (setup === undefined) {
+    return [
+      {
+        path: ['job', 'setup_fingerprint'],
+        text: 'setup_fingerprint names the files setup depends on, but the job has no setup',
+        hint: 'add setup = "…" to [job], or leave setup_fingerprint out',
+      },
+    ];
+  }
+  const problems: Problem[] = [];
+  files.forEach((entry, i) => {
+    const at = ['job', 'setup_fingerprint', i];
+    const clean = path.posix.normalize(entry);
+    const isOutside = clean === '..' || clean.startsWith('../');
+    if (path.posix.isAbsolute(entry) || WINDOWS_ABSOLUTE.test(entry) || isOutside) {
+      problems.push({
+        path: at,
+        text: `setup_fingerprint entry "${entry}" is not inside the workspace`,
+        hint: 'write it relative to the workspace folder, e.g. "requirements.txt"',
+      });
+    } else if (!isFile(path.join(workdir, clean))) {
+      problems.push({
+        path: at,
+        text: existsSync(path.join(workdir, clean))
+          ? `setup_fingerprint entry "${entry}" is a folder: name the files in it that setup reads`
+          : `setup_fingerprint file "${entry}" does not exist in the workspace ${workdir}`,
+        hint: 'name a file the setup reads (e.g. requirements.txt), relative to the workspace',
+      });
+    }
+  });
+  return problems;
 }

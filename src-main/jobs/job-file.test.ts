@@ -111,7 +111,9 @@ describe('rejects bad job files with a one-line message at the right place', () 
 
   test('an unknown key lists what the table accepts as the hint', async () => {
     const err = await failure(`${HEAD}outptus = []\n`);
-    expect(err.hint).toBe('[job] accepts: name, run, setup, workspace, outputs, env, params');
+    expect(err.hint).toBe(
+      '[job] accepts: name, run, setup, workspace, outputs, env, params, setup_fingerprint',
+    );
   });
 
   test('a number where a string belongs hints at quoting it', async () => {
@@ -202,6 +204,7 @@ hosts = ["lab1", "lab2"]
           API: { secret: true, value: 'inline' },
         },
         params: { LR: '3e-4' },
+        setup_fingerprint: [],
       },
       pool: {
         provider: 'ssh',
@@ -225,6 +228,7 @@ hosts = ["lab1", "lab2"]
         outputs: [],
         env: {},
         params: {},
+        setup_fingerprint: [],
       },
       pool: { provider: 'local', count: 1, verify: [], offers: [], hosts: [] },
       policy: {},

@@ -7,7 +7,7 @@ import { BadInputError } from '../base/bad-input-error';
 import { resolveEnv, checkParams } from './job-file-env';
 import { problemsFromIssues } from './job-file-issues';
 import { findUnknownKeys } from './job-file-keys';
-import { checkOutputs, resolveWorkdir } from './job-file-paths';
+import { checkOutputs, checkSetupFingerprint, resolveWorkdir } from './job-file-paths';
 import type { Problem } from './job-file-problem';
 import { JobFile, type PolicyTable } from './job-file-schema';
 import { locateTomlKeys, type KeyPositions } from './toml-key-positions';
@@ -91,6 +91,9 @@ export function parseJobToml(text: string, opts: ParseJobTomlOptions): LoadedJob
     ...env.problems,
     ...(workdir.problem ? [workdir.problem] : []),
     ...outputs.problems,
+    ...(workdir.problem
+      ? []
+      : checkSetupFingerprint(table.setup_fingerprint, table.setup, workdir.workdir)),
     ...checkParams(table.params),
     ...checkProvider(pool.provider, opts.knownProviders),
   ]);

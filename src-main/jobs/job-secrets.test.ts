@@ -42,6 +42,7 @@ describe('configureParams: the configure request of a job', () => {
     run: 'python train.py',
     outputs: [],
     params: { lr: '0.1' },
+    setup_fingerprint: [],
     env: { A: '1', TOKEN: { secret: true, value: 's3cr3t' } },
   };
 

@@ -25,10 +25,22 @@ export function configureEnv(jobEnv: JobSpec['env']): ConfigureEnv {
   return isRedacted ? { ok: true, env } : { ok: true, env, secretEnv };
 }
 
-/** The `configure` request for a job's phases; throws what `configureEnv` refuses. */
-export function configureParams(jobId: string, job: JobSpec): ConfigureParams {
+/** The `configure` request for a job's phases; throws what `configureEnv` refuses. A job
+ *  whose setup names fingerprint files gets a persistent environment (`setupEnv`). */
+export function configureParams(jobId: string, job: JobSpec, freshSetup = false): ConfigureParams {
   const split = configureEnv(job.env);
   if (!split.ok) throw new Error(split.error);
   const { env, secretEnv } = split;
-  return { jobId, attempt: 0, env, ...(secretEnv ? { secretEnv } : {}), params: job.params };
+  const setupEnv =
+    job.setup !== undefined && job.setup_fingerprint.length > 0
+      ? { setupEnv: { fingerprint: job.setup_fingerprint, fresh: freshSetup } }
+      : {};
+  return {
+    jobId,
+    attempt: 0,
+    env,
+    ...(secretEnv ? { secretEnv } : {}),
+    params: job.params,
+    ...setupEnv,
+  };
 }

@@ -18,6 +18,8 @@ export interface NodeJobDeps {
   job: JobSpec;
   jobId: string;
   keep: boolean;
+  /** Rebuild the job's persistent environment even when one is ready (`--fresh-setup`). */
+  freshSetup: boolean;
   outputsDir: string;
   /** Where file hashes are cached between pushes (hash-cache.ts). */
   hashCacheFile: string;

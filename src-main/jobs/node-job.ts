@@ -154,7 +154,7 @@ export class NodeJob {
   private async runPhase(phase: Phase): Promise<JobEvent> {
     const link = this.ensureLink();
     const { job } = this.deps;
-    await link.request('configure', configureParams(this.deps.jobId, job));
+    await link.request('configure', configureParams(this.deps.jobId, job, this.deps.freshSetup));
     const command = phase === 'setup' ? job.setup! : job.run;
     const exited = this.phases.exited(phase);
     await link.request('start', { phase, command });

@@ -6,6 +6,7 @@ const job = (env: JobSpec['env']): JobSpec => ({
   name: 'j',
   run: 'true',
   workspace: { workdir: '/w', exclude: [] },
+  setup_fingerprint: [],
   outputs: [],
   env,
   params: {},

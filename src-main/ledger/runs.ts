@@ -70,7 +70,8 @@ export function readJobSpec(db: Database.Database, jobId: string): JobSpec {
   const row = db.prepare('SELECT spec_json FROM jobs WHERE id = ?').get(jobId) as
     { spec_json: string } | undefined;
   if (!row) throw new Error(`no job ${jobId}`);
-  return JSON.parse(row.spec_json) as JobSpec;
+  // Defaults of fields added since (a run stored by an older Tender lacks them).
+  return { setup_fingerprint: [], ...(JSON.parse(row.spec_json) as Partial<JobSpec>) } as JobSpec;
 }
 
 export function getRun(db: Database.Database, id: string): RunRow | undefined {

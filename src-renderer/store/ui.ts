@@ -32,6 +32,10 @@ export interface ComposerDraft {
   workdir: string;
   exclude: string[];
   setup: string;
+  /** Workspace files setup depends on, one per line (setup_fingerprint). */
+  setupFingerprint: string;
+  /** Rebuild the persistent environment even when one is ready. */
+  freshSetup: boolean;
   run: string;
   /** One output path per line, as typed. */
   outputs: string;
@@ -59,6 +63,8 @@ export const EMPTY_DRAFT: ComposerDraft = {
   workdir: '',
   exclude: [],
   setup: '',
+  setupFingerprint: '',
+  freshSetup: false,
   run: '',
   outputs: '',
   env: [],

@@ -12,7 +12,7 @@ import { durationFlag, positiveNumber } from './flags';
 import { makeLogPrinter } from '../log-printer';
 import { bold, green, info, red } from '../output';
 
-export const RUN_USAGE = `tender run <job.toml> [--provider P] [--count N] [--hosts a,b] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--keep] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--detach] [--json]`;
+export const RUN_USAGE = `tender run <job.toml> [--provider P] [--count N] [--hosts a,b] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--keep] [--fresh-setup] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--detach] [--json]`;
 
 export async function runCommand(argv: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -29,6 +29,7 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
       image: { type: 'string' },
       'disk-gb': { type: 'string' },
       keep: { type: 'boolean', default: false },
+      'fresh-setup': { type: 'boolean', default: false },
       'max-duration': { type: 'string' },
       'idle-timeout': { type: 'string' },
       budget: { type: 'string' },
@@ -104,6 +105,7 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
       keep: values.keep,
       policy,
       source: loaded.file,
+      freshSetup: values['fresh-setup'],
     });
     if (values.detach) return await detachWhenRunning(core, run.id);
 

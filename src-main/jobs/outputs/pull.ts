@@ -4,7 +4,11 @@ import { dirname, join, normalize, sep } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createMarkerSkipper } from '../../../src-agent/wire/marker';
-import { MANIFEST_PATH, type OutputsManifest, type OutputsSpec } from '../../../src-agent/wire/protocol';
+import {
+  MANIFEST_PATH,
+  type OutputsManifest,
+  type OutputsSpec,
+} from '../../../src-agent/wire/protocol';
 import { createTarReader } from '../../../src-agent/wire/tar';
 import { TenderError } from '../../base/tender-error';
 import { agentCommand, type AgentAddress } from '../../nodes/node-layout';

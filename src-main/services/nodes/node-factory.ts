@@ -40,6 +40,7 @@ export interface JobWiring {
   job: JobSpec;
   jobId: string;
   keep: boolean;
+  freshSetup: boolean;
   workspacePlan: () => Promise<PushPlan | null>;
   onChange: () => void;
 }
@@ -148,6 +149,7 @@ export class NodeFactory {
         job: w.job,
         jobId: w.jobId,
         keep: w.keep,
+        freshSetup: w.freshSetup,
         outputsDir,
         hashCacheFile: hashCacheFile(ctx.home),
         manifestMemory: ctx.manifestMemory,

@@ -1,7 +1,7 @@
 import type { JobSpec } from '../../contract';
 import { TenderError } from '../../base/tender-error';
 import { checkName, checkParams } from '../../jobs/job-file-env';
-import { checkOutputs, resolveWorkdir } from '../../jobs/job-file-paths';
+import { checkOutputs, checkSetupFingerprint, resolveWorkdir } from '../../jobs/job-file-paths';
 
 /** Checks a job that came through the contract (the job-file loader checks its own). */
 export function checkJob(job: JobSpec): JobSpec {
@@ -12,6 +12,17 @@ export function checkJob(job: JobSpec): JobSpec {
   }
   const { outputs, problems } = checkOutputs(job.outputs);
   if (problems.length > 0) throw new TenderError('bad_input', problems[0]!.text);
+  if (!job.workspace && job.setup_fingerprint.length > 0)
+    throw new TenderError(
+      'bad_input',
+      'setup_fingerprint names workspace files, but the job has no workspace',
+      'give the job a workspace folder, or leave setup_fingerprint out',
+    );
+  const fingerprint = job.workspace
+    ? checkSetupFingerprint(job.setup_fingerprint, job.setup, job.workspace.workdir)
+    : [];
+  if (fingerprint.length > 0)
+    throw new TenderError('bad_input', fingerprint[0]!.text, fingerprint[0]!.hint);
   // The same rules as a tender.toml's: a run started from the UI gets the same checks.
   for (const name of Object.keys(job.env)) {
     const bad = checkName(name);

@@ -27,6 +27,8 @@ export interface RunToAssemble {
   runId: string;
   job: JobSpec;
   keep: boolean;
+  /** Rebuild persistent environments even when ready (a run started with --fresh-setup). */
+  freshSetup: boolean;
   nodes: NodeRecord[];
   provider: Provider;
   /** Jobs pick up from the phase the ledger recorded (a run another process left). */
@@ -61,6 +63,7 @@ export function assembleRun(d: RunAssemblyDeps, r: RunToAssemble): AssembledRun 
       job: r.job,
       jobId: `${r.runId}.${rec.logicalId}`,
       keep: r.keep,
+      freshSetup: r.freshSetup,
       workspacePlan,
       onChange: () => d.emitNode(rec.id),
     };

@@ -85,7 +85,15 @@ export class RunService {
       now,
     );
     const keep = args.keep || policy.afterJob === 'keep_warm';
-    this.drive({ runId, job, keep, nodes, provider, resuming: false }).start();
+    this.drive({
+      runId,
+      job,
+      keep,
+      nodes,
+      provider,
+      resuming: false,
+      freshSetup: args.freshSetup,
+    }).start();
     return this.view(runId);
   }
 
@@ -217,6 +225,7 @@ export class RunService {
       nodes,
       provider: this.d.providers.get(run.provider),
       resuming: true,
+      freshSetup: false, // a setup already started is not started again
     });
     driver.resume();
     return driver;

@@ -44,6 +44,38 @@ export function JobCard({
             onChange={(e) => patch({ setup: e.target.value })}
           />
         </div>
+        {draft.setup.trim() !== '' && (
+          <div className="field">
+            <label htmlFor="job-setup-fingerprint">
+              Setup depends on{' '}
+              <span className="faint">
+                (optional, one workspace file per line: while these and the setup command are
+                unchanged, setup is skipped and its environment, $TENDER_ENV, reused)
+              </span>
+            </label>
+            <textarea
+              id="job-setup-fingerprint"
+              className="textarea"
+              data-testid="job-setup-fingerprint"
+              rows={2}
+              spellCheck={false}
+              placeholder="requirements.txt"
+              value={draft.setupFingerprint}
+              onChange={(e) => patch({ setupFingerprint: e.target.value })}
+            />
+            {draft.setupFingerprint.trim() !== '' && (
+              <label className="check">
+                <input
+                  type="checkbox"
+                  data-testid="fresh-setup"
+                  checked={draft.freshSetup}
+                  onChange={(e) => patch({ freshSetup: e.target.checked })}
+                />{' '}
+                Rebuild the environment this time
+              </label>
+            )}
+          </div>
+        )}
         <div className="field">
           <label htmlFor="job-run">Run</label>
           <textarea

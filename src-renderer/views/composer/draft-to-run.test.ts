@@ -82,6 +82,18 @@ describe('draftToStartInput', () => {
     expect(input.job.setup).toBe('pip install -r req.txt\n');
   });
 
+  it('the setup fingerprint goes with a setup, one file per line; a rebuild only when asked', () => {
+    const input = draftToStartInput(
+      draft({ setup: 'pip install -r req.txt', setupFingerprint: ' req.txt \n\nconstraints.txt' }),
+    );
+    expect(input.job.setup_fingerprint).toEqual(['req.txt', 'constraints.txt']);
+    expect(input.freshSetup).toBeUndefined();
+    expect(draftToStartInput(draft({ setup: 'x', freshSetup: true })).freshSetup).toBe(true);
+    // Without a setup there is nothing to fingerprint: the lines are not sent.
+    const none = draftToStartInput(draft({ setup: ' ', setupFingerprint: 'req.txt' }));
+    expect(none.job.setup_fingerprint).toBeUndefined();
+  });
+
   it('ssh: one node per host picked; market fields never leak into other providers', () => {
     const base = { offerFilter: { gpu: 'RTX 4090', maxPrice: 0.5 }, offers: [offer('1', 0.4)] };
     expect(

@@ -25,7 +25,7 @@ export function draftToStartInput(draft: ComposerDraft): StartInput {
     job: {
       name: draft.name.trim(),
       run: draft.run,
-      ...(setup ? { setup } : {}),
+      ...(setup ? { setup, setup_fingerprint: lines(draft.setupFingerprint) } : {}),
       ...(workdir ? { workspace: { workdir, exclude: lines(draft.exclude) } } : {}),
       outputs: lines(draft.outputs),
       env: envOf(draft),
@@ -41,6 +41,7 @@ export function draftToStartInput(draft: ComposerDraft): StartInput {
       afterJob: draft.keep ? 'keep_warm' : 'destroy',
     },
     ...(draft.source ? { source: draft.source } : {}),
+    ...(draft.freshSetup ? { freshSetup: true } : {}),
   };
 }
 

@@ -16,6 +16,7 @@ describe('loadedToDraft', () => {
       loaded(
         {
           setup: 'mkdir -p out',
+          setup_fingerprint: ['requirements.txt', 'env/extra.txt'],
           workspace: { workdir: '/w', exclude: ['/data', '*.ckpt'] },
           outputs: ['out/metrics.json', 'out/loss.csv'],
           env: {
@@ -41,6 +42,8 @@ describe('loadedToDraft', () => {
       workdir: '/w',
       exclude: ['/data', '*.ckpt'],
       setup: 'mkdir -p out',
+      setupFingerprint: 'requirements.txt\nenv/extra.txt',
+      freshSetup: false,
       run: 'sh run.sh',
       outputs: 'out/metrics.json\nout/loss.csv',
       env: [

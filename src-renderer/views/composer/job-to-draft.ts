@@ -28,6 +28,8 @@ export function loadedToDraft(loaded: LoadedJob): { draft: ComposerDraft; notes:
       workdir: job.workspace?.workdir ?? '',
       exclude: job.workspace?.exclude ?? [],
       setup: job.setup ?? '',
+      setupFingerprint: job.setup_fingerprint.join('\n'),
+      freshSetup: false,
       run: job.run,
       outputs: job.outputs.join('\n'),
       env,
