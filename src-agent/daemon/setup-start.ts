@@ -7,6 +7,7 @@ import { writeFileAtomic } from '../atomic-file';
 import type { SetupEnvRequest } from '../wire/protocol';
 import type { DaemonContext } from './context';
 import type { PhaseLaunch } from './phase-process';
+import { isProcessAlive } from './process-group';
 import { RequestError } from './request-checks';
 import {
   envFingerprint,
@@ -60,7 +61,7 @@ export async function startSetupWithEnv(
     prune(ctx, key);
     return { pid: 0, alreadyStarted: false, cached: true };
   }
-  const lock = lockEnv(ctx.paths.envs, key, now, isAlive);
+  const lock = lockEnv(ctx.paths.envs, key, now, isProcessAlive);
   if ('heldBy' in lock) {
     throw new RequestError(
       'env_locked',
@@ -104,14 +105,5 @@ function prune(ctx: DaemonContext, keep: string): void {
       ctx.log.append('agent', 'info', `pruned old environments: ${removed.join(', ')}`);
   } catch (err) {
     ctx.log.append('agent', 'info', `could not prune environments: ${(err as Error).message}`);
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
