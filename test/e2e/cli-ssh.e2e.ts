@@ -1,4 +1,11 @@
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliProcess, EXAMPLES, runCli, useTempHomes } from '../helpers/cli';
@@ -98,5 +105,44 @@ describe('the CLI with machines you already have', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^tender: unknown host "nowhere"/);
     expect(existsSync(home)).toBe(false);
+  });
+
+  it('a persistent setup environment outlives the lease on your own machine: the next run skips setup', async () => {
+    const f = await startSshd();
+    fixtures.push(f);
+    const { home, root } = newHome();
+    const key = join(root, 'id_lab');
+    writeFileSync(key, f.clientKey.privateKey);
+    chmodSync(key, 0o600);
+    const add = await runCli(
+      ['hosts', 'add', 'lab', `${f.user}@127.0.0.1:${f.port}`, '--identity-file', key],
+      { home },
+    );
+    expect(add.code, add.stderr).toBe(0);
+    const ws = join(root, 'ws');
+    mkdirSync(ws);
+    writeFileSync(join(ws, 'requirements.txt'), 'torch==2.5\n');
+    writeFileSync(
+      join(ws, 'tender.toml'),
+      [
+        '[job]',
+        'name = "env"',
+        'setup = "mkdir -p $TENDER_ENV/bin && printf \'#!/bin/sh\\necho tool on the host\\n\' > $TENDER_ENV/bin/tool && chmod +x $TENDER_ENV/bin/tool"',
+        'setup_fingerprint = ["requirements.txt"]',
+        'run = "tool"',
+        '',
+      ].join('\n'),
+    );
+    const first = await runCli(['run', ws, '--hosts', 'lab'], { home });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/building environment [0-9a-f]{16}/);
+    expect(first.stdout).toMatch(/tool on the host/);
+    // The lease is gone (its folder removed); the host's cache keeps the environment.
+    expect(readdirSync(join(f.home, '.tender', 'nodes'))).toEqual([]);
+    expect(readdirSync(join(f.home, '.tender', 'cache', 'envs'))).toHaveLength(1);
+    const second = await runCli(['run', ws, '--hosts', 'lab'], { home });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/setup skipped: environment [0-9a-f]{16} is ready/);
+    expect(second.stdout).toMatch(/tool on the host/);
   });
 });
