@@ -4,7 +4,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { BadInputError } from '../base/bad-input-error';
+import type { BadInputError } from '../base/bad-input-error';
+import { rejection } from './job-file.test-util';
 import { loadJobFile } from './job-file';
 
 const HEAD = '[job]\nname = "hello"\nrun = "python train.py"\n'; // lines 1-3
@@ -30,15 +31,7 @@ async function load(toml: string) {
   return loadJobFile(file, { knownProviders: ['local'], env: {} });
 }
 
-async function failure(toml: string): Promise<BadInputError> {
-  try {
-    await load(toml);
-  } catch (err) {
-    expect(err).toBeInstanceOf(BadInputError);
-    return err as BadInputError;
-  }
-  throw new Error('expected the job file to be rejected');
-}
+const failure = (toml: string): Promise<BadInputError> => rejection(() => load(toml));
 
 describe('setup_fingerprint is accepted', () => {
   // [what, file text, expected job.setup_fingerprint]

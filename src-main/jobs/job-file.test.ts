@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { BadInputError } from '../base/bad-input-error';
+import { rejection } from './job-file.test-util';
 import { loadJobFile, parseJobToml, redactJob } from './job-file';
 
 const KNOWN_PROVIDERS = ['local', 'ssh', 'vastai'];
@@ -29,15 +30,7 @@ async function load(toml: string) {
   return loadJobFile(file, { knownProviders: KNOWN_PROVIDERS, env: ENV });
 }
 
-async function failure(toml: string): Promise<BadInputError> {
-  try {
-    await load(toml);
-  } catch (err) {
-    expect(err).toBeInstanceOf(BadInputError);
-    return err as BadInputError;
-  }
-  throw new Error('expected the job file to be rejected');
-}
+const failure = (toml: string): Promise<BadInputError> => rejection(() => load(toml));
 
 describe('rejects bad job files with a one-line message at the right place', () => {
   // [what, file text, expected message after "<file>:"]
