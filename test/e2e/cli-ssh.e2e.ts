@@ -21,20 +21,25 @@ function lastJson<T>(stdout: string): T {
   return JSON.parse(stdout.trim().split('\n').pop()!) as T;
 }
 
+/** A real sshd host registered as `lab` (`tender hosts add`) in a fresh data folder. */
+async function labHost() {
+  const f = await startSshd();
+  fixtures.push(f);
+  const { home, root } = newHome();
+  const key = join(root, 'id_lab');
+  writeFileSync(key, f.clientKey.privateKey);
+  chmodSync(key, 0o600);
+  const add = await runCli(
+    ['hosts', 'add', 'lab', `${f.user}@127.0.0.1:${f.port}`, '--identity-file', key],
+    { home },
+  );
+  expect(add.code, add.stderr).toBe(0);
+  return { f, home, root, key };
+}
+
 describe('the CLI with machines you already have', () => {
   it('hosts add/list, a run on the host, an interactive shell into a kept node, and down --all', async () => {
-    const f = await startSshd();
-    fixtures.push(f);
-    const { home, root } = newHome();
-    const key = join(root, 'id_lab');
-    writeFileSync(key, f.clientKey.privateKey);
-    chmodSync(key, 0o600);
-
-    const add = await runCli(
-      ['hosts', 'add', 'lab', `${f.user}@127.0.0.1:${f.port}`, '--identity-file', key],
-      { home },
-    );
-    expect(add.code, add.stderr).toBe(0);
+    const { f, home, key } = await labHost();
     const list = await runCli(['hosts', 'list', '--json'], { home });
     expect(JSON.parse(list.stdout)).toEqual([
       {
@@ -108,17 +113,7 @@ describe('the CLI with machines you already have', () => {
   });
 
   it('a persistent setup environment outlives the lease on your own machine: the next run skips setup', async () => {
-    const f = await startSshd();
-    fixtures.push(f);
-    const { home, root } = newHome();
-    const key = join(root, 'id_lab');
-    writeFileSync(key, f.clientKey.privateKey);
-    chmodSync(key, 0o600);
-    const add = await runCli(
-      ['hosts', 'add', 'lab', `${f.user}@127.0.0.1:${f.port}`, '--identity-file', key],
-      { home },
-    );
-    expect(add.code, add.stderr).toBe(0);
+    const { f, home, root } = await labHost();
     const ws = join(root, 'ws');
     mkdirSync(ws);
     writeFileSync(join(ws, 'requirements.txt'), 'torch==2.5\n');

@@ -243,7 +243,7 @@ function covers(done: ReconcileScope, asked: ReconcileScope): boolean {
 }
 
 /** Whether a pass of `scope` asks this provider. */
-export function asks(scope: ReconcileScope, provider: Provider, hasLiveLease: boolean): boolean {
+function asks(scope: ReconcileScope, provider: Provider, hasLiveLease: boolean): boolean {
   if (hasLiveLease || scope === 'every') return true;
   return scope === 'billing' && provider.bills === true;
 }
