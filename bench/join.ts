@@ -36,7 +36,8 @@ try {
         runtimeFor: runtimeLookup(),
         verify: [],
         agentId: `ag-${label}`,
-        hostKey: 'hk1_bench',
+        hostDeclaration: {},
+        hostKey: 'hk1_ljwqko7vjw2cnyny',
         deadlines: DEFAULT_DEADLINES,
       },
       {

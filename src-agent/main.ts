@@ -10,11 +10,12 @@ import { runDaemon } from './daemon/daemon';
 import { printResult } from './output';
 import { PROTOCOL_VERSION, type VersionOutput } from './wire/protocol';
 import { AGENT_VERSION } from './version';
+import { decodeHostDeclaration } from './wire/host-declaration';
 
 const USAGE = `usage: tender-agent <command>
   version
-  daemon --dir D [--agent-id ID] [--host-key HK]
-  start  --dir D [--agent-id ID] [--host-key HK]
+  daemon --dir D [--agent-id ID] [--host-decl B64]
+  start  --dir D [--agent-id ID] [--host-decl B64]
   attach --dir D
   recv-workspace --dir D [--in-place] [--sealed] [--unless-manifest]
   workspace-manifest --dir D
@@ -25,11 +26,12 @@ const USAGE = `usage: tender-agent <command>
 async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv, ['in-place', 'sealed', 'unless-manifest']);
   const daemonFlags = () => {
-    allowOnly(args, ['dir', 'agent-id', 'host-key']);
+    allowOnly(args, ['dir', 'agent-id', 'host-decl']);
+    const decl = args.flags.get('host-decl');
     return {
       dir: requireFlag(args, 'dir'),
       agentId: args.flags.get('agent-id'),
-      hostKey: args.flags.get('host-key'),
+      hostDeclaration: decl === undefined ? undefined : decodeHostDeclaration(decl),
     };
   };
   switch (args.command) {

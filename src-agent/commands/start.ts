@@ -6,6 +6,7 @@ import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type DaemonOptions } from '../daemon/daemon';
 import { commandError, printResult } from '../output';
+import { encodeHostDeclaration } from '../wire/host-declaration';
 import { nodePaths } from '../wire/paths';
 import type { StartOutput } from '../wire/protocol';
 import { hello } from './socket-client';
@@ -25,7 +26,8 @@ export async function runStart(options: DaemonOptions): Promise<number> {
   const logFd = openSync(paths.agentLog, 'a');
   const args = [resolve(process.argv[1] as string), 'daemon', '--dir', paths.dir];
   if (options.agentId) args.push('--agent-id', options.agentId);
-  if (options.hostKey) args.push('--host-key', options.hostKey);
+  if (options.hostDeclaration)
+    args.push('--host-decl', encodeHostDeclaration(options.hostDeclaration));
   const child = spawn(process.execPath, args, {
     detached: true, // setsid: survives the SSH session that ran `start`
     stdio: ['ignore', logFd, logFd],

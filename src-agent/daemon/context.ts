@@ -1,4 +1,5 @@
 // What the request handlers share: one per daemon.
+import type { HostKeyInput } from '../wire/host-key';
 import type { NodePaths } from '../wire/paths';
 import type { PhaseState, TeardownRecord } from '../wire/protocol';
 import type { GpuProbe } from './capabilities';
@@ -17,6 +18,8 @@ export interface DaemonContext {
   paths: NodePaths;
   agentId: string;
   hostKey: string | null;
+  /** The host declaration the key was computed from (host-identity.ts). */
+  hostDeclaration: HostKeyInput | undefined;
   startedAt: number;
   log: LogStore;
   supervisor: Supervisor;

@@ -4,12 +4,14 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { writeFileAtomic } from '../atomic-file';
 import { type NodePaths, nodePaths } from '../wire/paths';
+import type { HostKeyInput } from '../wire/host-key';
 import { type AgentInfo, PROTOCOL_VERSION } from '../wire/protocol';
 import { AGENT_VERSION } from '../version';
 import { probeGpus } from './capabilities';
 import { Connection } from './connection';
 import type { DaemonContext } from './context';
 import { setUpDeadMan } from './dead-man-setup';
+import { loadHostIdentity } from './host-identity';
 import { acquireLock } from './lock';
 import { LogStore } from './log-store';
 import { recordGroup } from './process-group';
@@ -26,7 +28,8 @@ const SOCKET_CLOSE_MS = 1_000;
 export interface DaemonOptions {
   dir: string;
   agentId?: string;
-  hostKey?: string;
+  /** What the machine was declared as (the seven fields of the host key). */
+  hostDeclaration?: HostKeyInput;
 }
 
 /** Runs until shutdown; returns the exit code (0 also when another daemon holds D). */
@@ -42,6 +45,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   const log = await LogStore.open(paths.logFile, {
     onWriteError: (err) => process.stderr.write(`log write failed, records lost: ${err.message}\n`),
   });
+  const host = loadHostIdentity(paths, options.hostDeclaration);
   const listeners: DaemonContext['listeners'] = new Set();
   const supervisor = new Supervisor({
     paths,
@@ -60,7 +64,8 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   const ctx: DaemonContext = {
     paths,
     agentId: options.agentId ?? previousAgentId(paths) ?? randomUUID(),
-    hostKey: options.hostKey ?? null,
+    hostKey: host.key,
+    hostDeclaration: host.declaration,
     startedAt: Date.now(),
     log,
     supervisor,

@@ -28,6 +28,9 @@ export interface NodePaths {
    *  the folder holding D (`~/.tender/nodes/D` → `~/.tender/cache`; a local node's
    *  `local/leases/D` → `local/cache`), so they outlive the lease. */
   envs: string;
+  /** The host declaration the daemon was launched with (host-key.ts): its key, its host
+   *  setup. Kept so a restarted daemon advertises the same key. */
+  hostJson: string;
 }
 
 /** `dir` is resolved to an absolute path first, so every caller hashes the same string. */
@@ -49,6 +52,7 @@ export function nodePaths(dir: string): NodePaths {
     socket: socketPath(d),
     envJson: join(d, 'env.json'),
     envs: join(d, '..', '..', 'cache', 'envs'),
+    hostJson: join(d, 'host.json'),
   };
 }
 

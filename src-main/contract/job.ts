@@ -13,6 +13,20 @@ export const EnvValue = z.union([
 ]);
 export type EnvValue = z.infer<typeof EnvValue>;
 
+/** One host-setup command: a script, or the seed's SetupCommand table. `refresh_capabilities`
+ *  re-probes the node's capabilities after it (a driver install changes what it can do). */
+export const HostSetupEntry = z.union([
+  z.string().min(1),
+  z
+    .object({
+      script: z.string().min(1),
+      name: z.string().min(1).optional(),
+      refresh_capabilities: z.boolean().default(false),
+    })
+    .strict(),
+]);
+export type HostSetupEntry = z.infer<typeof HostSetupEntry>;
+
 /** What to do: the `[job]` table. Nothing about hardware. Paths are absolute once loaded. */
 export const JobSpec = z
   .object({
@@ -37,6 +51,15 @@ export const JobSpec = z
      *  persistent environment on the node ($TENDER_ENV): while they are unchanged and the
      *  environment is ready, setup is skipped. Empty: setup runs every time. */
     setup_fingerprint: z.array(z.string().min(1)).default([]),
+    /** Host setup (docs/host-setup.md): ordered commands that prepare the machine, part of
+     *  its host key; drained by the agent one at a time before the job's own setup, and
+     *  appendable to a live node (`tender node setup`). */
+    host_setup: z.array(HostSetupEntry).default([]),
+    /** Runs once per machine, at its first bootstrap; a failure means the node never joins.
+     *  Part of the host key. */
+    bootstrap_script: z.string().min(1).optional(),
+    /** Runs before every run, after setup; not in the host key. */
+    run_setup: z.string().min(1).optional(),
   })
   .strict();
 export type JobSpec = z.infer<typeof JobSpec>;

@@ -105,7 +105,7 @@ describe('rejects bad job files with a one-line message at the right place', () 
   test('an unknown key lists what the table accepts as the hint', async () => {
     const err = await failure(`${HEAD}outptus = []\n`);
     expect(err.hint).toBe(
-      '[job] accepts: name, run, setup, workspace, outputs, env, params, setup_fingerprint',
+      '[job] accepts: name, run, setup, workspace, outputs, env, params, setup_fingerprint, host_setup, bootstrap_script, run_setup',
     );
   });
 
@@ -198,6 +198,7 @@ hosts = ["lab1", "lab2"]
         },
         params: { LR: '3e-4' },
         setup_fingerprint: [],
+        host_setup: [],
       },
       pool: {
         provider: 'ssh',
@@ -222,6 +223,7 @@ hosts = ["lab1", "lab2"]
         env: {},
         params: {},
         setup_fingerprint: [],
+        host_setup: [],
       },
       pool: { provider: 'local', count: 1, verify: [], offers: [], hosts: [] },
       policy: {},

@@ -6,6 +6,7 @@ import { parseDuration, type PolicyInput } from '../contract/policy';
 import { BadInputError } from '../base/bad-input-error';
 import { resolveEnv, checkParams } from './job-file-env';
 import { problemsFromIssues } from './job-file-issues';
+import { checkHostResources } from './host-declaration';
 import { findUnknownKeys } from './job-file-keys';
 import { checkOutputs, checkSetupFingerprint, resolveWorkdir } from './job-file-paths';
 import type { Problem } from './job-file-problem';
@@ -96,6 +97,7 @@ export function parseJobToml(text: string, opts: ParseJobTomlOptions): LoadedJob
       : checkSetupFingerprint(table.setup_fingerprint, table.setup, workdir.workdir)),
     ...checkParams(table.params),
     ...checkProvider(pool.provider, opts.knownProviders),
+    ...checkHostResources(pool),
   ]);
 
   const job = JobSpec.parse({

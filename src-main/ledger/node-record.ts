@@ -1,4 +1,5 @@
 import type { BootstrapStage, NodeStage } from '../contract';
+import type { HostKeyInput } from '../../src-agent/wire/host-key';
 import type { LeaseFacts, NodeEndpoint } from '../providers/provider';
 
 /** What a node should become, fixed when the run is planned. */
@@ -10,6 +11,9 @@ export interface NodeDesired {
   verify: string[];
   /** The placement key (`hk1_…`, jobs/host-key.ts) the agent advertises. */
   hostKey: string;
+  /** The declaration the key was computed from (jobs/host-declaration.ts); absent in
+   *  records written before keys were computed from it. */
+  host?: HostKeyInput;
 }
 
 export interface BootstrapFacts {
@@ -26,6 +30,8 @@ export interface AgentFacts {
   joinedAt: number;
   handedOffAt: number | null;
   capabilities: Record<string, string | number>;
+  /** The host key the agent advertised at join (it recomputes it from its declaration). */
+  hostKey?: string | null;
   /** How to reach the agent again over a fresh shell (runtime, bundle, node folder). */
   address: AgentAddress;
 }

@@ -1,5 +1,7 @@
 import type { HelloResult, StartOutput, VersionOutput } from '../../src-agent/wire/protocol';
 import type { BootstrapStage } from '../contract';
+import { encodeHostDeclaration } from '../../src-agent/wire/host-declaration';
+import type { HostKeyInput } from '../../src-agent/wire/host-key';
 import { randomBytes } from 'node:crypto';
 import type { NodeRuntime } from './runtime-bundle';
 import { execCapture, parseAfterMarker, shq } from '../transport/exec-helpers';
@@ -30,6 +32,9 @@ export interface BootstrapSpec {
   runtimeFor: (unameM: string) => NodeRuntime | null;
   verify: string[];
   agentId: string;
+  /** What the machine is declared as; the agent recomputes its key and must advertise
+   *  `hostKey`. */
+  hostDeclaration: HostKeyInput;
   hostKey: string;
   deadlines: BootstrapDeadlines;
 }
@@ -112,6 +117,11 @@ export class BootstrapSession {
         () => client!.request('hello', {}, 0),
       );
       this.cb.log('info', `agent ${hello.agentId} v${hello.version} joined (pid ${hello.pid})`);
+      if (hello.hostKey !== this.spec.hostKey)
+        throw new BootstrapError(
+          'start_failed',
+          `the agent advertises host key ${hello.hostKey ?? 'none'}, not ${this.spec.hostKey}: an agent launched with another declaration holds this node folder`,
+        );
       this.cb.joined(hello, address);
       await withDeadline(
         deadlines.joinMs,
@@ -310,7 +320,7 @@ export class BootstrapSession {
   ): Promise<void> {
     const cmd =
       `mkdir -p ${addr.dirWord} && ` +
-      `${agentCommand(addr, 'start')} --agent-id ${shq(this.spec.agentId)} --host-key ${shq(this.spec.hostKey)}`;
+      `${agentCommand(addr, 'start')} --agent-id ${shq(this.spec.agentId)} --host-decl ${shq(encodeHostDeclaration(this.spec.hostDeclaration))}`;
     // stdout is the machine-readable answer; stderr is for people.
     const r = await execCapture(shell, cmd, {
       signal,

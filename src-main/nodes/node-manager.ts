@@ -248,6 +248,7 @@ export class NodeManager {
             agentId: hello.agentId,
             version: hello.version,
             capabilities: hello.capabilities,
+            hostKey: hello.hostKey,
             address,
           },
         });

@@ -107,19 +107,16 @@ describe('agent lifecycle', () => {
     expect(await start(dir)).toEqual({ pid: a.pid, alreadyRunning: true });
   });
 
-  it('answers hello over attach with identity and capabilities', async () => {
+  it('answers hello over attach with identity, capabilities and the key it recomputed from its declaration', async () => {
     const dir = await nodeDir();
-    const { pid } = await start(dir, [
-      '--agent-id',
-      'agent-42',
-      '--host-key',
-      'ssh-ed25519 AAAAtest',
-    ]);
+    // The seed's second golden vector: the agent computes the key itself.
+    const decl = Buffer.from(JSON.stringify({ runner: 'process' })).toString('base64url');
+    const { pid } = await start(dir, ['--agent-id', 'agent-42', '--host-decl', decl]);
     const client = attach(dir);
     const hello = await client.request('hello');
     expect(hello).toMatchObject({
       agentId: 'agent-42',
-      hostKey: 'ssh-ed25519 AAAAtest',
+      hostKey: 'hk1_jjml3vzthmtzu76a',
       protocol: 1,
       pid,
     });
@@ -133,6 +130,7 @@ describe('agent lifecycle', () => {
       pid,
       agentId: 'agent-42',
     });
+    expect(JSON.parse(readFileSync(join(dir, 'host.json'), 'utf8'))).toEqual({ runner: 'process' });
     expect(await client.close()).toBe(0);
   });
 

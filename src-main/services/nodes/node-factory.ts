@@ -99,6 +99,7 @@ export class NodeFactory {
             runtimeFor: ctx.runtimeFor,
             verify: r.desired.verify,
             agentId: `ag-${randomId(10)}`,
+            hostDeclaration: r.desired.host ?? {},
             hostKey: r.desired.hostKey,
             deadlines: timing.deadlines,
           },

@@ -4,7 +4,7 @@ import { homePaths } from '../../base/paths';
 import { leaseLabel, newRunId } from '../../base/ids';
 import { TenderError } from '../../base/tender-error';
 import type { Ledger } from '../../ledger/ledger';
-import { hostKey } from '../../jobs/host-key';
+import { hostDeclaration, hostKey } from '../../jobs/host-declaration';
 import type { NodeJob } from '../../jobs/node-job';
 import { redactJob, resolveSecretsFromEnv } from '../../jobs/redact-job';
 import type { RunDriver, RunOutcome } from '../../jobs/run-driver';
@@ -48,6 +48,7 @@ export class RunService {
       args.keep ? { afterJob: 'keep_warm', ...args.policy } : args.policy,
       readDefaults(d.home),
     );
+    const host = hostDeclaration(job, args.pool, provider.kind);
     const runId = newRunId();
     const install = d.ledger.installId();
     const now = d.now();
@@ -62,7 +63,8 @@ export class RunService {
           provider: provider.kind,
           shape,
           verify: args.pool.verify,
-          hostKey: hostKey({ runner: 'tender-agent', provider: provider.kind }),
+          hostKey: hostKey(host),
+          host,
         },
         now,
       }),
