@@ -10,12 +10,12 @@ import { runDaemon } from './daemon/daemon';
 import { printResult } from './output';
 import { PROTOCOL_VERSION, type VersionOutput } from './wire/protocol';
 import { AGENT_VERSION } from './version';
-import { decodeHostDeclaration } from './wire/host-declaration';
+import { decodeHostDeclaration, decodeHostSetupOptions } from './wire/host-declaration';
 
 const USAGE = `usage: tender-agent <command>
   version
-  daemon --dir D [--agent-id ID] [--host-decl B64]
-  start  --dir D [--agent-id ID] [--host-decl B64]
+  daemon --dir D [--agent-id ID] [--host-decl B64] [--host-setup B64]
+  start  --dir D [--agent-id ID] [--host-decl B64] [--host-setup B64]
   attach --dir D
   recv-workspace --dir D [--in-place] [--sealed] [--unless-manifest]
   workspace-manifest --dir D
@@ -26,12 +26,14 @@ const USAGE = `usage: tender-agent <command>
 async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv, ['in-place', 'sealed', 'unless-manifest']);
   const daemonFlags = () => {
-    allowOnly(args, ['dir', 'agent-id', 'host-decl']);
+    allowOnly(args, ['dir', 'agent-id', 'host-decl', 'host-setup']);
     const decl = args.flags.get('host-decl');
+    const setup = args.flags.get('host-setup');
     return {
       dir: requireFlag(args, 'dir'),
       agentId: args.flags.get('agent-id'),
       hostDeclaration: decl === undefined ? undefined : decodeHostDeclaration(decl),
+      hostSetup: setup === undefined ? undefined : decodeHostSetupOptions(setup),
     };
   };
   switch (args.command) {

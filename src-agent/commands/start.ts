@@ -6,7 +6,7 @@ import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type DaemonOptions } from '../daemon/daemon';
 import { commandError, printResult } from '../output';
-import { encodeHostDeclaration } from '../wire/host-declaration';
+import { encodeHostDeclaration, encodeHostSetupOptions } from '../wire/host-declaration';
 import { nodePaths } from '../wire/paths';
 import type { StartOutput } from '../wire/protocol';
 import { hello } from './socket-client';
@@ -28,6 +28,7 @@ export async function runStart(options: DaemonOptions): Promise<number> {
   if (options.agentId) args.push('--agent-id', options.agentId);
   if (options.hostDeclaration)
     args.push('--host-decl', encodeHostDeclaration(options.hostDeclaration));
+  if (options.hostSetup) args.push('--host-setup', encodeHostSetupOptions(options.hostSetup));
   const child = spawn(process.execPath, args, {
     detached: true, // setsid: survives the SSH session that ran `start`
     stdio: ['ignore', logFd, logFd],

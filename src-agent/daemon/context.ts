@@ -4,8 +4,10 @@ import type { NodePaths } from '../wire/paths';
 import type { PhaseState, TeardownRecord } from '../wire/protocol';
 import type { GpuProbe } from './capabilities';
 import type { DeadManSwitch } from './dead-man-switch';
+import type { HostSetup } from './host-setup';
 import type { JobConfig } from './job-config';
 import type { LogStore } from './log-store';
+import type { NodeCache } from './node-cache';
 import type { Supervisor } from './supervisor';
 
 /** A connected client: told of phase changes (once it subscribed) and of teardown ones. */
@@ -23,8 +25,13 @@ export interface DaemonContext {
   startedAt: number;
   log: LogStore;
   supervisor: Supervisor;
-  /** The nvidia-smi probe, started once at daemon start. */
+  /** The nvidia-smi probe, started at daemon start and again after a host-setup entry
+   *  with refresh_capabilities. */
   gpus: Promise<GpuProbe>;
+  /** The host-setup FIFO (host-setup.ts). */
+  hostSetup: HostSetup;
+  /** TENDER_CACHE and its measured size (node-cache.ts). */
+  cache: NodeCache;
   /** Set by `configure`; undefined until then (secrets do not survive a restart). */
   job: JobConfig | undefined;
   /** Every open connection. */

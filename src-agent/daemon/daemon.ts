@@ -11,13 +11,17 @@ import { probeGpus } from './capabilities';
 import { Connection } from './connection';
 import type { DaemonContext } from './context';
 import { setUpDeadMan } from './dead-man-setup';
+import { HostSetup } from './host-setup';
+import type { DeclaredOptions } from './host-setup-queue';
 import { loadHostIdentity } from './host-identity';
 import { acquireLock } from './lock';
 import { LogStore } from './log-store';
+import { NodeCache, ensureCacheDir } from './node-cache';
 import { recordGroup } from './process-group';
 import { listen } from './server';
 import { shutdownDaemon } from './shutdown';
 import { Supervisor } from './supervisor';
+import { buildHostSetupEnv } from './task-env';
 import { watchNodeFolder } from './folder-watch';
 
 /** Grace given to the job when the daemon itself is told to stop (SIGTERM, SIGINT). */
@@ -30,6 +34,8 @@ export interface DaemonOptions {
   agentId?: string;
   /** What the machine was declared as (the seven fields of the host key). */
   hostDeclaration?: HostKeyInput;
+  /** Names and refresh_capabilities of the declaration's host_setup entries (`--host-setup`). */
+  hostSetup?: DeclaredOptions[];
 }
 
 /** Runs until shutdown; returns the exit code (0 also when another daemon holds D). */
@@ -47,11 +53,13 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   });
   const host = loadHostIdentity(paths, options.hostDeclaration);
   const listeners: DaemonContext['listeners'] = new Set();
+  const cache = new NodeCache(paths.cache);
   const supervisor = new Supervisor({
     paths,
     log,
     now: Date.now,
     onPhase: (state) => {
+      if (state.state === 'exited') cache.markStale();
       deadMan.switch.onPhaseChange();
       for (const l of listeners) l.onPhase(state, log.durableSeq);
     },
@@ -61,6 +69,27 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   let resolveExit!: (code: number) => void;
   const exited = new Promise<number>((resolve) => (resolveExit = resolve));
   const sockets = new Set<Socket>();
+  const hostSetup = new HostSetup({
+    dir: paths.hostSetup,
+    pidsDir: paths.pids,
+    log,
+    now: Date.now,
+    cwd: paths.dir,
+    env: () => {
+      ensureCacheDir(paths.cache);
+      return buildHostSetupEnv(process.env, paths.cache);
+    },
+    refreshCapabilities: async () => {
+      ctx.gpus = probeGpus();
+      const { gpus } = await ctx.gpus;
+      return `capabilities re-probed: ${gpus.length} GPU(s)${gpus.length ? ` (${gpus.map((g) => g.name).join(', ')})` : ''}`;
+    },
+    mayStart: () => !ctx.isShuttingDown && !ctx.teardown(),
+    onChange: () => {
+      cache.markStale();
+      deadMan.switch.onPhaseChange();
+    },
+  });
   const ctx: DaemonContext = {
     paths,
     agentId: options.agentId ?? previousAgentId(paths) ?? randomUUID(),
@@ -70,6 +99,8 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     log,
     supervisor,
     gpus: probeGpus(),
+    hostSetup,
+    cache,
     job: undefined,
     listeners,
     deadMan: deadMan.switch,
@@ -104,6 +135,8 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   recordGroup(paths.pids, process.pid); // started by `start`, the daemon leads its own group
   log.append('agent', 'info', `agent ${AGENT_VERSION} started (pid ${process.pid})`);
   deadMan.resume();
+  hostSetup.recover();
+  hostSetup.seed(ctx.hostDeclaration?.host_setup ?? [], options.hostSetup ?? []);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => void ctx.shutdown(SIGNAL_GRACE_MS).then(() => ctx.exit()));
   }

@@ -47,7 +47,10 @@ export function setUpDeadMan(deps: DeadManSetupDeps) {
     });
   const deadManSwitch = new DeadManSwitch({
     nowMono: () => performance.now(),
-    isPhaseRunning: () => Object.values(supervisor.states()).some((s) => s.state === 'running'),
+    // A host-setup entry (a driver install on a warm node) keeps the node busy too.
+    isPhaseRunning: () =>
+      Object.values(supervisor.states()).some((s) => s.state === 'running') ||
+      !deps.ctx().hostSetup.isDrained(),
     isShuttingDown: () => deps.ctx().isShuttingDown,
     firedRecord: () => recorder.record,
     onFire: (firing, how) => {

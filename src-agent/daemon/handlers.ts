@@ -7,13 +7,17 @@ import { AGENT_VERSION } from '../version';
 import { capabilities } from './capabilities';
 import type { DaemonContext } from './context';
 import { parseConfigure, readJobIdentity, writeJobFile } from './job-config';
+import { parseHostSetupAppend } from './host-setup-request';
 import { parseLease } from './lease-params';
+import { ensureCacheDir } from './node-cache';
 import { createRedactor } from './redact';
 import { chosenEnvDir, startSetupWithEnv } from './setup-start';
 import { RequestError, oneOf, optionalNumber, requiredString } from './request-checks';
 import { buildTaskEnv, droppedKeysNotice } from './task-env';
 
 const DEFAULT_GRACE_MS = 10_000;
+/** `status` answers within this even while a large cache is being walked. */
+const CACHE_MEASURE_WAIT_MS = 2_000;
 
 /** What a handler may ask of the connection it serves. */
 export interface RequestScope {
@@ -94,6 +98,13 @@ export const handlers: { [K in OpName]: Handler<K> } = {
         'send configure before start (secrets live in memory only: configure again after an agent restart)',
       );
     }
+    const hostSetupLeft = ctx.hostSetup.busyText();
+    if (hostSetupLeft) {
+      throw new RequestError(
+        'host_setup_running',
+        `host setup is not done: ${hostSetupLeft}; start ${phase} once host_setup.status says drained`,
+      );
+    }
     try {
       finishPendingApply(ctx.paths); // a job never starts in a half-applied workspace
     } catch (err) {
@@ -109,18 +120,21 @@ export const handlers: { [K in OpName]: Handler<K> } = {
       env: taskEnv(ctx, job, gpuCount, envDir).env,
       cwd: ctx.paths.workspace,
       redact,
+      ...(phase === 'run' && job.runSetup ? { runSetup: job.runSetup } : {}),
     });
     if (phase === 'setup' && job.setupEnv)
       return startSetupWithEnv(ctx, job.setupEnv, command, launch);
     return ctx.supervisor.start(phase, launch(job.setupEnv ? chosenEnvDir(ctx) : undefined));
   },
 
-  status(ctx) {
+  async status(ctx) {
+    const cache = await ctx.cache.infoWithin(CACHE_MEASURE_WAIT_MS);
     return {
       phases: ctx.supervisor.states(),
       lastSeq: ctx.log.durableSeq,
       hasWorkspace: existsSync(ctx.paths.workspace),
       teardown: ctx.teardown(),
+      ...(cache ? { cache } : {}),
     };
   },
 
@@ -149,6 +163,22 @@ export const handlers: { [K in OpName]: Handler<K> } = {
   lease(ctx, req) {
     return ctx.deadMan.renew(parseLease(req));
   },
+
+  'host_setup.append'(ctx, req) {
+    const teardown = ctx.teardown();
+    if (ctx.isShuttingDown || teardown)
+      throw new RequestError(
+        'shutting_down',
+        teardown
+          ? `the dead-man switch tore this node down (${teardown.reason}): nothing more runs here`
+          : 'the agent is shutting down',
+      );
+    return ctx.hostSetup.append(parseHostSetupAppend(req));
+  },
+
+  'host_setup.status'(ctx) {
+    return ctx.hostSetup.status();
+  },
 };
 
 function taskEnv(
@@ -157,12 +187,14 @@ function taskEnv(
   gpuCount: number,
   envDir?: string,
 ) {
+  ensureCacheDir(ctx.paths.cache);
   return buildTaskEnv({
     base: process.env,
     ...job,
     workspace: ctx.paths.workspace,
     output: ctx.paths.output,
     gpuCount,
+    cacheDir: ctx.paths.cache,
     ...(envDir ? { envDir } : {}),
   });
 }

@@ -17,7 +17,13 @@ export function parseConfigure(req: Record<string, unknown>): JobConfig {
     secretEnv: stringMap(req, 'secretEnv'),
     params: stringMap(req, 'params'),
     ...setupEnvOf(req),
+    ...runSetupOf(req),
   };
+}
+
+function runSetupOf(req: Record<string, unknown>): Pick<JobConfig, 'runSetup'> {
+  if (req.runSetup === undefined || req.runSetup === null) return {};
+  return { runSetup: requiredString(req, 'runSetup') };
 }
 
 function setupEnvOf(req: Record<string, unknown>): Pick<JobConfig, 'setupEnv'> {
@@ -36,6 +42,7 @@ export function writeJobFile(path: string, job: JobConfig): void {
     env: job.env,
     params: job.params,
     ...(job.setupEnv ? { setupEnv: job.setupEnv } : {}),
+    ...(job.runSetup ? { runSetup: job.runSetup } : {}),
   };
   writeFileAtomic(path, `${JSON.stringify(file, null, 2)}\n`);
 }

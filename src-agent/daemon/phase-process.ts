@@ -3,7 +3,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Phase } from '../wire/protocol';
+import type { LogSource } from '../wire/protocol';
 import { LineSplitter } from './line-splitter';
 import type { LogStore } from './log-store';
 import type { Redactor } from './redact';
@@ -17,6 +17,8 @@ export interface PhaseLaunch {
   env: Record<string, string>;
   cwd: string;
   redact: Redactor;
+  /** The job's run_setup, run first (run phase only; run-setup.ts). */
+  runSetup?: string;
 }
 
 export interface PhaseExit {
@@ -24,9 +26,10 @@ export interface PhaseExit {
   signal: string | null;
 }
 
-/** Spawns the phase; resolves with its pid once it runs, rejects when it cannot start. */
+/** Spawns the phase (or a host-setup entry, or run_setup: `src` is what its lines are
+ *  logged as); resolves with its pid once it runs, rejects when it cannot start. */
 export async function spawnPhase(
-  phase: Phase,
+  src: LogSource,
   launch: PhaseLaunch,
   log: LogStore,
   onExit: (exit: PhaseExit) => void,
@@ -39,10 +42,10 @@ export async function spawnPhase(
   });
   if (child.pid === undefined) {
     const err = await new Promise<Error>((resolve) => child.once('error', resolve));
-    throw new Error(`could not start ${phase}: ${err.message}`);
+    throw new Error(`could not start ${src}: ${err.message}`);
   }
   child.on('error', () => {}); // after a successful spawn only kill() can fail: not fatal
-  const settled = capture(phase, child, launch.redact, log);
+  const settled = capture(src, child, launch.redact, log);
   child.once('exit', (code, signal) => {
     const timer = setTimeout(() => settled.flush(), STDIO_SETTLE_MS);
     void settled.closed.then(() => clearTimeout(timer));
@@ -52,9 +55,9 @@ export async function spawnPhase(
 }
 
 /** Pipes stdout and stderr into the log; `flushed` resolves once both ended or `flush()`. */
-function capture(phase: Phase, child: ChildProcess, redact: Redactor, log: LogStore) {
+function capture(src: LogSource, child: ChildProcess, redact: Redactor, log: LogStore) {
   const splitters = (['stdout', 'stderr'] as const).map((stream) => {
-    const splitter = new LineSplitter((line) => log.append(phase, stream, redact(line)));
+    const splitter = new LineSplitter((line) => log.append(src, stream, redact(line)));
     const source = child[stream];
     source?.on('data', (chunk: Buffer) => splitter.push(chunk));
     const ended = new Promise<void>((resolve) => {

@@ -1,5 +1,6 @@
-// The `shutdown` op and SIGTERM: cancel the phases, wait for them, flush the log, remove
-// the socket, agent.json and the lock. The caller then ends the process.
+// The `shutdown` op and SIGTERM: cancel the phases and a running host-setup entry, wait
+// for them, flush the log, remove the socket, agent.json and the lock. The caller then
+// ends the process.
 import { rmSync } from 'node:fs';
 import type { Server } from 'node:net';
 import { join } from 'node:path';
@@ -21,7 +22,7 @@ export function shutdownDaemon(
     await ctx.supervisor.cancel(undefined, deps.graceMs);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      ctx.supervisor.whenAllExited(),
+      Promise.all([ctx.supervisor.whenAllExited(), ctx.hostSetup.cancel(deps.graceMs)]),
       new Promise<void>((resolve) => (timer = setTimeout(resolve, deps.graceMs + REAP_MS))),
     ]);
     clearTimeout(timer);

@@ -6,6 +6,7 @@ import { PHASES, type Phase, type PhaseState } from '../wire/protocol';
 import type { LogStore } from './log-store';
 import { type PhaseExit, type PhaseLaunch, spawnPhase } from './phase-process';
 import { readPhases, writePhase } from './phase-store';
+import { spawnAfterRunSetup } from './run-setup';
 import { forgetGroup, isGroupAlive, recordGroup, signalGroup } from './process-group';
 
 /** How often a phase left running by an earlier daemon is checked for having ended. */
@@ -72,20 +73,23 @@ export class Supervisor {
     if (inFlight) return { pid: await inFlight, alreadyStarted: true };
     mkdirSync(launch.cwd, { recursive: true });
     mkdirSync(this.deps.paths.output, { recursive: true });
-    const spawning = spawnPhase(
-      phase,
-      launch,
-      this.deps.log,
-      (exit) => void this.finish(phase, exit),
-    );
+    const onExit = (exit: PhaseExit) => void this.finish(phase, exit);
+    const spawning = launch.runSetup
+      ? spawnAfterRunSetup(phase, launch, launch.runSetup, this.deps.log, {
+          onExit,
+          onLeader: (pid) => void this.replaceLeader(phase, pid, launch.redact(launch.command)),
+          isCancelled: () => this.phases.get(phase)?.state.cancelled === true,
+        })
+      : spawnPhase(phase, launch, this.deps.log, onExit);
     this.starting.set(phase, spawning);
     try {
       const pid = await spawning;
       recordGroup(this.deps.paths.pids, pid);
+      const first = launch.runSetup ? ', run_setup first' : '';
       this.deps.log.append(
         'agent',
         'info',
-        `${phase} started (pid ${pid}): ${launch.redact(launch.command)}`,
+        `${phase} started (pid ${pid}${first}): ${launch.redact(launch.command)}`,
       );
       this.track({
         phase,
@@ -103,6 +107,20 @@ export class Supervisor {
     } finally {
       this.starting.delete(phase);
     }
+  }
+
+  /** run_setup succeeded and the phase's own command runs: its group is the one a cancel
+   *  signals and the one `pids/` must name from now on. */
+  private async replaceLeader(phase: Phase, pid: number, command: string): Promise<void> {
+    const t = this.phases.get(phase);
+    if (!t) return;
+    recordGroup(this.deps.paths.pids, pid);
+    if (t.state.pid !== null) forgetWhenGone(this.deps.paths.pids, t.state.pid);
+    t.state.pid = pid;
+    this.deps.log.append('agent', 'info', `${phase} command started (pid ${pid}): ${command}`);
+    // A cancel that reached run_setup as it exited 0 still stops the command.
+    if (t.state.cancelled) signalGroup(pid, 'SIGTERM');
+    await this.publish(phase);
   }
 
   /** Records `phase` as done without running it (setup whose environment is ready), so

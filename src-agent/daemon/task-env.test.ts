@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildTaskEnv, droppedKeysNotice, paramEnvName } from './task-env';
+import { buildHostSetupEnv, buildTaskEnv, droppedKeysNotice, paramEnvName } from './task-env';
 
 const base = { PATH: '/usr/bin', HOME: '/root', TENDER_HOME: '/app/data', LANG: 'C.UTF-8' };
 const input = {
@@ -125,5 +125,31 @@ describe('helpers', () => {
     expect(notice).not.toContain('secret-looking');
     expect(notice).not.toContain('/evil');
     expect(droppedKeysNotice([])).toBeUndefined();
+  });
+});
+
+describe('TENDER_CACHE in the task env', () => {
+  it('sets TENDER_CACHE and the tool caches under it; the job may point a tool elsewhere', () => {
+    const { env } = buildTaskEnv({
+      ...input,
+      env: { TORCH_HOME: '/t' },
+      cacheDir: '/n/cache/shared',
+    });
+    expect(env).toMatchObject({
+      TENDER_CACHE: '/n/cache/shared',
+      HF_HOME: '/n/cache/shared/huggingface',
+      PIP_CACHE_DIR: '/n/cache/shared/pip',
+      TORCH_HOME: '/t',
+    });
+  });
+
+  it('gives host setup the daemon env and the cache, without the daemon’s TENDER_*', () => {
+    const env = buildHostSetupEnv(base, '/n/cache/shared');
+    expect(env).toMatchObject({
+      PATH: '/usr/bin',
+      TENDER_CACHE: '/n/cache/shared',
+      PYTHONUNBUFFERED: '1',
+    });
+    expect(env.TENDER_HOME).toBeUndefined();
   });
 });

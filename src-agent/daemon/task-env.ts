@@ -1,5 +1,6 @@
 // The environment of setup and run (docs/agent-protocol.md, "The task environment").
 // Pure: the daemon's env, the job and the GPU count in, the env and dropped keys out.
+import { cacheEnv } from './node-cache';
 
 export interface TaskEnvInput {
   /** The daemon's own environment. */
@@ -15,6 +16,9 @@ export interface TaskEnvInput {
   gpuCount: number;
   /** The job's persistent environment (setup-env.ts), when it has one. */
   envDir?: string;
+  /** `TENDER_CACHE` (node-cache.ts); HF_HOME, TORCH_HOME and PIP_CACHE_DIR point into it
+   *  unless the job's env sets them. */
+  cacheDir?: string;
 }
 
 export interface TaskEnv {
@@ -56,6 +60,8 @@ export function buildTaskEnv(input: TaskEnvInput): TaskEnv {
   env.TENDER_JOB_ID = input.jobId;
   env.TENDER_ATTEMPT = String(input.attempt);
   for (const [key, value] of Object.entries(input.params)) env[paramEnvName(key)] = String(value);
+  if (input.cacheDir)
+    Object.assign(env, cacheEnv(input.cacheDir, { ...input.env, ...input.secretEnv }));
   if (input.envDir) {
     // Python's venv convention: a venv created at $TENDER_ENV is the one on PATH.
     env.TENDER_ENV = input.envDir;
@@ -72,4 +78,19 @@ export function buildTaskEnv(input: TaskEnvInput): TaskEnv {
 export function droppedKeysNotice(dropped: string[]): string | undefined {
   if (dropped.length === 0) return undefined;
   return `env keys not applied (reserved for the agent or invalid): ${dropped.join(', ')}`;
+}
+
+/** The environment of a host-setup entry: the daemon's (without its TENDER_* variables),
+ *  PYTHONUNBUFFERED=1 and the cache (a `pip install` there warms the jobs' pip cache). No
+ *  job env: host setup belongs to the machine, not to a job. */
+export function buildHostSetupEnv(
+  base: NodeJS.ProcessEnv,
+  cacheDir: string,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(base)) {
+    if (value !== undefined && !key.startsWith('TENDER_')) env[key] = value;
+  }
+  env.PYTHONUNBUFFERED = '1';
+  return { ...env, ...cacheEnv(cacheDir, {}) };
 }

@@ -17,3 +17,30 @@ export function decodeHostDeclaration(text: string): HostKeyInput {
     throw new Error('--host-decl is not a JSON object');
   return value as HostKeyInput;
 }
+
+/** What `--host-setup` carries beside the declaration: each host_setup entry's script with
+ *  its name and refresh_capabilities, which are not in the key. */
+export interface HostSetupOption {
+  script: string;
+  name?: string;
+  refreshCapabilities?: boolean;
+}
+
+export function encodeHostSetupOptions(options: HostSetupOption[]): string {
+  return Buffer.from(JSON.stringify(options), 'utf8').toString('base64url');
+}
+
+export function decodeHostSetupOptions(text: string): HostSetupOption[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    throw new Error('--host-setup is not base64url JSON');
+  }
+  if (
+    !Array.isArray(value) ||
+    value.some((o) => typeof (o as HostSetupOption)?.script !== 'string')
+  )
+    throw new Error('--host-setup is not a JSON list of {script, name?, refreshCapabilities?}');
+  return value as HostSetupOption[];
+}

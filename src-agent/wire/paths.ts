@@ -28,6 +28,11 @@ export interface NodePaths {
    *  the folder holding D (`~/.tender/nodes/D` → `~/.tender/cache`; a local node's
    *  `local/leases/D` → `local/cache`), so they outlive the lease. */
   envs: string;
+  /** `TENDER_CACHE`: the node-wide cache (models, pip wheels), beside `envs`, so it
+   *  outlives the lease and is shared by every job on the machine. */
+  cache: string;
+  /** The host-setup FIFO: one `<id>.json` per entry (host-setup-store.ts). */
+  hostSetup: string;
   /** The host declaration the daemon was launched with (host-key.ts): its key, its host
    *  setup. Kept so a restarted daemon advertises the same key. */
   hostJson: string;
@@ -52,6 +57,8 @@ export function nodePaths(dir: string): NodePaths {
     socket: socketPath(d),
     envJson: join(d, 'env.json'),
     envs: join(d, '..', '..', 'cache', 'envs'),
+    cache: join(d, '..', '..', 'cache', 'shared'),
+    hostSetup: join(d, 'host-setup'),
     hostJson: join(d, 'host.json'),
   };
 }

@@ -7,7 +7,9 @@ export const PROTOCOL_VERSION = 1;
 export type Phase = 'setup' | 'run';
 export const PHASES: readonly Phase[] = ['setup', 'run'];
 
-export type LogSource = Phase | 'agent';
+/** `host_setup`: an entry of the host-setup FIFO (host-setup.ts); `run_setup`: the job's
+ *  run_setup, run at the start of the run phase. */
+export type LogSource = Phase | 'agent' | 'host_setup' | 'run_setup';
 export type LogStream = 'stdout' | 'stderr' | 'info';
 
 /** One line of `D/logs/log.jsonl`; `seq` is node-wide, from 1, without gaps in normal use.
@@ -63,6 +65,9 @@ export interface ConfigureParams {
   /** The job's setup builds a persistent environment (setup-env.ts) keyed by the setup
    *  command and these workspace files; `fresh` rebuilds it even when ready. */
   setupEnv?: SetupEnvRequest;
+  /** Run before the run phase's command, every run, in the same environment; a non-zero
+   *  exit ends the run phase with that code. */
+  runSetup?: string;
 }
 
 export interface SetupEnvRequest {
@@ -75,6 +80,54 @@ export interface StatusResult {
   lastSeq: number;
   hasWorkspace: boolean;
   teardown: TeardownRecord | null;
+  /** The node-wide cache folder (`TENDER_CACHE`) and its size; absent from older agents. */
+  cache?: CacheInfo;
+}
+
+/** `TENDER_CACHE`: shared by every job on the machine, kept between leases. */
+export interface CacheInfo {
+  path: string;
+  /** Sum of the sizes of its files (links not followed), measured at `measuredAt`. */
+  bytes: number;
+  measuredAt: number;
+}
+
+/** `host_setup.append`: one command for the node's host-setup FIFO. */
+export interface HostSetupAppend {
+  script: string;
+  name?: string;
+  /** Re-probe the node's capabilities (GPUs) once it has run: a driver install. */
+  refreshCapabilities?: boolean;
+}
+
+/** One entry of the host-setup FIFO, as `D/host-setup/<id>.json` keeps it. */
+export interface HostSetupEntry {
+  /** 1, 2, …: its place in the FIFO, in the order entries were added. */
+  id: number;
+  script: string;
+  name?: string;
+  refreshCapabilities: boolean;
+  /** `declared`: seeded from the host declaration's host_setup (`declIndex` its index
+   *  there); `appended`: by `host_setup.append`. */
+  origin: 'declared' | 'appended';
+  declIndex?: number;
+  state: 'pending' | 'running' | 'exited';
+  pid: number | null;
+  /** Exit status; null when killed by a signal or when the outcome is unknown. */
+  code: number | null;
+  signal: string | null;
+  addedAt: number;
+  startedAt: number | null;
+  exitedAt: number | null;
+  /** Its log section: the seq of its header line and of its exit line (null until then). */
+  firstSeq: number | null;
+  lastSeq: number | null;
+}
+
+export interface HostSetupStatus {
+  entries: HostSetupEntry[];
+  /** No entry is pending or running: the job's phases may start. */
+  drained: boolean;
 }
 
 /** How a node destroys itself when its dead-man switch fires. */
@@ -144,6 +197,9 @@ export interface Ops {
   shutdown: { params: { graceMs?: number }; result: Record<string, never> };
   ping: { params: object; result: Record<string, never> };
   lease: { params: LeaseParams; result: LeaseResult };
+  /** `position`: how many unfinished entries are ahead of it (0: it runs now or next). */
+  'host_setup.append': { params: HostSetupAppend; result: { id: number; position: number } };
+  'host_setup.status': { params: object; result: HostSetupStatus };
 }
 export type OpName = keyof Ops;
 export const OP_NAMES: readonly OpName[] = [
@@ -156,6 +212,8 @@ export const OP_NAMES: readonly OpName[] = [
   'shutdown',
   'ping',
   'lease',
+  'host_setup.append',
+  'host_setup.status',
 ];
 
 export type RequestId = number | string;
@@ -175,6 +233,8 @@ export type ErrorCode =
   | 'shutting_down'
   /** start while the last workspace push cannot be completed (delta-apply.ts) */
   | 'workspace_incomplete'
+  /** start while the host-setup FIFO still has pending or running entries */
+  | 'host_setup_running'
   | 'internal';
 
 export interface ErrorBody {
@@ -213,6 +273,7 @@ export interface JobFile {
   env: Record<string, string>;
   params: Record<string, string>;
   setupEnv?: SetupEnvRequest;
+  runSetup?: string;
 }
 
 // Outputs of the one-shot commands, each printed as one JSON line after the marker.

@@ -105,7 +105,17 @@ export const StatusView = z.object({
 });
 export type StatusView = z.infer<typeof StatusView>;
 
-export const LogSource = z.enum(['bootstrap', 'setup', 'run', 'agent', 'event']);
+/** `host_setup`: the node's host-setup FIFO (docs/host-setup.md); `run_setup`: the job's
+ *  run_setup, at the start of each run. */
+export const LogSource = z.enum([
+  'bootstrap',
+  'setup',
+  'run',
+  'agent',
+  'event',
+  'host_setup',
+  'run_setup',
+]);
 export type LogSource = z.infer<typeof LogSource>;
 export const LogChannel = z.enum(['bootstrap', 'agent', 'events']);
 export type LogChannel = z.infer<typeof LogChannel>;
