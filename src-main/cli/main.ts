@@ -7,6 +7,7 @@ import { serveCommand, SERVE_USAGE } from './commands/serve';
 import { sshCommand, SSH_USAGE } from './commands/ssh';
 import { logsCommand, LOGS_USAGE } from './commands/logs';
 import { runCommand, RUN_USAGE } from './commands/run';
+import { rerunCommand, RERUN_USAGE } from './commands/rerun';
 import { statusCommand } from './commands/status';
 import { COST_USAGE, costCommand } from './commands/cost';
 import { syncCommand, SYNC_USAGE } from './commands/sync';
@@ -21,6 +22,7 @@ const USAGE = `tender ${VERSION} — rent GPU nodes, run a job, get the outputs 
 
 usage:
   ${RUN_USAGE}
+  ${RERUN_USAGE}
   tender status [--json]
   ${COST_USAGE}
   ${LOGS_USAGE}
@@ -40,6 +42,7 @@ const COMMANDS: Record<
   (argv: string[], ctx: ReturnType<typeof cliContext>) => Promise<number>
 > = {
   run: runCommand,
+  rerun: rerunCommand,
   status: statusCommand,
   cost: costCommand,
   logs: logsCommand,

@@ -9,6 +9,10 @@ export interface BilledLease {
   createdAt: number | null;
   destroyedAt: number | null;
   state: LeaseState;
+  /** One run's share of a warm lease that served several: billed to that run only in
+   *  [servedFrom, servedTo). Absent or null: the whole life. */
+  servedFrom?: number | null;
+  servedTo?: number | null;
 }
 
 const HOUR_MS = 3_600_000;
@@ -17,26 +21,35 @@ const HOUR_MS = 3_600_000;
 export const BUDGET_WARNING = 0.8;
 
 /** A lease that may bill: requested (maybe created at the provider), created, destroying. */
-export function isLiveLease(l: Pick<BilledLease, 'state'>): boolean {
-  return LIVE_LEASE_STATES.includes(l.state);
+export function isLiveLease(l: Pick<BilledLease, 'state' | 'servedTo'>): boolean {
+  return LIVE_LEASE_STATES.includes(l.state) && (l.servedTo ?? null) === null;
 }
 
 /** Dollars per hour of every live lease with a known price. */
-export function burnRate(leases: readonly Pick<BilledLease, 'state' | 'pricePerHour'>[]): number {
+export function burnRate(
+  leases: readonly Pick<BilledLease, 'state' | 'pricePerHour' | 'servedTo'>[],
+): number {
   return leases.filter(isLiveLease).reduce((sum, l) => sum + (l.pricePerHour ?? 0), 0);
 }
 
 /** A lease bills while it exists at the provider: created, or being destroyed, with no
  *  confirmed destroy. */
 export function isBilling(l: BilledLease): boolean {
-  return l.destroyedAt === null && (l.state === 'created' || l.state === 'destroying');
+  return (
+    l.destroyedAt === null &&
+    (l.servedTo ?? null) === null &&
+    (l.state === 'created' || l.state === 'destroying')
+  );
 }
 
 /** The billed interval of a lease, [from, to), or null when it never existed. */
 export function billedInterval(l: BilledLease, now: number): [number, number] | null {
   if (l.createdAt === null) return null;
-  const end = l.destroyedAt ?? (isBilling(l) ? now : l.createdAt);
-  return [l.createdAt, Math.max(l.createdAt, end)];
+  const live = l.destroyedAt === null && (l.state === 'created' || l.state === 'destroying');
+  const end = l.destroyedAt ?? (live ? now : l.createdAt);
+  const from = Math.max(l.createdAt, l.servedFrom ?? -Infinity);
+  const to = Math.min(end, l.servedTo ?? Infinity);
+  return [from, Math.max(from, to)];
 }
 
 /** Dollars a lease has cost in [from, to) (default: its whole life up to now). */

@@ -39,6 +39,20 @@ export const commands = {
       source: z.string().optional(),
       /** Rebuild the job's persistent environment even when one is ready. */
       freshSetup: z.boolean().default(false),
+      /** Claim a warm node (kept after an earlier job, same host key and pool) instead of
+       *  renting; false: always rent anew. */
+      reuseWarm: z.boolean().default(true),
+    }),
+    output: RunView,
+  },
+  /** The same job and pool as an earlier run, warm nodes first. Secrets are not kept in the
+   *  ledger: give each by name in `secrets` (the CLI reads them from the job file). */
+  'run.rerun': {
+    input: z.object({
+      runId: z.string(),
+      freshSetup: z.boolean().default(false),
+      reuseWarm: z.boolean().default(true),
+      secrets: z.record(z.string(), z.string()).default({}),
     }),
     output: RunView,
   },

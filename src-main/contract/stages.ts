@@ -13,8 +13,9 @@ export const NODE_MAIN_PATH = [
 ] as const;
 
 /** Stages a node leaves the main path for: `failed`, and `destroying` (between the destroy
- *  call and the provider's confirmation) then `destroyed`. */
-export const NODE_OFF_PATH = ['failed', 'destroying', 'destroyed'] as const;
+ *  call and the provider's confirmation) then `destroyed`; `released`: a warm node whose
+ *  lease a later run claimed (that run's node holds the lease now; this one's part is over). */
+export const NODE_OFF_PATH = ['failed', 'destroying', 'destroyed', 'released'] as const;
 
 /** NodeManager stages. */
 export const NodeStage = z.enum([...NODE_MAIN_PATH, ...NODE_OFF_PATH]);

@@ -28,6 +28,18 @@ export const LeaseView = z.object({
       firesAt: z.number(),
     })
     .nullable(),
+  /** The runs this lease has served, oldest first (a warm node serves several); empty or
+   *  absent: only the run that rented it. */
+  servedRuns: z.array(z.string()).optional(),
+  /** Kept after its job and free for the next run with the same host key. */
+  warm: z
+    .object({
+      hostKey: z.string(),
+      /** When its idle timeout tears it down (null: no idle timeout). */
+      idleEndsAt: z.number().nullable(),
+    })
+    .nullable()
+    .optional(),
 });
 export type LeaseView = z.infer<typeof LeaseView>;
 
@@ -49,6 +61,9 @@ export const NodeView = z.object({
   jobStatus: JobStatus.nullable(),
   jobPhase: JobPhase.nullable(),
   exitCode: z.number().nullable(),
+  /** Bytes in the machine's TENDER_CACHE after its latest run (docs/host-setup.md); null or
+   *  absent: not measured yet. */
+  cacheBytes: z.number().nullable().optional(),
   linkState: z.enum(['none', 'connected', 'lost']),
   updatedAt: z.number(),
   stageSince: z.number(),
@@ -57,12 +72,18 @@ export const NodeView = z.object({
   /** When the current stage gives up (waiting for an endpoint, bootstrapping, confirming a
    *  destroy); null for stages without one. */
   deadlineAt: z.number().nullable(),
+  /** This node took over a warm node of an earlier run (no create, no bootstrap). */
+  claimedFrom: z.object({ runId: z.string(), nodeId: z.string() }).nullable().optional(),
+  /** Stage `released`: the later run's node that holds this node's lease now. */
+  releasedTo: z.string().nullable().optional(),
 });
 export type NodeView = z.infer<typeof NodeView>;
 
 export const RunView = z.object({
   id: z.string(),
   jobName: z.string(),
+  /** Where the job came from (a job file's path), when known. */
+  source: z.string().nullable().optional(),
   provider: z.string(),
   count: z.number(),
   status: JobStatus,

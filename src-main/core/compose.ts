@@ -1,5 +1,6 @@
 // The composition root: the one place that constructs the parts and wires them together.
 // It holds no logic; each service gets only the narrow deps it declares.
+import { crashPoint } from '../base/crash-points';
 import { createInProcessClient, type TenderClient } from '../api/in-process';
 import { EventBus } from '../base/event-bus';
 import { homePaths } from '../base/paths';
@@ -109,6 +110,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     timing: timing.current,
     factory,
     requireWriter,
+    crashPoint: (name) => crashPoint(name, env),
     recheck: () => reconciler.tick('wake'),
     emitNode: projector.emitNode,
     emitRun: projector.emitRun,

@@ -19,9 +19,11 @@ type Waiter = { seq: number; release: () => void };
 export class AgentLogSink {
   private readonly waiters = new Set<Waiter>();
 
+  /** `baseSeq`: a claimed warm node's agent log up to here belongs to the runs before. */
   constructor(
     private readonly datastream: Datastream,
     private readonly nodeId: string,
+    private readonly baseSeq = 0,
   ) {}
 
   /** The first agent seq not yet stored: the link resumes the stream from here. */
@@ -31,6 +33,7 @@ export class AgentLogSink {
 
   store(records: AgentLogRecord[]): void {
     for (const r of records) {
+      if (r.seq <= this.baseSeq) continue;
       this.datastream.append(this.nodeId, 'agent', {
         seq: r.seq,
         ts: r.ts,
@@ -68,6 +71,6 @@ export class AgentLogSink {
   }
 
   private stored(): number {
-    return this.datastream.lastSeq(this.nodeId, 'agent');
+    return Math.max(this.baseSeq, this.datastream.lastSeq(this.nodeId, 'agent'));
   }
 }

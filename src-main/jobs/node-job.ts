@@ -7,6 +7,9 @@ import { jobTransition, type JobCommand, type JobEvent, type JobState } from './
 import { AgentLogSink, eventNotes } from './job-logs';
 import { resumeCommand } from './job-resume';
 import { configureParams } from './job-secrets';
+import { hostSetupScript } from './host-declaration';
+import { type AgentRequest, waitForHostSetup } from './host-setup-wait';
+import { journalNodeCache } from './node-cache-journal';
 import { journalJobStep, stepNote } from './job-step-record';
 import { pullJobOutputs, pushJobWorkspace, type TransferDeps } from './job-transfers';
 import { linkViewChange, type ViewLinkState } from './link-view';
@@ -18,6 +21,7 @@ import {
   type NodeGoneAction,
 } from './node-loss';
 import { PhaseTracker } from './phase-tracker';
+import { checkClaimedNode } from './claimed-node';
 import { provisionNode } from './provision-node';
 import { teardownOutcome, teardownPlan } from './teardown-plan';
 
@@ -53,7 +57,11 @@ export class NodeJob {
     private state: JobState,
     private readonly deps: NodeJobDeps,
   ) {
-    this.logs = new AgentLogSink(deps.datastream, nodeId);
+    this.logs = new AgentLogSink(
+      deps.datastream,
+      nodeId,
+      deps.manager.record.claimedFrom?.agentSeq ?? 0,
+    );
     this.note = eventNotes(deps.datastream, nodeId, deps.now);
     this.done = new Promise((r) => (this.finish = r));
     void this.done.then(() => this.markRunStarted());
@@ -137,9 +145,19 @@ export class NodeJob {
     }
   }
 
-  /** Brings the node up, replacing a lease that fails to boot (provision-node.ts). */
-  private provision(): Promise<JobEvent> {
-    return provisionNode({ ...this.deps, note: this.note });
+  /** Brings the node up, replacing a lease that fails to boot (provision-node.ts). A
+   *  claimed warm node is checked first: alive, its switch not fired, the key it advertises
+   *  the one this job needs; one that is not is destroyed (confirmed) and replaced. */
+  private async provision(): Promise<JobEvent> {
+    const rec = this.deps.manager.record;
+    const d = { ...this.deps, note: this.note };
+    if (!rec.claimedFrom || rec.stage !== 'dormant') return provisionNode(d);
+    const problem = rec.connection
+      ? await checkClaimedNode(this.deps.connect(rec.connection), rec)
+      : 'has no endpoint';
+    if (!problem) return { type: 'NodeReady' };
+    this.note(`warm node ${rec.lease?.leaseId ?? rec.label} ${problem}: renting a new node`);
+    return provisionNode(d, { replaceFirst: `warm node unusable: ${problem}` });
   }
 
   private async materialize(): Promise<JobEvent> {
@@ -151,10 +169,26 @@ export class NodeJob {
     });
   }
 
-  private async runPhase(phase: Phase): Promise<JobEvent> {
+  private async runPhase(phase: Phase): Promise<JobEvent | null> {
     const link = this.ensureLink();
     const { job } = this.deps;
+    const request: AgentRequest = (op, params, ms) => link.request(op, params, ms);
+    if (phase === 'setup' || job.setup === undefined) {
+      // The job's first phase waits for the node's host setup (the agent refuses to start
+      // before); a declared entry that failed fails the job, and the node stays.
+      const host = await waitForHostSetup({
+        request,
+        declared: job.host_setup.map(hostSetupScript),
+        shouldStop: () => this.state.phase !== phase,
+        onWaiting: this.note,
+      });
+      if (host.kind === 'stopped') return null;
+      if (host.kind === 'failed') return { type: 'NodeFault', reason: host.reason };
+    }
     await link.request('configure', configureParams(this.deps.jobId, job, this.deps.freshSetup));
+    // What the agent holds after configure is what counts: a warm node reports the phases
+    // of the job before until this job is configured (which clears them).
+    this.phases.reset(Object.values((await link.request('status', {})).phases));
     const command = phase === 'setup' ? job.setup! : job.run;
     const exited = this.phases.exited(phase);
     await link.request('start', { phase, command });
@@ -164,6 +198,10 @@ export class NodeJob {
     }
     const st = await exited;
     await this.drainLogs(link);
+    if (phase === 'run') {
+      const at = { runId: this.deps.manager.record.runId, nodeId: this.nodeId, now: this.deps.now };
+      await journalNodeCache(this.deps.ledger, request, at);
+    }
     const exit = { code: st.code, signal: st.signal };
     return phase === 'setup' ? { type: 'SetupExited', ...exit } : { type: 'JobExited', ...exit };
   }

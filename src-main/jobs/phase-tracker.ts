@@ -14,6 +14,12 @@ export class PhaseTracker {
     this.waiters.delete(st.phase);
   }
 
+  /** Replaces what is known with a fresh snapshot (a `status` answer); waits stay. */
+  reset(states: (PhaseState | null | undefined)[]): void {
+    this.phases.clear();
+    for (const st of states) if (st) this.observe(st);
+  }
+
   /** Phases the agent last reported running. */
   running(): Phase[] {
     return [...this.phases.values()].filter((p) => p.state === 'running').map((p) => p.phase);

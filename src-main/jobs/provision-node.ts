@@ -20,9 +20,20 @@ export interface ProvisionDeps {
 /** Brings the node up. A node that fails to boot (no endpoint, or a failed bootstrap) on
  *  a provider that can replace it is destroyed — and only once the provider confirms it
  *  gone — replaced by a lease on another host, up to `maxBootAttempts` leases in all. */
-export async function provisionNode(d: ProvisionDeps): Promise<JobEvent> {
+export async function provisionNode(
+  d: ProvisionDeps,
+  opts: { replaceFirst?: string } = {},
+): Promise<JobEvent> {
   const { manager } = d;
-  if (manager.record.stage === 'new') manager.send({ type: 'Start' });
+  if (opts.replaceFirst) {
+    // A claimed warm node that cannot serve: its lease goes (confirmed) before another comes.
+    manager.send({ type: 'Destroy', reason: opts.replaceFirst });
+    const gone = await manager.waitFor((r) => isDestroySettled(r, d.teardownMaxAttempts));
+    if (gone.stage !== 'destroyed')
+      return { type: 'NodeFault', reason: `${opts.replaceFirst}; its destroy is not confirmed` };
+    manager.send({ type: 'Replace', label: d.nextLabel(gone.attempt + 1), excludeMachine: null });
+    manager.send({ type: 'Start' });
+  } else if (manager.record.stage === 'new') manager.send({ type: 'Start' });
   else manager.resume();
   for (;;) {
     const boot = afterBoot(await manager.waitFor(isBootSettled), d.maxBootAttempts);

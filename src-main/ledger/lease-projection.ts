@@ -5,7 +5,8 @@ import type { NodeRecord } from './node-record';
 /** The lease state a node record implies. The leases table is kept as this projection, in
  *  the same transaction as the node row, so the two can never disagree. */
 export function leaseStateOf(rec: NodeRecord): LeaseState | null {
-  if (rec.stage === 'new') return null;
+  // A released node's lease is another run's now: its record projects nothing.
+  if (rec.stage === 'new' || rec.stage === 'released') return null;
   if (!rec.lease) return rec.stage === 'lease_requested' ? 'requested' : 'not_created';
   if (rec.leaseLost) return 'lost';
   if (rec.stage === 'destroyed') return 'destroyed';

@@ -16,11 +16,20 @@ export function setDeadMan(db: Database.Database, label: string, facts: DeadManF
   return changed > 0;
 }
 
+/** The leases a run has held, each with the share it served (a warm lease serves several
+ *  runs: `servedFrom`/`servedTo` bound what this run is charged; null: its whole life). */
 export function leasesOfRun(db: Database.Database, runId: string): LeaseRow[] {
   return (
     db
-      .prepare('SELECT * FROM leases WHERE run_id = ? ORDER BY requested_at')
-      .all(runId) as RawLease[]
+      .prepare(
+        `SELECT l.*, s.served_from, s.served_to FROM leases l
+           JOIN lease_runs s ON s.label = l.label WHERE s.run_id = ?
+         UNION ALL
+         SELECT l.*, NULL AS served_from, NULL AS served_to FROM leases l
+           WHERE l.run_id = ? AND NOT EXISTS (SELECT 1 FROM lease_runs s WHERE s.label = l.label)
+         ORDER BY requested_at`,
+      )
+      .all(runId, runId) as RawLease[]
   ).map(toLeaseRow);
 }
 

@@ -9,6 +9,7 @@ import type { NodeRecord } from './node-record';
 import * as attempts from './attempts';
 import * as hostKeys from './host-keys';
 import * as journal from './journal';
+import * as warmClaims from './warm-claims';
 import * as leases from './leases';
 import * as logCursors from './log-cursors';
 import { LATEST_SCHEMA_VERSION, migrate, readSchemaVersion } from './migrations';
@@ -111,8 +112,26 @@ export class Ledger {
 
   // ── runs ──────────────────────────────────────────────────────────────────────────────
 
-  createRun(run: runs.NewRun, nodes: NodeRecord[], now: number): void {
-    runs.createRun(this.db, run, nodes, now);
+  /** Creates a run; its nodes that carry `claimedFrom` take over those warm nodes' leases in
+   *  the same transaction (ClaimLostError when one is no longer free: nothing is written). */
+  createRun(
+    run: runs.NewRun,
+    nodes: NodeRecord[],
+    now: number,
+    hooks: { insideClaim?: () => void } = {},
+  ): void {
+    runs.createRun(this.db, run, nodes, now, hooks);
+    for (const n of nodes) if (n.claimedFrom) this.leaseChanged(n.label);
+  }
+
+  /** Dormant nodes of a provider with their run, attempt and lease (warm-node candidates). */
+  dormantNodes(provider?: string): warmClaims.DormantNode[] {
+    return warmClaims.dormantNodes(this.db, provider);
+  }
+
+  /** The runs a lease has served, oldest first (empty: only the run that rented it). */
+  servedRuns(label: string): string[] {
+    return warmClaims.servedRuns(this.db, label);
   }
 
   /** The stored (redacted) job spec of a run. */

@@ -128,6 +128,25 @@ ALTER TABLE runs ADD COLUMN policy_json TEXT;
 ALTER TABLE leases ADD COLUMN deadman_json TEXT;
 `,
   },
+  {
+    version: 4,
+    sql: `
+-- Warm nodes: a lease kept after its job may serve later runs. One row per run it served,
+-- with when ([served_from, served_to); served_to null while it still serves that run), so
+-- each run is charged its own share. \`leases.run_id\` is the run holding it now. A node
+-- row that passed its lease on (stage 'released') keeps the label in its record, and its
+-- \`label\` column becomes \`<label>~<run>\`: the UNIQUE column names the one holder.
+CREATE TABLE lease_runs (
+  label TEXT NOT NULL,
+  run_id TEXT NOT NULL,
+  node_id TEXT NOT NULL,
+  served_from INTEGER NOT NULL,
+  served_to INTEGER,
+  PRIMARY KEY (label, run_id)
+);
+CREATE INDEX lease_runs_run ON lease_runs(run_id);
+`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

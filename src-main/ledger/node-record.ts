@@ -65,6 +65,18 @@ export interface NodeRecord {
   attempt: number;
   /** The provider no longer lists the lease and Tender did not destroy it. */
   leaseLost: boolean;
+  /** This node took over a warm node's lease (a claim): which, when, and the agent log seq
+   *  it had reached (this run's log starts after it). */
+  claimedFrom?: WarmClaim;
+  /** Stage `released`: the node of the later run that holds this node's lease now. */
+  releasedTo?: string;
+}
+
+export interface WarmClaim {
+  nodeId: string;
+  runId: string;
+  at: number;
+  agentSeq: number;
 }
 
 export function newNodeRecord(init: {

@@ -7,7 +7,7 @@ import { projectLease } from './lease-projection';
 export function insertNode(db: Database.Database, node: NodeRecord, now: number): void {
   db.prepare(
     `INSERT INTO nodes (id, run_id, logical_id, provider, label, stage, ready, stage_since,
-       record_json, updated_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
+       record_json, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     node.id,
     node.runId,
@@ -15,6 +15,7 @@ export function insertNode(db: Database.Database, node: NodeRecord, now: number)
     node.desired.provider,
     node.label,
     node.stage,
+    node.ready ? 1 : 0,
     now,
     JSON.stringify(node),
     now,
@@ -36,7 +37,9 @@ export function nodesOfRun(db: Database.Database, runId: string): NodeRecord[] {
 
 export function unfinishedNodes(db: Database.Database): NodeRecord[] {
   const rows = db
-    .prepare("SELECT record_json FROM nodes WHERE stage != 'destroyed' ORDER BY id")
+    .prepare(
+      "SELECT record_json FROM nodes WHERE stage NOT IN ('destroyed', 'released') ORDER BY id",
+    )
     .all() as { record_json: string }[];
   return rows
     .map((r) => JSON.parse(r.record_json) as NodeRecord)

@@ -3,12 +3,13 @@ import type { JobStatus, LeasePolicy, LeaseState } from '../contract';
 import type { AttemptRow, DeadManFacts, LeaseRow, RunRow } from './rows';
 
 export const RUN_SELECT =
-  'SELECT r.*, j.name AS job_name FROM runs r JOIN jobs j ON j.id = r.job_id';
+  'SELECT r.*, j.name AS job_name, j.source AS job_source FROM runs r JOIN jobs j ON j.id = r.job_id';
 
 export interface RawRun {
   id: string;
   job_id: string;
   job_name: string;
+  job_source: string | null;
   provider: string;
   count: number;
   pool_json: string;
@@ -28,6 +29,7 @@ export function toRunRow(r: RawRun): RunRow {
     id: r.id,
     jobId: r.job_id,
     jobName: r.job_name,
+    source: r.job_source,
     provider: r.provider,
     count: r.count,
     pool: JSON.parse(r.pool_json) as Record<string, unknown>,
@@ -83,6 +85,8 @@ export interface RawLease {
   last_error: string | null;
   reason: string | null;
   deadman_json: string | null;
+  served_from?: number | null;
+  served_to?: number | null;
 }
 
 export function toLeaseRow(r: RawLease): LeaseRow {
@@ -104,5 +108,7 @@ export function toLeaseRow(r: RawLease): LeaseRow {
     lastError: r.last_error,
     reason: r.reason,
     deadMan: r.deadman_json ? (JSON.parse(r.deadman_json) as DeadManFacts) : null,
+    servedFrom: r.served_from ?? null,
+    servedTo: r.served_to ?? null,
   };
 }

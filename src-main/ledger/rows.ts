@@ -4,6 +4,8 @@ export interface RunRow {
   id: string;
   jobId: string;
   jobName: string;
+  /** Where the job came from (a job file's path, `<composer>`), for display and rerun. */
+  source: string | null;
   provider: string;
   count: number;
   pool: Record<string, unknown>;
@@ -46,6 +48,9 @@ export interface LeaseRow {
   lastError: string | null;
   reason: string | null;
   deadMan: DeadManFacts | null;
+  /** Read per run (leasesOfRun): the share of a warm lease this run held; else null. */
+  servedFrom: number | null;
+  servedTo: number | null;
 }
 
 /** What a lease's dead-man switch was last told, in app wall-clock time, so that a later

@@ -4,6 +4,7 @@ import type { NodeRecord } from './node-record';
 import { insertAttempt } from './attempts';
 import { appendEvent } from './journal';
 import { insertNode } from './nodes';
+import { claimWarmNode } from './warm-claims';
 import { RUN_SELECT, toRunRow, type RawRun } from './row-mapping';
 import type { RunRow } from './rows';
 
@@ -25,12 +26,14 @@ export type RunPatch = Partial<
   Pick<RunRow, 'status' | 'detached' | 'driverPid' | 'endedAt' | 'failedReason'>
 >;
 
-/** The job, the run, its nodes and their first attempts, and a journal row: one transaction. */
+/** The job, the run, its nodes and their first attempts, the warm nodes it claims, and a
+ *  journal row: one transaction. */
 export function createRun(
   db: Database.Database,
   run: NewRun,
   nodes: NodeRecord[],
   now: number,
+  hooks: { insideClaim?: () => void } = {},
 ): void {
   db.transaction(() => {
     db.prepare(
@@ -53,6 +56,12 @@ export function createRun(
       JSON.stringify(run.policy),
     );
     for (const node of nodes) {
+      // A node that takes over a warm node's lease: the hand-over is part of this same
+      // transaction, so a crash leaves the warm node claimed or free, never both.
+      if (node.claimedFrom) {
+        claimWarmNode(db, node, now);
+        hooks.insideClaim?.();
+      }
       insertNode(db, node, now);
       insertAttempt(db, node, now);
     }

@@ -56,6 +56,7 @@ const table: Record<NodeStage, [string, Partial<NodeRecord>, NodeEffect[]][]> = 
     ['without a lease (corrupt)', {}, []],
   ],
   destroyed: [['confirmed', { ...withLease, destroyedAt: T0 }, []]],
+  released: [['its lease is a later run’s', { ...withLease, stage: 'released' }, []]],
 };
 
 describe('resume', () => {

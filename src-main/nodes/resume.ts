@@ -10,6 +10,7 @@ export function resume(rec: NodeRecord): NodeEffect[] {
     case 'dormant':
     case 'failed':
     case 'destroyed':
+    case 'released':
       return [];
     case 'lease_requested':
       return [

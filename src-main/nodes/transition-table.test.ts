@@ -250,6 +250,28 @@ const table: Record<NodeStage, Record<NodeMsgType, Outcome>> = {
     LeaseLost: I,
     ...query('destroyed'),
   },
+  // A warm node whose lease a later run claimed: nothing, not even Destroy, acts on it here.
+  released: {
+    Start: I,
+    LeaseCreated: I,
+    LeaseFailed: I,
+    LeaseFound: I,
+    LeaseNotFound: I,
+    EndpointKnown: I,
+    EndpointFailed: I,
+    BootstrapStarted: I,
+    BootstrapObserved: I,
+    BootstrapFailed: I,
+    BootstrapClosed: I,
+    AgentJoined: I,
+    HandoffComplete: I,
+    Destroy: I,
+    DestroyConfirmed: I,
+    DestroyFailed: I,
+    Replace: I,
+    LeaseLost: I,
+    ...query('released'),
+  },
 };
 
 describe('NodeManager transition: every stage × every message', () => {

@@ -26,6 +26,8 @@ export function transition(rec: NodeRecord, msg: NodeMsg, now: number): Step {
     return { record: rec, effects: [{ type: 'Reply', kind: 'status' }] };
   if (msg.type === 'GetRecord')
     return { record: rec, effects: [{ type: 'Reply', kind: 'record' }] };
+  // Released: the lease is another run's node's now; nothing here may act on it.
+  if (rec.stage === 'released') return ignore(rec, msg);
   if (msg.type === 'Destroy') return onDestroy(rec, msg.reason, now);
   if (msg.type === 'LeaseLost') return onLeaseLost(rec, msg.reason, now, msg.selfDestroyedAt);
 

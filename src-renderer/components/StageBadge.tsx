@@ -12,6 +12,7 @@ const STAGE_LABEL: Record<NodeStage, string> = {
   failed: 'Failed',
   destroying: 'Destroying',
   destroyed: 'Destroyed',
+  released: 'Passed to a later run',
 };
 
 const STAGE_COLOUR: Record<NodeStage, string> = {
@@ -26,6 +27,7 @@ const STAGE_COLOUR: Record<NodeStage, string> = {
   failed: 'red',
   destroying: 'amber',
   destroyed: 'grey',
+  released: 'grey',
 };
 
 export function stageLabel(stage: NodeStage): string {

@@ -12,7 +12,7 @@ import { durationFlag, positiveNumber } from './flags';
 import { makeLogPrinter } from '../log-printer';
 import { bold, green, info, red } from '../output';
 
-export const RUN_USAGE = `tender run <job.toml> [--provider P] [--count N] [--hosts a,b] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--keep] [--fresh-setup] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--detach] [--json]`;
+export const RUN_USAGE = `tender run <job.toml> [--provider P] [--count N] [--hosts a,b] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--keep] [--fresh-setup] [--new-node] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--detach] [--json]`;
 
 export async function runCommand(argv: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -30,6 +30,7 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
       'disk-gb': { type: 'string' },
       keep: { type: 'boolean', default: false },
       'fresh-setup': { type: 'boolean', default: false },
+      'new-node': { type: 'boolean', default: false },
       'max-duration': { type: 'string' },
       'idle-timeout': { type: 'string' },
       budget: { type: 'string' },
@@ -86,28 +87,58 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
   const policy = { ...loaded.policy, ...policyFlags(values) };
   // Host names too are checked before anything is opened or written.
   for (const name of pool.provider === HOSTS_PROVIDER ? pool.hosts : []) findHost(ctx.home, name);
+  return followRun(
+    ctx,
+    (core) =>
+      call(core, 'run.start', {
+        job: loaded.job,
+        pool,
+        keep: values.keep,
+        policy,
+        source: loaded.file,
+        freshSetup: values['fresh-setup'],
+        reuseWarm: !values['new-node'],
+      }),
+    {
+      prefixNodes: pool.count > 1 || pool.hosts.length > 1,
+      verbose: values.verbose === true,
+      detach: values.detach === true,
+      json: values.json === true,
+    },
+  );
+}
+
+export interface FollowOptions {
+  /** Prefix log lines with their node; absent: when the run has several nodes. */
+  prefixNodes?: boolean;
+  verbose: boolean;
+  detach: boolean;
+  json: boolean;
+}
+
+/** Starts a run (`start`) in a core of this process and follows it to its end, printing its
+ *  logs; Ctrl-C asks whether to cancel or detach. Shared by `tender run` and `tender rerun`. */
+export async function followRun(
+  ctx: CliContext,
+  start: (core: TenderCore) => Promise<RunView>,
+  opts: FollowOptions,
+): Promise<number> {
   const core = TenderCore.open(ctx.coreOptions);
   try {
-    const print = makeLogPrinter({
-      prefixNodes: pool.count > 1 || pool.hosts.length > 1,
-      showBootstrap: values.verbose === true,
-    });
-    core.bus.on('log.lines', ({ records }) => print(records));
+    // Node prefixes when the run has several nodes (a rerun learns that from the run).
+    const printer = (several: boolean) =>
+      makeLogPrinter({ prefixNodes: several, showBootstrap: opts.verbose });
+    let print = opts.prefixNodes === undefined ? null : printer(opts.prefixNodes);
+    core.bus.on('log.lines', ({ records }) => (print ??= printer(false))(records));
     let bannerFor = '';
     core.bus.on('run.changed', (r) => {
+      print ??= printer(r.count > 1);
       if (bannerFor === r.id) return;
       bannerFor = r.id;
       info(bold(`run ${r.id}: ${r.jobName} on ${r.provider} × ${r.count}`));
     });
-    const run = await call(core, 'run.start', {
-      job: loaded.job,
-      pool,
-      keep: values.keep,
-      policy,
-      source: loaded.file,
-      freshSetup: values['fresh-setup'],
-    });
-    if (values.detach) return await detachWhenRunning(core, run.id);
+    const run = await start(core);
+    if (opts.detach) return await detachWhenRunning(core, run.id);
 
     // Detaching (asked for, or the terminal went away) leaves the job running on its nodes;
     // the ledger records the run as detached and any later Tender can pick it up.
@@ -139,7 +170,7 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
     if (outcome === 'asked') return EXIT.ok;
     if (outcome === 'terminated') return EXIT.infrastructure;
     const view = await call(core, 'run.get', { runId: run.id });
-    return summarize(view, values.json === true);
+    return summarize(view, opts.json);
   } finally {
     await core.close();
   }

@@ -66,7 +66,8 @@ function render(s: StatusView, note: string | null): string {
       l.reason?.startsWith('destroyed by its own dead-man switch') &&
       (l.destroyedAt ?? 0) > Date.now() - 86_400_000,
   );
-  for (const l of selfDestroyed) out(`lease ${l.leaseId ?? l.label} (run ${l.runId ?? '-'}) was ${l.reason}`);
+  for (const l of selfDestroyed)
+    out(`lease ${l.leaseId ?? l.label} (run ${l.runId ?? '-'}) was ${l.reason}`);
   if (selfDestroyed.length > 0) out();
   const live = s.leases.filter(
     (l) => l.state === 'requested' || l.state === 'created' || l.state === 'destroying',
@@ -76,7 +77,17 @@ function render(s: StatusView, note: string | null): string {
     out(bold(`${live.length} live lease(s), billing $${burn.toFixed(3)}/h`, o));
     out(
       table([
-        ['LEASE', 'PROVIDER', 'STATE', 'RUN', 'AGE', '$/H', 'ACCRUED', 'SELF-DESTROYS IN', 'LAST ERROR'],
+        [
+          'LEASE',
+          'PROVIDER',
+          'STATE',
+          'RUN',
+          'AGE',
+          '$/H',
+          'ACCRUED',
+          'SELF-DESTROYS IN',
+          'LAST ERROR',
+        ],
         ...live.map((l) => [
           l.leaseId ?? l.label,
           l.provider,
@@ -85,12 +96,38 @@ function render(s: StatusView, note: string | null): string {
           l.createdAt ? ago(l.createdAt) : '-',
           l.pricePerHour === null ? '-' : `$${l.pricePerHour.toFixed(3)}`,
           `$${l.accruedUsd.toFixed(4)}`,
-          l.deadMan ? `${Math.max(0, Math.round((l.deadMan.firesAt - Date.now()) / 60_000))} min` : '-',
+          l.deadMan
+            ? `${Math.max(0, Math.round((l.deadMan.firesAt - Date.now()) / 60_000))} min`
+            : '-',
           l.lastError ?? '',
         ]),
       ]),
     );
     out();
+    const warm = live.filter((l) => l.warm);
+    if (warm.length > 0) {
+      out(
+        bold(
+          `${warm.length} warm node(s): kept after their job, the next run with the same host key reuses them`,
+          o,
+        ),
+      );
+      out(
+        table([
+          ['LEASE', 'HOST KEY', 'IDLE ENDS IN', '$/H', 'SERVED RUNS'],
+          ...warm.map((l) => [
+            l.leaseId ?? l.label,
+            l.warm!.hostKey,
+            l.warm!.idleEndsAt === null
+              ? 'no idle timeout'
+              : `${Math.max(0, Math.round((l.warm!.idleEndsAt - Date.now()) / 60_000))} min`,
+            l.pricePerHour === null ? '-' : `$${l.pricePerHour.toFixed(3)}`,
+            (l.servedRuns ?? [l.runId ?? '-']).join(', '),
+          ]),
+        ]),
+      );
+      out();
+    }
   } else {
     out('no live leases');
     out();

@@ -44,7 +44,10 @@ export async function destroyAll(
 export async function destroyTarget(core: TeardownDeps, target: string): Promise<DestroyAllReport> {
   core.requireWriter();
   const reason = `torn down by the user (${target})`;
-  const nodes = nodesOfTarget(core.ledger, target).filter((n) => n.stage !== 'destroyed');
+  // A released node's lease is a later run's: that run's node tears it down.
+  const nodes = nodesOfTarget(core.ledger, target).filter(
+    (n) => n.stage !== 'destroyed' && n.stage !== 'released',
+  );
   for (const n of nodes) core.runs.jobOf(n.id)?.abandon(reason);
   const outcomes = await destroyNodes(core, nodes, reason);
   closeUndrivenRuns(core, `torn down by \`tender down ${target}\``);
@@ -161,7 +164,7 @@ function closeUndrivenRuns(core: TeardownDeps, reason: string): void {
     if (core.runs.isDriven(run.id) || (run.status !== 'pending' && run.status !== 'running'))
       continue;
     const nodes = core.ledger.nodesOfRun(run.id);
-    if (!nodes.every((n) => n.stage === 'destroyed')) continue;
+    if (!nodes.every((n) => n.stage === 'destroyed' || n.stage === 'released')) continue;
     for (const n of nodes) {
       const a = core.ledger.getAttempt(n.id);
       if (!a || a.phase === 'done') continue;

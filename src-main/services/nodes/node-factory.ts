@@ -7,6 +7,7 @@ import type { Ledger } from '../../ledger/ledger';
 import { hashCacheFile } from '../../jobs/workspace/hash-cache';
 import type { NodeManifestMemory } from '../../jobs/workspace/node-manifest-memory';
 import { BootstrapSession } from '../../nodes/bootstrap-session';
+import { bootstrapScriptOf } from '../../nodes/bootstrap-script';
 import { layoutFor } from '../../nodes/node-layout';
 import { NodeManager } from '../../nodes/node-manager';
 import type { NodeRecord } from '../../ledger/node-record';
@@ -15,10 +16,11 @@ import type { AgentBundle } from '../../nodes/agent-bundle';
 import type { NodeRuntime } from '../../nodes/runtime-bundle';
 import { crashPoint } from '../../base/crash-points';
 import { connectorFor } from '../../nodes/ssh-connect';
-import { randomId } from '../../base/ids';
+import { leaseLabel, randomId } from '../../base/ids';
 import { nodeOutputsDir } from '../../base/paths';
 import type { Timing } from '../settings/timing';
 import { deadManWiring } from './dead-man-wiring';
+import { hostSetupOptionsFor } from './host-setup-options';
 
 export interface NodeFactoryDeps {
   home: string;
@@ -101,6 +103,8 @@ export class NodeFactory {
             agentId: `ag-${randomId(10)}`,
             hostDeclaration: r.desired.host ?? {},
             hostKey: r.desired.hostKey,
+            bootstrapScript: bootstrapScriptOf(r.desired.host),
+            hostSetup: hostSetupOptionsFor(ctx.ledger, r),
             deadlines: timing.deadlines,
           },
           cb,
@@ -164,7 +168,10 @@ export class NodeFactory {
         cancelGraceMs: timing.cancelGraceMs,
         teardownMaxAttempts: timing.teardownMaxAttempts,
         maxBootAttempts: provider.replacesFailedBoots ? timing.maxBootAttempts : 1,
-        nextLabel: (attempt) => `${rec.label.replace(/-a\d+$/, '')}-a${attempt}`,
+        // From this run's own label: a claimed warm node carries the label of the run that
+        // rented it, and a replacement must be this run's.
+        nextLabel: (attempt) =>
+          `${leaseLabel(ctx.ledger.installId(), rec.runId, rec.logicalId)}-a${attempt}`,
         deadMan: deadManWiring(ctx, manager, provider),
         recordBootFailure: (failed, reason) => this.recordBootFailure(provider, failed, reason),
       },

@@ -133,6 +133,8 @@ class MemoryLedger implements Pick<Ledger, 'installId' | 'listLeases' | 'getNode
       lastError: null,
       reason: null,
       deadMan: null,
+      servedFrom: null,
+      servedTo: null,
     });
     if (nodeId) {
       const rec = newNodeRecord({

@@ -1,15 +1,12 @@
-import { join } from 'node:path';
-import type { CommandArgs, RunView } from '../../contract';
-import { homePaths } from '../../base/paths';
-import { leaseLabel, newRunId } from '../../base/ids';
+import { PoolSpec, type CommandArgs, type JobSpec, type RunView } from '../../contract';
+import { newRunId } from '../../base/ids';
 import { TenderError } from '../../base/tender-error';
 import type { Ledger } from '../../ledger/ledger';
-import { hostDeclaration, hostKey } from '../../jobs/host-declaration';
 import type { NodeJob } from '../../jobs/node-job';
-import { redactJob, resolveSecretsFromEnv } from '../../jobs/redact-job';
+import { REDACTED, resolveSecretsFromEnv } from '../../jobs/redact-job';
 import type { RunDriver, RunOutcome } from '../../jobs/run-driver';
 import type { NodeManager } from '../../nodes/node-manager';
-import { newNodeRecord, type NodeRecord } from '../../ledger/node-record';
+import type { NodeRecord } from '../../ledger/node-record';
 import type { ProviderRegistry } from '../../providers/registry';
 import { readDefaults, resolvePolicy } from '../settings/settings-store';
 import type { Timing } from '../settings/timing';
@@ -17,6 +14,7 @@ import type { LinkState } from '../views/view-builders';
 import { runView } from '../views/view-builders';
 import { checkJob } from './job-checks';
 import { assembleRun, type RunAssemblyDeps, type RunToAssemble } from './run-assembly';
+import { createRunRecords } from './run-records';
 
 export interface RunServiceDeps extends Omit<RunAssemblyDeps, 'guardEveryMs'> {
   home: string;
@@ -25,6 +23,7 @@ export interface RunServiceDeps extends Omit<RunAssemblyDeps, 'guardEveryMs'> {
   env: NodeJS.ProcessEnv;
   timing: () => Timing;
   requireWriter: () => void;
+  crashPoint: (name: string) => void;
 }
 
 /** Runs: start, cancel, attach, detach, and the registry of the run drivers this process
@@ -33,8 +32,9 @@ export class RunService {
   private readonly drivers = new Map<string, RunDriver>();
   /** Each driven run's policy guard, stopped when its driver ends or is dropped. */
   private readonly guards = new Map<string, () => void>();
-  /** Jobs whose run ended with their node kept warm: their links stay up until close. */
-  private readonly warmJobs = new Set<NodeJob>();
+  /** Jobs whose run ended with their node kept warm, by node: their links stay up until
+   *  close, or until a later run claims the node. */
+  private readonly warmJobs = new Map<string, { job: NodeJob; manager: NodeManager }>();
 
   constructor(private readonly d: RunServiceDeps) {}
 
@@ -48,44 +48,16 @@ export class RunService {
       args.keep ? { afterJob: 'keep_warm', ...args.policy } : args.policy,
       readDefaults(d.home),
     );
-    const host = hostDeclaration(job, args.pool, provider.kind);
     const runId = newRunId();
-    const install = d.ledger.installId();
-    const now = d.now();
-    const nodes: NodeRecord[] = shapes.map((shape, i) =>
-      newNodeRecord({
-        runId,
-        logicalId: `node-${i}`,
-        groupId: 'nodes',
-        role: 'worker',
-        label: leaseLabel(install, runId, `node-${i}`),
-        desired: {
-          provider: provider.kind,
-          shape,
-          verify: args.pool.verify,
-          hostKey: hostKey(host),
-          host,
-        },
-        now,
-      }),
-    );
-    d.ledger.createRun(
-      {
-        id: runId,
-        jobId: runId,
-        jobName: job.name,
-        jobSpec: redactJob(job),
-        source: args.source ?? null,
-        provider: provider.kind,
-        count: shapes.length,
-        pool: args.pool,
-        keep: args.keep,
-        outputsDir: join(homePaths(d.home).runs, runId),
-        policy,
-      },
-      nodes,
-      now,
-    );
+    const { nodes, passedOver } = createRunRecords(d, {
+      runId,
+      job,
+      args,
+      provider: provider.kind,
+      shapes,
+      policy,
+    });
+    this.takeOverWarm(nodes, passedOver);
     const keep = args.keep || policy.afterJob === 'keep_warm';
     this.drive({
       runId,
@@ -97,6 +69,27 @@ export class RunService {
       freshSetup: args.freshSetup,
     }).start();
     return this.view(runId);
+  }
+
+  /** Starts the job and pool of an earlier run again, warm nodes first. */
+  rerun(args: CommandArgs<'run.rerun'>): Promise<RunView> {
+    const run = this.d.ledger.getRun(args.runId);
+    if (!run)
+      throw new TenderError(
+        'not_found',
+        `no run ${args.runId}`,
+        'See `tender status` for the runs Tender knows.',
+      );
+    const stored = this.d.ledger.jobSpec(run.jobId);
+    return this.start({
+      job: withSecrets(stored, args.secrets, run.id),
+      pool: PoolSpec.parse(run.pool),
+      keep: run.keep,
+      policy: run.policy ?? {},
+      source: run.source ?? undefined,
+      freshSetup: args.freshSetup,
+      reuseWarm: args.reuseWarm,
+    });
   }
 
   /** Resolves when a run driven by this process has ended (teardown included). */
@@ -194,8 +187,35 @@ export class RunService {
       d.detach();
       this.forget(id);
     }
-    for (const j of this.warmJobs) j.detach();
+    for (const w of this.warmJobs.values()) w.job.detach();
     this.warmJobs.clear();
+  }
+
+  /** The claimed warm nodes' old jobs stop acting here (their renewals, their link): the
+   *  new run's jobs hold the leases now. Notes say why other warm nodes were passed over. */
+  private takeOverWarm(nodes: NodeRecord[], passedOver: string[]): void {
+    for (const n of nodes) {
+      const from = n.claimedFrom?.nodeId;
+      const held = from ? this.warmJobs.get(from) : undefined;
+      if (!held) continue;
+      held.job.detach();
+      this.d.factory.release(held.manager);
+      this.warmJobs.delete(from!);
+    }
+    for (const n of nodes) {
+      const lines = n.claimedFrom
+        ? [
+            `reusing warm node ${n.lease?.leaseId ?? n.label} (kept by run ${n.claimedFrom.runId}): no create, no bootstrap`,
+          ]
+        : passedOver.map((line) => `renting a new node: ${line}`);
+      for (const line of lines)
+        this.d.datastream.append(n.id, 'events', {
+          source: 'event',
+          stream: 'info',
+          line,
+          ts: this.d.now(),
+        });
+    }
   }
 
   /** Drops a driver and stops its guard: a detached run's guard must not outlive it (its
@@ -246,11 +266,32 @@ export class RunService {
       for (const [id, job] of driver.jobs) {
         const manager = driver.managers.get(id);
         // Nodes kept warm keep their link (and their switch renewed) while this process runs.
-        if (manager?.record.stage !== 'destroyed') this.warmJobs.add(job);
+        if (manager && manager.record.stage !== 'destroyed')
+          this.warmJobs.set(id, { job, manager });
         // A long-lived app keeps only managers with something left to do (a destroy retrying).
-        else this.d.factory.release(manager);
+        else if (manager) this.d.factory.release(manager);
       }
     });
     return driver;
   }
+}
+
+/** The stored job (secrets redacted) with its secrets given again by name. */
+function withSecrets(job: JobSpec, secrets: Record<string, string>, runId: string): JobSpec {
+  const env: JobSpec['env'] = {};
+  for (const [name, value] of Object.entries(job.env)) {
+    if (typeof value === 'string' || !('value' in value) || value.value !== REDACTED) {
+      env[name] = value;
+      continue;
+    }
+    const given = secrets[name];
+    if (given === undefined)
+      throw new TenderError(
+        'bad_input',
+        `run ${runId} had the secret ${name}, which Tender does not keep`,
+        `rerun it from its job file (\`tender rerun\` reads secrets from it when it is still there), or give it with --secret ${name}=…`,
+      );
+    env[name] = { secret: true, value: given };
+  }
+  return { ...job, env };
 }

@@ -43,6 +43,10 @@ export function nodeView(
     stageSince: rec.stageSince,
     stages,
     deadlineAt: stageDeadline(rec.stage, rec.stageSince, timing),
+    claimedFrom: rec.claimedFrom
+      ? { runId: rec.claimedFrom.runId, nodeId: rec.claimedFrom.nodeId }
+      : null,
+    releasedTo: rec.releasedTo ?? null,
   };
 }
 
@@ -75,6 +79,7 @@ export function runView(
   return {
     id: run.id,
     jobName: run.jobName,
+    source: run.source,
     provider: run.provider,
     count: run.count,
     status: run.status,
@@ -97,7 +102,11 @@ export function runView(
   };
 }
 
-export function leaseView(l: LeaseRow, now: number): LeaseView {
+export function leaseView(
+  l: LeaseRow,
+  now: number,
+  extra: { servedRuns?: string[]; warm?: LeaseView['warm'] } = {},
+): LeaseView {
   const d = l.deadMan;
   const live = l.state === 'created' || l.state === 'destroying';
   return {
@@ -125,5 +134,7 @@ export function leaseView(l: LeaseRow, now: number): LeaseView {
             ),
           }
         : null,
+    ...(extra.servedRuns && extra.servedRuns.length > 0 ? { servedRuns: extra.servedRuns } : {}),
+    ...(extra.warm ? { warm: extra.warm } : {}),
   };
 }

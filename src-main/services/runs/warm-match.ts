@@ -1,0 +1,115 @@
+import type { HostKeyInput } from '../../../src-agent/wire/host-key';
+import type { AttemptRow, LeaseRow, RunRow } from '../../ledger/rows';
+import type { NodeRecord } from '../../ledger/node-record';
+import { differingFields } from '../../jobs/host-declaration';
+import type { NodeShape } from '../../providers/pool-shapes';
+
+/** A node kept after its job, as the ledger holds it: its record, the run it served last,
+ *  that run's attempt on it, and its lease. */
+export interface WarmCandidate {
+  node: NodeRecord;
+  run: RunRow;
+  attempt: AttemptRow | undefined;
+  lease: LeaseRow | undefined;
+}
+
+/** What a new run asks of its nodes. */
+export interface WarmWant {
+  provider: string;
+  hostKey: string;
+  host: HostKeyInput;
+  shapes: NodeShape[];
+  maxPrice: number | undefined;
+}
+
+export interface WarmPlan {
+  /** Shape slot → the warm node that takes it (the other slots are rented). */
+  claims: Map<number, NodeRecord>;
+  /** Why a warm node of this provider was not taken, one line each ("… host_setup differs"). */
+  passedOver: string[];
+  /** Machines you own cannot be rented again: a mismatch on a named host is an error. */
+  conflicts: string[];
+}
+
+/** A warm node this close to its idle deadline is left to tear itself down: a claim must
+ *  reach it (and renew its switch) before the switch fires. */
+const IDLE_MARGIN_MS = 30_000;
+
+/** Whether a kept node is free to serve another run: joined and idle, its job over, its
+ *  lease billing and not on its way out. */
+export function isWarm(c: WarmCandidate, now: number): boolean {
+  const { node, run, attempt, lease } = c;
+  const dm = lease?.deadMan;
+  // Past its idle deadline the node is tearing itself down (its own switch): not a host.
+  const idleEnds =
+    dm?.idleTimeoutMs != null && dm.jobEndedAt !== null ? dm.jobEndedAt + dm.idleTimeoutMs : null;
+  return (
+    node.stage === 'dormant' &&
+    node.ready &&
+    node.agent !== null &&
+    node.connection !== null &&
+    !node.destroyRequested &&
+    !node.leaseLost &&
+    attempt?.phase === 'done' &&
+    (run.keep || run.policy?.afterJob === 'keep_warm') &&
+    lease?.state === 'created' &&
+    !dm?.selfTeardown &&
+    (idleEnds === null || idleEnds > now + IDLE_MARGIN_MS)
+  );
+}
+
+/** The key a warm node was declared with: what its agent advertised at join, else what the
+ *  run that rented it planned. */
+export function advertisedKey(node: NodeRecord): string {
+  return node.agent?.hostKey ?? node.desired.hostKey;
+}
+
+/** Which warm nodes a new run claims, slot by slot. Pure: the claim itself is one ledger
+ *  transaction that checks each node is still free (ledger/warm-claims.ts). */
+export function planWarmClaims(candidates: WarmCandidate[], want: WarmWant, now: number): WarmPlan {
+  const claims = new Map<number, NodeRecord>();
+  const passedOver: string[] = [];
+  const conflicts: string[] = [];
+  const free = candidates
+    .filter((c) => c.node.desired.provider === want.provider && isWarm(c, now))
+    .sort((a, b) => (b.attempt?.updatedAt ?? 0) - (a.attempt?.updatedAt ?? 0));
+  for (const c of free) {
+    const slot = slotFor(c.node, want.shapes, claims);
+    if (slot === null) continue;
+    const name = c.node.lease?.leaseId ?? c.node.label;
+    const key = advertisedKey(c.node);
+    if (key !== want.hostKey) {
+      const why = c.node.desired.host ? differingFields(c.node.desired.host, want.host) : [];
+      const line = `warm node ${name} has ${key}, this job needs ${want.hostKey}${why.length ? `: ${why.join(', ')} ${why.length === 1 ? 'differs' : 'differ'}` : ''}`;
+      if (want.shapes[slot]?.host !== undefined) conflicts.push(line);
+      else passedOver.push(line);
+      continue;
+    }
+    const price = c.lease?.pricePerHour ?? null;
+    if (want.maxPrice !== undefined && price !== null && price > want.maxPrice) {
+      passedOver.push(
+        `warm node ${name} costs $${price.toFixed(3)}/h, over max_price ${want.maxPrice}`,
+      );
+      continue;
+    }
+    claims.set(slot, c.node);
+  }
+  return { claims, passedOver, conflicts };
+}
+
+/** A node on an own host takes the slot naming that host; any other takes the first free
+ *  slot (its key already says it is the machine the job needs). */
+function slotFor(
+  node: NodeRecord,
+  shapes: NodeShape[],
+  taken: Map<number, NodeRecord>,
+): number | null {
+  const host = node.desired.shape.host;
+  for (let i = 0; i < shapes.length; i++) {
+    if (taken.has(i)) continue;
+    const want = shapes[i]!.host;
+    if (host === undefined && want === undefined) return i;
+    if (host !== undefined && want === host) return i;
+  }
+  return null;
+}
