@@ -19,6 +19,7 @@ import {
   LogChannel,
   LogRecord,
   NodeView,
+  RunPlan,
   RunView,
   StatusView,
 } from './views';
@@ -56,6 +57,12 @@ export const commands = {
     }),
     output: RunView,
   },
+  /** Where a run would go, without starting it: each node a warm node it would claim (and
+   *  whether its setup looks cached) or a new lease, with why warm nodes were passed over. */
+  'run.plan': {
+    input: z.object({ job: JobSpec, pool: PoolSpec, reuseWarm: z.boolean().default(true) }),
+    output: RunPlan,
+  },
   'run.get': { input: z.object({ runId: z.string() }), output: RunView },
   'run.list': { input: z.object({}).default({}), output: z.array(RunView) },
   /** OperatorStop: cancels the job (SIGTERM, grace, SIGKILL), collects outputs best effort,
@@ -80,6 +87,32 @@ export const commands = {
     output: z.object({ records: z.array(LogRecord) }),
   },
   'node.destroy': { input: z.object({ nodeId: z.string() }), output: NodeView },
+  /** Appends a command to a live node's host-setup FIFO (docs/host-setup.md); `target` is
+   *  a lease id, a lease label or a node id. With `wait`, answers once the entry has run,
+   *  with its exit and its log section. */
+  'node.setup': {
+    input: z.object({
+      target: z.string().min(1),
+      script: z.string().min(1),
+      name: z.string().min(1).optional(),
+      /** Re-probe the node's capabilities (GPUs) after it: a driver install. */
+      refreshCapabilities: z.boolean().default(false),
+      wait: z.boolean().default(false),
+    }),
+    output: z.object({
+      nodeId: z.string(),
+      leaseId: z.string().nullable(),
+      /** The entry's place in the FIFO (`host_setup[id]`). */
+      id: z.number().int(),
+      /** Unfinished entries ahead of it when it was appended. */
+      position: z.number().int(),
+      state: z.enum(['pending', 'running', 'exited']),
+      code: z.number().nullable(),
+      signal: z.string().nullable(),
+      /** Its log section (waited for only; empty otherwise). */
+      lines: z.array(z.object({ stream: z.enum(['stdout', 'stderr', 'info']), line: z.string() })),
+    }),
+  },
   /** Destroys every live lease (and, with `orphans`, every orphan) in parallel and waits for
    *  the provider to confirm each is gone. */
   'lease.destroyAll': {

@@ -109,6 +109,31 @@ export const RunView = z.object({
 });
 export type RunView = z.infer<typeof RunView>;
 
+/** What `run.plan` says a run would do, node by node. */
+export const RunPlan = z.object({
+  hostKey: z.string(),
+  nodes: z.array(
+    z.object({
+      logicalId: z.string(),
+      /** The warm node it would claim; null: a new lease. */
+      warm: z
+        .object({
+          leaseId: z.string(),
+          fromRun: z.string(),
+          pricePerHour: z.number().nullable(),
+          idleEndsAt: z.number().nullable(),
+          /** The run before had the same setup and setup_fingerprint and its setup
+           *  succeeded: the environment is reused unless those files changed. */
+          setupCached: z.boolean(),
+        })
+        .nullable(),
+    }),
+  ),
+  /** Why warm nodes of this provider would not be taken. */
+  passedOver: z.array(z.string()),
+});
+export type RunPlan = z.infer<typeof RunPlan>;
+
 /** An instance carrying Tender's label prefix that the ledger does not know. */
 export const OrphanView = z.object({
   provider: z.string(),

@@ -3,13 +3,21 @@ import type { RunService } from './run-service';
 
 type RunHandlers = Pick<
   Handlers,
-  'run.start' | 'run.rerun' | 'run.get' | 'run.list' | 'run.cancel' | 'run.detach' | 'run.attach'
+  | 'run.start'
+  | 'run.rerun'
+  | 'run.plan'
+  | 'run.get'
+  | 'run.list'
+  | 'run.cancel'
+  | 'run.detach'
+  | 'run.attach'
 >;
 
 export function runHandlers(runs: RunService): RunHandlers {
   return {
     'run.start': (args) => runs.start(args),
     'run.rerun': (args) => runs.rerun(args),
+    'run.plan': async (args) => runs.plan(args),
     'run.get': async ({ runId }) => runs.view(runId),
     'run.list': async () => runs.list(),
     'run.cancel': async ({ runId }) => runs.cancel(runId),

@@ -1,4 +1,10 @@
-import { PoolSpec, type CommandArgs, type JobSpec, type RunView } from '../../contract';
+import {
+  PoolSpec,
+  type CommandArgs,
+  type JobSpec,
+  type RunPlan,
+  type RunView,
+} from '../../contract';
 import { newRunId } from '../../base/ids';
 import { TenderError } from '../../base/tender-error';
 import type { Ledger } from '../../ledger/ledger';
@@ -14,6 +20,7 @@ import type { LinkState } from '../views/view-builders';
 import { runView } from '../views/view-builders';
 import { checkJob } from './job-checks';
 import { assembleRun, type RunAssemblyDeps, type RunToAssemble } from './run-assembly';
+import { planRun } from './run-plan';
 import { createRunRecords } from './run-records';
 
 export interface RunServiceDeps extends Omit<RunAssemblyDeps, 'guardEveryMs'> {
@@ -69,6 +76,14 @@ export class RunService {
       freshSetup: args.freshSetup,
     }).start();
     return this.view(runId);
+  }
+
+  /** What start would do with these nodes (warm claims, new leases), writing nothing. */
+  plan(args: CommandArgs<'run.plan'>): RunPlan {
+    return planRun(this.d, this.d.providers.get(args.pool.provider), {
+      ...args,
+      job: checkJob(args.job),
+    });
   }
 
   /** Starts the job and pool of an earlier run again, warm nodes first. */

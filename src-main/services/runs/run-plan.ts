@@ -1,0 +1,66 @@
+import type { CommandArgs, JobSpec, RunPlan } from '../../contract';
+import { TenderError } from '../../base/tender-error';
+import { hostDeclaration, hostKey } from '../../jobs/host-declaration';
+import type { Ledger } from '../../ledger/ledger';
+import type { Provider } from '../../providers/provider';
+import { planWarmClaims } from './warm-match';
+import { warmLeases } from './warm-view';
+
+export interface RunPlanDeps {
+  ledger: Pick<Ledger, 'dormantNodes' | 'jobSpec'>;
+  now: () => number;
+}
+
+/** `run.plan`: what `run.start` would do with these nodes, and nothing else: no write. */
+export function planRun(
+  d: RunPlanDeps,
+  provider: Provider,
+  args: CommandArgs<'run.plan'>,
+): RunPlan {
+  const shapes = provider.shapeNodes(args.pool);
+  const host = hostDeclaration(args.job, args.pool, provider.kind);
+  const key = hostKey(host);
+  const now = d.now();
+  const candidates = args.reuseWarm ? d.ledger.dormantNodes(provider.kind) : [];
+  const plan = planWarmClaims(
+    candidates,
+    { provider: provider.kind, hostKey: key, host, shapes, maxPrice: args.pool.max_price },
+    now,
+  );
+  if (plan.conflicts.length > 0)
+    throw new TenderError(
+      'conflict',
+      plan.conflicts[0]!,
+      'that host is kept warm for another declaration: `tender down <lease>` frees it, or declare the same host_setup, image and resources',
+    );
+  const warm = warmLeases(d.ledger, now, provider.kind);
+  return {
+    hostKey: key,
+    nodes: shapes.map((_, i) => {
+      const node = plan.claims.get(i);
+      const c = node && candidates.find((x) => x.node.id === node.id);
+      if (!node || !c) return { logicalId: `node-${i}`, warm: null };
+      return {
+        logicalId: `node-${i}`,
+        warm: {
+          leaseId: node.lease?.leaseId ?? node.label,
+          fromRun: node.runId,
+          pricePerHour: c.lease?.pricePerHour ?? null,
+          idleEndsAt: warm.get(node.label)?.idleEndsAt ?? null,
+          setupCached: isSetupCached(d.ledger.jobSpec(c.run.jobId), args.job, c.run.status),
+        },
+      };
+    }),
+    passedOver: plan.passedOver,
+  };
+}
+
+/** The run before ran the same setup keyed by the same files, and got past it. */
+function isSetupCached(before: JobSpec, next: JobSpec, status: string): boolean {
+  if (!next.setup || next.setup_fingerprint.length === 0) return false;
+  return (
+    before.setup === next.setup &&
+    JSON.stringify(before.setup_fingerprint) === JSON.stringify(next.setup_fingerprint) &&
+    status === 'completed'
+  );
+}

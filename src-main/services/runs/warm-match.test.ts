@@ -1,0 +1,205 @@
+import { describe, expect, it } from 'vitest';
+import type { HostKeyInput } from '../../../src-agent/wire/host-key';
+import { hostKey } from '../../jobs/host-declaration';
+import type { NodeRecord } from '../../ledger/node-record';
+import type { DeadManFacts, LeaseRow, RunRow } from '../../ledger/rows';
+import { isWarm, planWarmClaims, type WarmCandidate, type WarmWant } from './warm-match';
+
+const NOW = 1_800_000_000_000;
+const HOST: HostKeyInput = {
+  runner: 'tender-agent',
+  provider: 'vastai',
+  resources: { gpu: 'A100' },
+};
+const KEY = hostKey(HOST);
+const OTHER: HostKeyInput = { ...HOST, host_setup: ['apt-get install -y ffmpeg'] };
+
+function candidate(
+  id: string,
+  over: {
+    node?: Partial<NodeRecord>;
+    run?: Partial<RunRow>;
+    phase?: 'done' | 'run';
+    lease?: Partial<LeaseRow>;
+    deadMan?: Partial<DeadManFacts>;
+    host?: HostKeyInput;
+    endedAt?: number;
+  } = {},
+): WarmCandidate {
+  const host = over.host ?? HOST;
+  const node = {
+    id: `${id}/node-0`,
+    runId: id,
+    label: `tender-x-${id}-node-0`,
+    stage: 'dormant',
+    ready: true,
+    agent: { hostKey: hostKey(host) },
+    connection: { kind: 'ssh' },
+    destroyRequested: false,
+    leaseLost: false,
+    lease: { leaseId: `vastai:${id}` },
+    desired: { provider: 'vastai', shape: {}, verify: [], hostKey: hostKey(host), host },
+    ...over.node,
+  } as unknown as NodeRecord;
+  const run = { id, keep: true, policy: null, status: 'completed', ...over.run } as RunRow;
+  const deadMan = over.deadMan
+    ? ({
+        idleTimeoutMs: null,
+        jobEndedAt: null,
+        selfTeardown: null,
+        ...over.deadMan,
+      } as DeadManFacts)
+    : null;
+  const lease = { state: 'created', pricePerHour: 1, deadMan, ...over.lease } as LeaseRow;
+  const attempt = {
+    nodeId: node.id,
+    runId: id,
+    attempt: 0,
+    status: 'completed' as const,
+    phase: over.phase ?? ('done' as const),
+    exitCode: 0,
+    reason: null,
+    updatedAt: over.endedAt ?? NOW - 60_000,
+  };
+  return { node, run, attempt, lease };
+}
+
+const want = (over: Partial<WarmWant> = {}): WarmWant => ({
+  provider: 'vastai',
+  hostKey: KEY,
+  host: HOST,
+  shapes: [{}],
+  maxPrice: undefined,
+  ...over,
+});
+
+describe('isWarm: a kept node free to serve another run', () => {
+  it.each<[string, Parameters<typeof candidate>[1], boolean]>([
+    ['joined, idle, job done, kept', {}, true],
+    [
+      'kept by policy afterJob keep_warm',
+      { run: { keep: false, policy: { afterJob: 'keep_warm' } as RunRow['policy'] } },
+      true,
+    ],
+    ['not kept (its teardown is pending)', { run: { keep: false } }, false],
+    ['its job still running', { phase: 'run' }, false],
+    ['not dormant', { node: { stage: 'handed_off' } }, false],
+    ['destroy requested', { node: { destroyRequested: true } }, false],
+    ['lease lost', { node: { leaseLost: true } }, false],
+    ['lease destroying', { lease: { state: 'destroying' } }, false],
+    [
+      'its switch fired',
+      { deadMan: { selfTeardown: { cause: 'idle', reason: 'idle', at: NOW, state: 'x' } } },
+      false,
+    ],
+    [
+      'idle deadline in 10 min',
+      { deadMan: { idleTimeoutMs: 20 * 60_000, jobEndedAt: NOW - 10 * 60_000 } },
+      true,
+    ],
+    [
+      'idle deadline in 10 s (left to tear itself down)',
+      { deadMan: { idleTimeoutMs: 60_000, jobEndedAt: NOW - 50_000 } },
+      false,
+    ],
+    ['no agent', { node: { agent: null } }, false],
+  ])('%s → %s', (_, over, expected) => expect(isWarm(candidate('r-a', over), NOW)).toBe(expected));
+});
+
+describe('planWarmClaims', () => {
+  it('claims a warm node with the same key', () => {
+    const plan = planWarmClaims([candidate('r-a')], want(), NOW);
+    expect([...plan.claims.keys()]).toEqual([0]);
+    expect(plan.passedOver).toEqual([]);
+  });
+
+  it('passes over another key on a market and says which fields differ', () => {
+    const plan = planWarmClaims([candidate('r-a', { host: OTHER })], want(), NOW);
+    expect(plan.claims.size).toBe(0);
+    expect(plan.passedOver).toEqual([
+      `warm node vastai:r-a has ${hostKey(OTHER)}, this job needs ${KEY}: host_setup differs`,
+    ]);
+    expect(plan.conflicts).toEqual([]);
+  });
+
+  it('on an own host (the ssh provider) another key is a conflict, not a rent', () => {
+    const ssh = (h: HostKeyInput) => ({ ...h, provider: 'ssh' });
+    const c = candidate('r-a', {
+      host: ssh(OTHER),
+      node: {
+        desired: {
+          provider: 'ssh',
+          shape: { host: 'lab1' },
+          verify: [],
+          hostKey: hostKey(ssh(OTHER)),
+          host: ssh(OTHER),
+        },
+      },
+    });
+    const plan = planWarmClaims(
+      [c],
+      want({
+        provider: 'ssh',
+        host: ssh(HOST),
+        hostKey: hostKey(ssh(HOST)),
+        shapes: [{ host: 'lab1' }],
+      }),
+      NOW,
+    );
+    expect(plan.claims.size).toBe(0);
+    expect(plan.conflicts[0]).toMatch(/host_setup differs/);
+  });
+
+  it('an own host takes the slot naming it, and only that one', () => {
+    const onHost = (name: string) =>
+      candidate(`r-${name}`, {
+        node: {
+          desired: {
+            provider: 'vastai',
+            shape: { host: name },
+            verify: [],
+            hostKey: KEY,
+            host: HOST,
+          },
+        },
+      });
+    const plan = planWarmClaims(
+      [onHost('lab2'), onHost('lab9')],
+      want({ shapes: [{ host: 'lab1' }, { host: 'lab2' }] }),
+      NOW,
+    );
+    expect([...plan.claims].map(([slot, n]) => [slot, n.runId])).toEqual([[1, 'r-lab2']]);
+  });
+
+  it('fills slots with the most recently used warm nodes first, the rest are rented', () => {
+    const plan = planWarmClaims(
+      [
+        candidate('r-old', { endedAt: NOW - 3_600_000 }),
+        candidate('r-new', { endedAt: NOW - 60_000 }),
+      ],
+      want({ shapes: [{}] }),
+      NOW,
+    );
+    expect([...plan.claims.values()].map((n) => n.runId)).toEqual(['r-new']);
+  });
+
+  it('passes over a warm node that costs more than max_price', () => {
+    const plan = planWarmClaims(
+      [candidate('r-a', { lease: { pricePerHour: 3 } })],
+      want({ maxPrice: 2 }),
+      NOW,
+    );
+    expect(plan.claims.size).toBe(0);
+    expect(plan.passedOver[0]).toMatch(/costs \$3\.000\/h, over max_price 2/);
+  });
+
+  it('ignores other providers and nodes that are not warm', () => {
+    const other = candidate('r-a', {
+      node: { desired: { provider: 'local', shape: {}, verify: [], hostKey: KEY } },
+    });
+    const busy = candidate('r-b', { phase: 'run' });
+    const plan = planWarmClaims([other, busy], want(), NOW);
+    expect(plan.claims.size).toBe(0);
+    expect(plan.passedOver).toEqual([]);
+  });
+});
