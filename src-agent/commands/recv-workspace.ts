@@ -7,15 +7,18 @@
 // `--unless-manifest` (a full push offered to a node that is probably fresh) declines when
 // D holds a workspace it can vouch for: it prints that workspace's manifest, reads nothing
 // and changes nothing, so the app's first push costs one exec, not a manifest request and
-// then the push.
+// then the push. With `TENDER_PUSH_ENCODING=sb1` in its environment (a session's `recv`:
+// `encoding`) the stream is compressed (src-agent/wire/push-encoding.ts) and decoded on the
+// way in (push-decoder.ts).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { pipeline as streamPipeline, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { commandError, printResult } from '../output';
+import { PUSH_ENCODING_ENV } from '../wire/push-encoding';
 import { nodePaths, type NodePaths } from '../wire/paths';
 import {
   type CommandError,
@@ -34,6 +37,7 @@ import {
   type Signature,
   stageNodeManifest,
 } from './node-manifest';
+import { createPushDecoder, unknownEncoding } from './push-decoder';
 import { receiveSealed, type SealedWorkspace } from './sealed-receive';
 import { type ReceivedWorkspace, WorkspaceReceiver } from './workspace-receiver';
 
@@ -43,7 +47,8 @@ export async function runRecvWorkspace(
 ): Promise<number> {
   // The stream stays our fd 0 until something must read it here: a sealed push hands the
   // descriptor itself to tar, so no byte of it passes through this process.
-  const result = await receiveWorkspace(nodePaths(dir), STDIN, opts);
+  const encoding = process.env[PUSH_ENCODING_ENV];
+  const result = await receiveWorkspace(nodePaths(dir), STDIN, { ...opts, encoding });
   await printResult(result);
   return 'error' in result ? 1 : 0;
 }
@@ -58,9 +63,17 @@ export async function receiveWorkspace(
     isSealed?: boolean;
     isUnlessManifest?: boolean;
     prepared?: PreparedWorkspace;
+    /** How the app encoded the stream (`sb1`), if it did. */
+    encoding?: string;
   } = {},
 ): Promise<RecvWorkspaceOutput | RecvDeclinedOutput | CommandError> {
   const input = (): Readable => readableOf(source);
+  const refused = unknownEncoding(opts.encoding);
+  if (refused !== null) {
+    input().resume();
+    return commandError('bad_encoding', refused);
+  }
+  const isEncoded = opts.encoding !== undefined && opts.encoding !== '';
   mkdirSync(paths.dir, { recursive: true });
   try {
     finishPendingApply(paths); // before removeLeftovers: it needs its staging folder
@@ -81,16 +94,16 @@ export async function receiveWorkspace(
   const isInPlace = opts.isInPlace === true && lstatOrNull(paths.workspace)?.isDirectory() === true;
   // A job may run in an in-place workspace: only what is checked now counts there.
   const prepared = isInPlace ? undefined : opts.prepared;
-  if (opts.isSealed === true && !isInPlace) return receiveSealedPush(paths, source, staging, tag);
+  if (opts.isSealed === true && !isInPlace) {
+    return receiveSealedPush(paths, isEncoded ? decoded(input()) : source, staging, tag);
+  }
   const receiver = new WorkspaceReceiver(paths, staging, prepared?.manifest);
   let received: ReceivedWorkspace;
   let deleted: number;
   try {
     mkdirSync(staging);
-    await pipeline(
-      input(),
-      createTarReader((entry) => receiver.onEntry(entry)),
-    );
+    const reader = createTarReader((entry) => receiver.onEntry(entry));
+    await (isEncoded ? pipeline(input(), createPushDecoder(), reader) : pipeline(input(), reader));
     received = receiver.finish();
     if (isInPlace) {
       deleted = applyInPlace(paths, staging, received, tag);
@@ -194,6 +207,13 @@ export type PushInput = Readable | { fd: number };
 
 export function readableOf(source: PushInput): Readable {
   return 'fd' in source ? process.stdin : source;
+}
+
+/** The tar inside an encoded `input`; a damaged stream fails it with `bad_encoding`. */
+function decoded(input: Readable): Readable {
+  return streamPipeline(input, createPushDecoder(), () => {
+    /* the reader of the result sees the error */
+  });
 }
 
 const LEFTOVER =

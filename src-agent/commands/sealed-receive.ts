@@ -2,7 +2,9 @@
 // `w/`, then `manifest.json`, the app's manifest of exactly what it sent. The node's own
 // GNU tar extracts it when there is one, so no JavaScript touches the data on its way to
 // disk and a first push of thousands of files runs at tar's speed; without one the
-// agent's extractor does, and also checks every file's sha256. Either way every file is
+// agent's extractor does, and also checks every file's sha256. A compressed push reaches
+// either through the agent's decoder (push-decoder.ts), which checks every compressed
+// segment against its digest; the link, not tar, is then the limit. Either way every file is
 // then checked against the manifest (a regular file, its size, its mode) before the caller
 // swaps `staging/w` in. SSH's integrity check covers the bytes in transit.
 import { spawn, spawnSync } from 'node:child_process';
@@ -97,6 +99,11 @@ async function extractWithTar(input: Readable | { fd: number }, staging: string)
   });
   const feeding = isFd ? Promise.resolve() : pipeline(input, tar.stdin!);
   const [fed, code] = await Promise.allSettled([feeding, exited]);
+  // A damaged compressed push (push-decoder.ts) cut tar's input short: that is the cause,
+  // not whatever tar made of the cut.
+  if (fed.status === 'rejected' && (fed.reason as { code?: unknown }).code === 'bad_encoding') {
+    throw fed.reason as Error;
+  }
   if (code.status === 'rejected') throw code.reason as Error;
   if (code.value !== 0) throw tarFailure(stderr, code.value);
   if (fed.status === 'rejected') throw fed.reason as Error; // tar was content; the input was not

@@ -51,6 +51,7 @@ export async function runServeWorkspace(dir: string): Promise<number> {
         isInPlace: req.inPlace === true,
         isSealed: req.sealed === true,
         prepared: ahead?.workspace,
+        encoding: typeof req.encoding === 'string' ? req.encoding : undefined,
       });
       if (answer === null) return 0; // the app went away mid-request
       await reply(answer);
@@ -65,7 +66,12 @@ export async function runServeWorkspace(dir: string): Promise<number> {
 async function serveRecv(
   paths: NodePaths,
   frames: FrameReader,
-  opts: { isInPlace: boolean; isSealed: boolean; prepared: PreparedWorkspace | undefined },
+  opts: {
+    isInPlace: boolean;
+    isSealed: boolean;
+    prepared: PreparedWorkspace | undefined;
+    encoding: string | undefined;
+  },
 ): Promise<RecvWorkspaceOutput | RecvDeclinedOutput | CommandError | null> {
   const input = new PassThrough({ highWaterMark: 1 << 20 });
   let isSettled = false;

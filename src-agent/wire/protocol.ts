@@ -1,5 +1,6 @@
 // Types of the agent's control protocol and command outputs (docs/agent-protocol.md).
 // Runtime-free apart from the version constant: the app imports this file.
+import type { PushEncodingName } from './push-encoding';
 
 /** Bumped when a change to this file would break an app built against the previous one. */
 export const PROTOCOL_VERSION = 1;
@@ -311,11 +312,13 @@ export interface RecvDeclinedOutput {
 }
 
 /** A request frame of `serve-workspace`: `recv` is `recv-workspace [--in-place]
- *  [--sealed]`, its tar stream following as frames up to an empty one; `manifest` is
- *  `workspace-manifest`; `prepare` (answer `{}`) checks the workspace ahead of the `recv`
- *  that follows. */
+ *  [--sealed]`, its tar stream following as frames up to an empty one (`encoding`: the
+ *  stream is compressed, push-encoding.ts); `manifest` is `workspace-manifest`; `prepare`
+ *  (answer `{}`) checks the workspace ahead of the `recv` that follows. */
 export type ServeRequest =
-  { op: 'recv'; inPlace: boolean; sealed?: boolean } | { op: 'manifest' } | { op: 'prepare' };
+  | { op: 'recv'; inPlace: boolean; sealed?: boolean; encoding?: PushEncodingName }
+  | { op: 'manifest' }
+  | { op: 'prepare' };
 
 /** `serve-workspace`'s answer to `manifest` (null: what `workspace-manifest` leaves empty). */
 export interface ServeManifestAnswer {

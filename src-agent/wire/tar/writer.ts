@@ -18,6 +18,9 @@ export interface TarDirectoryOptions {
 /** A Readable of tar bytes. Entries are written in call order; each promise settles when
  *  its entry has been handed to the stream. Call `finish()` last. */
 export interface TarWriter extends Readable {
+  /** Bytes handed to the stream so far: once every earlier call has settled, where the
+   *  next entry begins (what a push's encoder keys its per-file choices by). */
+  readonly offset: number;
   addFile(path: string, options: TarFileOptions, source: Readable | Buffer): Promise<void>;
   addDirectory(path: string, options?: TarDirectoryOptions): Promise<void>;
   finish(): Promise<void>;
@@ -32,6 +35,7 @@ class TarWriterStream extends Readable implements TarWriter {
   private wakeReader: (() => void) | undefined;
   private failReader: ((err: Error) => void) | undefined;
   private isFinished = false;
+  offset = 0;
 
   addFile(path: string, options: TarFileOptions, source: Readable | Buffer): Promise<void> {
     return this.enqueue(async () => {
@@ -118,6 +122,7 @@ class TarWriterStream extends Readable implements TarWriter {
   private async out(chunk: Buffer): Promise<void> {
     if (chunk.length === 0) return;
     if (this.destroyed) throw new Error('tar stream was destroyed');
+    this.offset += chunk.length;
     if (this.push(chunk)) return;
     await new Promise<void>((resolve, reject) => {
       this.wakeReader = resolve;
