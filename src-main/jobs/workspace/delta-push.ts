@@ -8,6 +8,7 @@ import type { AgentAddress } from '../../nodes/node-layout';
 import type { NodeShell } from '../../transport/node-shell';
 import { type LocalManifest, localFile, type ManifestDiff } from './manifest';
 import { addFile, type FullPushResult, type PushProgress } from './push';
+import { isPushWorthCompressing } from './push-compression';
 import { closeOpened, readAhead } from './read-ahead';
 import { LocalChangeError, type RecvVia, sendToRecv } from './recv-channel';
 
@@ -23,6 +24,8 @@ export async function pushDelta(
     now?: () => number;
     isInPlace?: boolean;
     via?: RecvVia;
+    /** The node may be sent a compressed push; it is, if that pays. */
+    mayCompress?: boolean;
   },
 ): Promise<Omit<FullPushResult, 'manifest'>> {
   const changed = new Map(diff.changed.map((p) => [p, local.files.get(p)!]));
@@ -41,10 +44,16 @@ export async function pushDelta(
     totalBytes: [...changed.values()].reduce((n, e) => n + e.size, 0),
     stage: 'sending',
   };
+  const isEncoded =
+    opts.mayCompress === true &&
+    isPushWorthCompressing(
+      root,
+      [...changed].map(([path, e]) => ({ path, size: e.size })),
+    );
   const answer = await sendToRecv(
     shell,
     address,
-    async (tar) => {
+    async (tar, encoder) => {
       const body = Buffer.from(JSON.stringify(header));
       await tar.addFile(DELTA_ENTRY, { size: body.length, mode: 0o600 }, body);
       let arrived = 0;
@@ -56,7 +65,7 @@ export async function pushDelta(
           closeOpened(file);
           throw new LocalChangeError(`${join(root, file.path)} changed while it was being pushed`);
         }
-        const sha256 = await addFile(tar, file, true);
+        const sha256 = await addFile(tar, file, true, file.path, encoder);
         if (sha256 !== changed.get(file.path)!.sha256 || now.mode !== was.mode) {
           throw new LocalChangeError(`${join(root, file.path)} changed while it was being pushed`);
         }
@@ -68,11 +77,12 @@ export async function pushDelta(
         throw new LocalChangeError(`a file of ${root} vanished while the workspace was pushed`);
       }
     },
-    { isInPlace: opts.isInPlace, via: opts.via },
+    { isInPlace: opts.isInPlace, via: opts.via, isEncoded },
   );
   return {
     output: answer.output,
     streamBytes: answer.streamBytes,
+    tarBytes: answer.tarBytes,
     filesSent: progress.files,
     bytesSent: progress.bytes,
   };

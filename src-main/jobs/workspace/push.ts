@@ -1,6 +1,8 @@
 // The full push: every file of the plan as one tar stream into `recv-workspace`, which swaps
 // it in atomically. Each file is read once: hashed as it is sent (unless the hash cache
-// already knows it), so the manifest of what was sent costs no second pass.
+// already knows it), so the manifest of what was sent costs no second pass. Over a link, a
+// push whose files compress is compressed (push-compression.ts), each file as its kind says
+// (compress-policy.ts).
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
@@ -20,8 +22,11 @@ import {
 import { TenderError } from '../../base/tender-error';
 import type { AgentAddress } from '../../nodes/node-layout';
 import type { NodeShell } from '../../transport/node-shell';
+import { fileKind } from './compress-policy';
 import { HashCache } from './hash-cache';
 import { localFile } from './manifest';
+import { isPushWorthCompressing, readHeadOf } from './push-compression';
+import type { PushEncoder } from './push-encoder';
 import { type OpenedFile, readAhead } from './read-ahead';
 import { type RecvVia, sendToRecv } from './recv-channel';
 
@@ -50,6 +55,8 @@ export interface PushProgress {
 export interface FullPushResult {
   output: RecvWorkspaceOutput;
   streamBytes: number;
+  /** A compressed push: the bytes of tar that `streamBytes` carried. */
+  tarBytes?: number;
   filesSent: number;
   bytesSent: number;
   /** The manifest of what was sent, which the node now holds. */
@@ -81,6 +88,8 @@ export async function pushFull(
      *  declines, and this throws `FullPushDeclined` with that workspace's manifest. */
     isUnlessManifest?: boolean;
     via?: RecvVia;
+    /** The node may be sent a compressed push (`mayCompress`); it is, if that pays. */
+    mayCompress?: boolean;
   },
 ): Promise<FullPushResult> {
   const now = opts.now ?? Date.now;
@@ -96,10 +105,11 @@ export async function pushFull(
   // node can hand the stream to its own tar and still check the result (sealed-receive.ts).
   const isSealed = opts.isInPlace !== true;
   const prefix = isSealed ? `${SEALED_TREE}/` : '';
+  const isEncoded = opts.mayCompress === true && isPushWorthCompressing(plan.root, plan.files);
   const answer = await sendToRecv(
     shell,
     address,
-    async (tar) => {
+    async (tar, encoder) => {
       if (isSealed) await tar.addDirectory(SEALED_TREE, { mode: 0o755 });
       for (const d of plan.dirs) await tar.addDirectory(prefix + d, { mode: 0o755 });
       const paths = plan.files.map((f) => f.path);
@@ -107,7 +117,7 @@ export async function pushFull(
         const abs = join(plan.root, file.path);
         const key = localFile(file.path, file.st);
         const cached = opts.cache.get(abs, key);
-        const sha256 = await addFile(tar, file, cached === undefined, prefix + file.path);
+        const sha256 = await addFile(tar, file, cached === undefined, prefix + file.path, encoder);
         const sha = cached ?? sha256!;
         if (cached === undefined) opts.cache.set(abs, key, sha, file.openedAtMs);
         sent.set(file.path, { size: key.size, mode: key.mode, sha256: sha });
@@ -116,11 +126,18 @@ export async function pushFull(
         opts.onProgress?.(progress);
       }
       if (isSealed) {
+        encoder?.mark(tar.offset, 'try');
         const body = Buffer.from(JSON.stringify(toManifest(sent, plan.dirs)));
         await tar.addFile(SEALED_MANIFEST, { size: body.length, mode: 0o600 }, body);
       }
     },
-    { isInPlace: opts.isInPlace, via: opts.via, isSealed, isUnlessManifest: opts.isUnlessManifest },
+    {
+      isInPlace: opts.isInPlace,
+      via: opts.via,
+      isSealed,
+      isUnlessManifest: opts.isUnlessManifest,
+      isEncoded,
+    },
   );
   const expected = manifestDigest(sent, plan.dirs);
   if (answer.output.manifest !== undefined && answer.output.manifest !== expected) {
@@ -134,6 +151,7 @@ export async function pushFull(
     manifest: { files: sent, dirs: plan.dirs, digest: expected },
     output: answer.output,
     streamBytes: answer.streamBytes,
+    tarBytes: answer.tarBytes,
     filesSent: sent.size,
     bytesSent: progress.bytes,
   };
@@ -142,14 +160,18 @@ export async function pushFull(
 /**
  * Adds one opened file to the tar (closing it) as `name`, hashing the bytes sent when
  * `isHashing`. Reads no more than the size in the header, even if the file grows meanwhile.
+ * With an `encoder` (a compressed push), first tells it whether the file's bytes are worth
+ * trying: a large one is judged by its head.
  */
 export async function addFile(
   tar: TarWriter,
   file: OpenedFile,
   isHashing: boolean,
   name = file.path,
+  encoder?: PushEncoder,
 ): Promise<string | undefined> {
   const meta = { size: file.st.size, mode: file.st.mode & 0o777, mtime: file.st.mtime };
+  encoder?.mark(tar.offset, fileKind(file.path, file.data ? undefined : readHeadOf(file.fd!)));
   if (file.data) {
     await tar.addFile(name, meta, file.data);
     return isHashing ? createHash('sha256').update(file.data).digest('hex') : undefined;

@@ -1,5 +1,6 @@
 // One `recv-workspace` exec: the caller writes a tar, the agent answers once it has swapped
-// the result in (or refused it, leaving the node's workspace as it was).
+// the result in (or refused it, leaving the node's workspace as it was). A compressed push
+// passes the tar through a `PushEncoder` and tells the agent so (`TENDER_PUSH_ENCODING`).
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type {
@@ -14,11 +15,13 @@ import {
   type ManifestFiles,
   stringsOf,
 } from '../../../src-agent/wire/workspace-manifest';
+import { PUSH_ENCODING, PUSH_ENCODING_ENV } from '../../../src-agent/wire/push-encoding';
 import { createTarWriter, type TarWriter } from '../../../src-agent/wire/tar';
 import { TenderError } from '../../base/tender-error';
 import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
 import { parseAfterMarker } from '../../transport/exec-helpers';
 import { packetized } from './packetize';
+import { PushEncoder } from './push-encoder';
 import type { NodeShell } from '../../transport/node-shell';
 
 /** The agent refused the stream; `nodeCode` is its error code (`stale_base`, `ENOSPC`, …). */
@@ -42,9 +45,16 @@ export class LocalChangeError extends Error {
 
 export interface RecvAnswer {
   output: RecvWorkspaceOutput;
-  /** Bytes of tar written to the node (headers and padding included). */
+  /** Bytes written to the node: the tar (headers and padding included), or what it was
+   *  compressed to. */
   streamBytes: number;
+  /** A compressed push: the tar's own bytes. */
+  tarBytes?: number;
 }
+
+/** Fills a push's tar; `encoder` is there when the push is compressed, to be told which
+ *  bytes not to try (`PushEncoder.mark`). */
+export type TarFill = (tar: TarWriter, encoder: PushEncoder | undefined) => Promise<void>;
 
 /** What a node holds: its manifest, as `workspace-manifest` prints it, with its digest. */
 export interface NodeManifest {
@@ -57,9 +67,10 @@ export interface NodeManifest {
  *  each (sync-session.ts). */
 export interface RecvVia {
   recv(
-    write: (tar: TarWriter) => Promise<void>,
+    write: TarFill,
     isInPlace: boolean,
     isSealed?: boolean,
+    isEncoded?: boolean,
   ): Promise<RecvAnswer>;
   manifest(): Promise<NodeManifest | null>;
 }
@@ -87,6 +98,8 @@ export interface RecvOptions {
   isSealed?: boolean;
   /** `--unless-manifest` (not over a session): see `FullPushDeclined`. */
   isUnlessManifest?: boolean;
+  /** Compressed (push-encoder.ts): only to an agent that decodes it (push-compression.ts). */
+  isEncoded?: boolean;
 }
 
 /** Runs `recv-workspace` (or a request of `via`), lets `write` fill the tar (finished
@@ -94,12 +107,14 @@ export interface RecvOptions {
 export async function sendToRecv(
   shell: NodeShell,
   address: AgentAddress,
-  write: (tar: TarWriter) => Promise<void>,
+  write: TarFill,
   opts: RecvOptions = {},
 ): Promise<RecvAnswer> {
   const isInPlace = opts.isInPlace === true;
-  if (opts.via) return opts.via.recv(write, isInPlace, opts.isSealed === true);
-  const command = agentCommand(address, 'recv-workspace');
+  const isEncoded = opts.isEncoded === true;
+  if (opts.via) return opts.via.recv(write, isInPlace, opts.isSealed === true, isEncoded);
+  const env = isEncoded ? `${PUSH_ENCODING_ENV}=${PUSH_ENCODING} ` : '';
+  const command = env + agentCommand(address, 'recv-workspace');
   const flags = [
     isInPlace ? ' --in-place' : '',
     opts.isSealed === true ? ' --sealed' : '',
@@ -112,6 +127,7 @@ export async function sendToRecv(
   ch.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
 
   const tar = createTarWriter();
+  const encoder = isEncoded ? new PushEncoder() : undefined;
   let streamBytes = 0;
   const counting = new Transform({
     transform(chunk: Buffer, _enc, done) {
@@ -120,15 +136,15 @@ export async function sendToRecv(
     },
   });
   const writing = (async () => {
-    await write(tar);
+    await write(tar, encoder);
     await tar.finish();
   })();
   // Whole SSH packets: see packetize.ts.
-  const sending = pipeline(
-    tar,
-    (src: AsyncIterable<Buffer>) => packetized(src),
-    counting,
-    ch.stdin,
+  const packets = (src: AsyncIterable<Buffer>) => packetized(src);
+  const sending = (
+    encoder
+      ? pipeline(tar, encoder, packets, counting, ch.stdin)
+      : pipeline(tar, packets, counting, ch.stdin)
   ).catch(() => {
     /* the remote side closed early; its exit status and output say why */
   });
@@ -169,7 +185,11 @@ export async function sendToRecv(
       `workspace push failed (exit ${status.code ?? status.signal}): ${stderr.trim().split('\n').pop() ?? ''}`,
     );
   }
-  return { output: answerOf(result, undefined), streamBytes };
+  return {
+    output: answerOf(result, undefined),
+    streamBytes,
+    tarBytes: encoder?.totals.tarBytes,
+  };
 }
 
 /** The agent's answer to a push, or the error it stands for. `failure`: why writing the

@@ -5,6 +5,7 @@
 // every request in flight fails with an infrastructure error and the session stays
 // closed: open another one.
 import { once } from 'node:events';
+import { pipeline, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { FRAME_HEAD_BYTES, frame } from '../../../src-agent/wire/frames';
 import { MarkerScanner } from '../../../src-agent/wire/marker';
@@ -14,12 +15,20 @@ import type {
   ServeManifestAnswer,
   ServeRequest,
 } from '../../../src-agent/wire/protocol';
-import { createTarWriter, type TarWriter } from '../../../src-agent/wire/tar';
+import { PUSH_ENCODING } from '../../../src-agent/wire/push-encoding';
+import { createTarWriter } from '../../../src-agent/wire/tar';
 import { TenderError } from '../../base/tender-error';
 import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
 import type { ExecChannel, NodeShell } from '../../transport/node-shell';
 import { packetized, SSH_PACKET_BYTES } from './packetize';
-import { answerOf, nodeManifestOf, type NodeManifest, type RecvAnswer } from './recv-channel';
+import { PushEncoder } from './push-encoder';
+import {
+  answerOf,
+  nodeManifestOf,
+  type NodeManifest,
+  type RecvAnswer,
+  type TarFill,
+} from './recv-channel';
 
 export class WorkspaceSession {
   private readonly lines: string[] = [];
@@ -112,22 +121,33 @@ export class WorkspaceSession {
 
   /** One push, as `sendToRecv` makes it over a fresh exec. */
   recv(
-    write: (tar: TarWriter) => Promise<void>,
+    write: TarFill,
     isInPlace: boolean,
     isSealed = false,
+    isEncoded = false,
   ): Promise<RecvAnswer> {
     return this.inTurn(async () => {
       const answer = this.nextLine();
-      await this.send(requestFrame({ op: 'recv', inPlace: isInPlace, sealed: isSealed }));
+      await this.send(
+        requestFrame({
+          op: 'recv',
+          inPlace: isInPlace,
+          sealed: isSealed,
+          ...(isEncoded ? { encoding: PUSH_ENCODING } : {}),
+        }),
+      );
       const tar = createTarWriter();
+      const encoder = isEncoded ? new PushEncoder() : undefined;
+      // The encoder fails (and so ends the loop below) when the tar is destroyed.
+      const stream: Readable = encoder ? pipeline(tar, encoder, () => {}) : tar;
       let streamBytes = 0;
       const writing = (async () => {
-        await write(tar);
+        await write(tar, encoder);
         await tar.finish();
       })();
       const sending = (async () => {
         // A frame per packet: its head and payload fill one SSH packet.
-        for await (const chunk of packetized(tar, SSH_PACKET_BYTES - FRAME_HEAD_BYTES)) {
+        for await (const chunk of packetized(stream, SSH_PACKET_BYTES - FRAME_HEAD_BYTES)) {
           streamBytes += chunk.length;
           await this.send(frame(chunk));
         }
@@ -140,7 +160,11 @@ export class WorkspaceSession {
       await this.send(frame(Buffer.alloc(0)));
       const result = JSON.parse(await answer) as RecvWorkspaceOutput | CommandError;
       const failure = wrote.status === 'rejected' ? (wrote.reason as Error) : undefined;
-      return { output: answerOf(result, failure), streamBytes };
+      return {
+        output: answerOf(result, failure),
+        streamBytes,
+        tarBytes: encoder?.totals.tarBytes,
+      };
     });
   }
 

@@ -16,6 +16,7 @@ import { acquireHashCache, type HashCache } from './hash-cache';
 import type { NodeManifestMemory, RememberedManifest } from './node-manifest-memory';
 import { buildManifest, diffManifests, type ManifestSource, statFiles } from './manifest';
 import { type FullPushResult, pushFull, type PushProgress } from './push';
+import { type CompressionSetting, mayCompress } from './push-compression';
 import {
   FullPushDeclined,
   LocalChangeError,
@@ -41,7 +42,12 @@ export interface SyncOptions {
    *  an exec each. */
   via?: RecvVia;
   now?: () => number;
+  /** `auto` (default): compressed where that pays (push-compression.ts); `off`: never. */
+  compression?: CompressionSetting;
 }
+
+/** The options as the pushes take them: whether this node may get a compressed push. */
+type PushOptions = SyncOptions & { mayCompress: boolean };
 
 export interface SyncResult {
   mode: 'full' | 'delta';
@@ -52,7 +58,10 @@ export interface SyncResult {
   /** Files the node already had and kept where they were (0 for a full push). */
   unchanged: number;
   elapsedMs: number;
+  /** Bytes written to the node: the tar, or what it was compressed to. */
   streamBytes: number;
+  /** A compressed push: the bytes of tar that `streamBytes` carried. */
+  tarBytes?: number;
   /** Local files read to hash them before sending (cache misses of a delta). */
   hashed: number;
   /** Why a full push was made: `first` (no manifest on the node) or `stale_base`. */
@@ -82,6 +91,10 @@ export async function syncWorkspace(
 ): Promise<SyncResult> {
   const now = opts.now ?? Date.now;
   const started = now();
+  const pushOpts: PushOptions = {
+    ...opts,
+    mayCompress: mayCompress(shell, address, opts.compression),
+  };
   const { cache, release } = await acquireHashCache(opts.hashCacheFile);
   const done = (r: Omit<FullPushResult, 'manifest'>, extra: Partial<SyncResult>): SyncResult => ({
     mode: r.output.mode ?? 'full',
@@ -90,6 +103,7 @@ export async function syncWorkspace(
     deleted: r.output.deleted ?? 0,
     unchanged: r.output.kept ?? 0,
     streamBytes: r.streamBytes,
+    ...(r.tarBytes === undefined ? {} : { tarBytes: r.tarBytes }),
     hashed: 0,
     ...extra,
     elapsedMs: now() - started,
@@ -98,7 +112,7 @@ export async function syncWorkspace(
     // A file that changes between hashing and sending makes one more attempt worthwhile.
     for (let attempt = 1; ; attempt++) {
       try {
-        const delta = await tryDelta(shell, address, source, cache, opts);
+        const delta = await tryDelta(shell, address, source, cache, pushOpts);
         if (delta.kind === 'sent') {
           remember(opts, delta.manifest);
           return done(delta.result, { hashed: delta.hashed });
@@ -113,6 +127,7 @@ export async function syncWorkspace(
           now,
           isInPlace: opts.inPlace,
           via: opts.via,
+          mayCompress: pushOpts.mayCompress,
         });
         remember(opts, full.manifest);
         return done(full, { fullReason: delta.why });
@@ -150,7 +165,7 @@ async function tryDelta(
   address: AgentAddress,
   source: ManifestSource & { files: { path: string; size: number }[] },
   cache: HashCache,
-  opts: SyncOptions,
+  opts: PushOptions,
 ): Promise<DeltaOutcome> {
   const remembered = opts.memory?.store.get(opts.memory.key) ?? null;
   let declined: NodeManifest | undefined;
@@ -161,6 +176,7 @@ async function tryDelta(
         onProgress: opts.onProgress,
         now: opts.now,
         isUnlessManifest: true,
+        mayCompress: opts.mayCompress,
       });
       return { kind: 'pushed', result };
     } catch (err) {

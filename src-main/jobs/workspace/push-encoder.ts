@@ -1,0 +1,166 @@
+// Compresses a push's tar stream into `sb1` (src-agent/wire/push-encoding.ts) on its way to
+// the node. The tar is cut into segments of up to 1 MiB; a segment of bytes worth trying
+// is brotli-compressed on the thread pool (two at once, so a second core helps) and kept
+// only if it shrank below `KEEP_RATIO`; bytes the push marked `raw` (a compressed format,
+// a file whose head did not shrink) go out as they are, uncopied. Segments leave in order.
+import { Transform, type TransformCallback } from 'node:stream';
+import { promisify } from 'node:util';
+import { brotliCompress, constants } from 'node:zlib';
+import {
+  ENCODED_MAGIC,
+  encodeSegmentHead,
+  MAX_SEGMENT_BYTES,
+  segmentDigest,
+} from '../../../src-agent/wire/push-encoding';
+import { BROTLI_QUALITY, type ByteKind, KEEP_RATIO } from './compress-policy';
+
+const compress = promisify(brotliCompress);
+
+/** Large enough that brotli loses nothing to the cut (measured: ratio 0.302 in 1 MiB
+ *  segments, 0.302 whole, on CSV), small enough to keep two in flight cheaply. */
+const SEGMENT_BYTES = 1024 * 1024;
+/** Compressions running at once; later segments wait for the oldest. */
+const IN_FLIGHT = 2;
+
+const END = encodeSegmentHead({ kind: 'end', rawBytes: 0, bytes: 0 });
+
+interface Queued {
+  out?: Buffer[];
+  done: Promise<Buffer[]>;
+}
+
+export class PushEncoder extends Transform {
+  private readonly marks: { at: number; kind: ByteKind }[] = [];
+  private kind: ByteKind = 'try';
+  /** Tar bytes taken in so far. */
+  private taken = 0;
+  private held: Buffer[] = [];
+  private heldBytes = 0;
+  private heldKind: ByteKind = 'try';
+  private readonly queue: Queued[] = [];
+  private isStarted = false;
+  /** Tar bytes in, and bytes out (magic and segment heads included). */
+  readonly totals = { tarBytes: 0, bytes: 0 };
+
+  constructor() {
+    super({ readableHighWaterMark: SEGMENT_BYTES });
+  }
+
+  /** The tar bytes from offset `at` on are `kind` (until the next mark). Marks come in
+   *  offset order, none behind what the encoder has taken in. */
+  mark(at: number, kind: ByteKind): void {
+    this.marks.push({ at, kind });
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    this.takeIn(chunk).then(
+      () => done(),
+      (err: Error) => done(err),
+    );
+  }
+
+  override _flush(done: TransformCallback): void {
+    (async () => {
+      this.start();
+      await this.cut();
+      while (this.queue.length > 0) this.send(await this.queue.shift()!.done);
+      this.send([END]);
+    })().then(
+      () => done(),
+      (err: Error) => done(err),
+    );
+  }
+
+  private async takeIn(chunk: Buffer): Promise<void> {
+    this.start();
+    this.totals.tarBytes += chunk.length;
+    let from = 0;
+    while (from < chunk.length) {
+      while (this.marks.length > 0 && this.marks[0]!.at <= this.taken) {
+        this.kind = this.marks.shift()!.kind;
+      }
+      const next = this.marks[0]?.at ?? Infinity;
+      const to = Math.min(chunk.length, from + (next - this.taken));
+      await this.hold(chunk.subarray(from, to), this.kind);
+      this.taken += to - from;
+      from = to;
+    }
+  }
+
+  private start(): void {
+    if (this.isStarted) return;
+    this.isStarted = true;
+    this.send([ENCODED_MAGIC]);
+  }
+
+  private async hold(piece: Buffer, kind: ByteKind): Promise<void> {
+    if (kind !== this.heldKind) {
+      await this.cut();
+      this.heldKind = kind;
+    }
+    while (piece.length > 0) {
+      const part = piece.subarray(0, SEGMENT_BYTES - this.heldBytes);
+      this.held.push(part);
+      this.heldBytes += part.length;
+      piece = piece.subarray(part.length);
+      if (this.heldBytes === SEGMENT_BYTES) await this.cut();
+    }
+  }
+
+  /** Makes a segment of what is held; waits while too many are in flight. */
+  private async cut(): Promise<void> {
+    if (this.heldBytes === 0) return;
+    const parts = this.held;
+    const n = this.heldBytes;
+    this.held = [];
+    this.heldBytes = 0;
+    let entry: Queued;
+    if (this.heldKind === 'raw') {
+      const out = rawSegment(parts, n);
+      entry = { out, done: Promise.resolve(out) };
+    } else {
+      const done = trySegment(parts, n);
+      entry = { done };
+      done.then(
+        (out) => (entry.out = out),
+        () => {
+          /* thrown where it is awaited; a destroyed stream never awaits it */
+        },
+      );
+    }
+    this.queue.push(entry);
+    while (this.queue[0]?.out) this.send(this.queue.shift()!.out!);
+    while (this.queue.length > IN_FLIGHT) this.send(await this.queue.shift()!.done);
+  }
+
+  private send(bufs: Buffer[]): void {
+    for (const b of bufs) {
+      this.totals.bytes += b.length;
+      this.push(b);
+    }
+  }
+}
+
+function rawSegment(parts: Buffer[], n: number): Buffer[] {
+  if (n > MAX_SEGMENT_BYTES) throw new Error(`a segment of ${n} bytes`); // SEGMENT_BYTES bounds it
+  return [encodeSegmentHead({ kind: 'raw', rawBytes: n, bytes: n }), ...parts];
+}
+
+/** The parts compressed, if that shrinks them below `KEEP_RATIO`; else as they are. */
+async function trySegment(parts: Buffer[], n: number): Promise<Buffer[]> {
+  const raw = parts.length === 1 ? parts[0]! : Buffer.concat(parts, n);
+  const out = await compress(raw, {
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+      [constants.BROTLI_PARAM_SIZE_HINT]: n,
+    },
+  });
+  if (out.length > n * KEEP_RATIO) return rawSegment([raw], n);
+  const head = encodeSegmentHead({
+    kind: 'brotli',
+    rawBytes: n,
+    bytes: out.length,
+    digest: segmentDigest(raw),
+  });
+  return [head, out];
+}
