@@ -1,19 +1,29 @@
 import type { LogRecord } from '../contract';
 import { dim } from './output';
 
-/** Prints datastream records: the job's own output (setup, run) on stdout exactly as it was
- *  written, everything else (bootstrap, events, agent notices) dimmed on stderr. With more
- *  than one node every line is prefixed by its node. */
+/** What the job's own commands print: its phases, its run_setup, the node's host setup. */
+const JOB_SOURCES: ReadonlySet<string> = new Set(['setup', 'run', 'run_setup', 'host_setup']);
+
+/** Prints datastream records: the job's own output (setup, run, run_setup, host setup) on
+ *  stdout exactly as it was written, everything else (bootstrap, events, agent notices,
+ *  section headers) dimmed on stderr. With more than one node every line is prefixed by
+ *  its node. */
 export function makeLogPrinter(opts: { prefixNodes: boolean; showBootstrap: boolean }) {
   return (records: LogRecord[]) => {
     let out = '';
     let err = '';
     for (const r of records) {
       const prefix = opts.prefixNodes ? `[${r.node.slice(r.node.indexOf('/') + 1)}] ` : '';
-      if (r.channel === 'agent' && (r.source === 'setup' || r.source === 'run')) {
+      const isJobOutput = r.channel === 'agent' && JOB_SOURCES.has(r.source);
+      if (isJobOutput && r.stream !== 'info') {
         if (r.stream === 'stderr') err += `${prefix}${r.line}\n`;
         else out += `${prefix}${r.line}\n`;
-      } else if (r.channel === 'events' || r.source === 'agent' || opts.showBootstrap) {
+      } else if (
+        r.channel === 'events' ||
+        r.source === 'agent' ||
+        isJobOutput || // a host-setup or run_setup section's header and exit lines
+        opts.showBootstrap
+      ) {
         err += dim(`${prefix}${r.channel === 'bootstrap' ? '│ ' : '» '}${r.line}`) + '\n';
       }
     }

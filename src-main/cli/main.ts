@@ -5,6 +5,7 @@ import { offersCommand, OFFERS_USAGE } from './commands/offers';
 import { pushCommand, PUSH_USAGE } from './commands/push';
 import { serveCommand, SERVE_USAGE } from './commands/serve';
 import { sshCommand, SSH_USAGE } from './commands/ssh';
+import { nodeCommand, NODE_USAGE } from './commands/node-setup';
 import { logsCommand, LOGS_USAGE } from './commands/logs';
 import { runCommand, RUN_USAGE } from './commands/run';
 import { rerunCommand, RERUN_USAGE } from './commands/rerun';
@@ -33,6 +34,7 @@ usage:
   ${PUSH_USAGE}
   ${HOSTS_USAGE}
   ${SSH_USAGE}
+  ${NODE_USAGE}
 
 The data folder is TENDER_HOME (default: Tender's app-data folder).
 Exit codes: 0 completed, 1 job failed, 2 bad input, 3 infrastructure error.`;
@@ -53,6 +55,7 @@ const COMMANDS: Record<
   push: pushCommand,
   hosts: hostsCommand,
   ssh: sshCommand,
+  node: nodeCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -19,6 +19,7 @@ import { leaseHandlers } from '../services/leases/lease-handlers';
 import { logHandlers } from '../services/logs/log-handlers';
 import { NodeFactory } from '../services/nodes/node-factory';
 import { nodeMail } from '../services/nodes/node-mail';
+import { nodeSetupHandlers } from '../services/nodes/node-setup-handlers';
 import { offerHandlers } from '../services/offers/offer-handlers';
 import { outputHandlers } from '../services/outputs/output-handlers';
 import { Reconciler } from '../services/reconcile/reconciler';
@@ -145,6 +146,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
       applyDefaults: () => timing.reload(),
     }),
     ...costHandlers({ ledger, now }),
+    ...nodeSetupHandlers({ ledger, factory }),
   };
   const composition: Composition = {
     bus,

@@ -26,6 +26,9 @@ const EXPECTED: Record<string, string> = {
   record: 'a table',
 };
 
+const HOST_SETUP_HINT =
+  'host_setup is a list of commands run in order: host_setup = ["apt-get install -y ffmpeg"], or { script = "…", refresh_capabilities = true } for an entry';
+
 const SECRET_SHAPE = '{ secret = true, from_env = "VAR" } or { secret = true, value = "…" }';
 
 /** Turns zod's issues about the parsed document into problems phrased in TOML terms. */
@@ -46,6 +49,7 @@ function fromIssue(doc: unknown, issue: z.core.$ZodIssue, base: KeyPath): Proble
         text: `${name} must be ${expected}, not ${describeTomlValue(value)}`,
       };
       if (issue.expected === 'string' && isScalar(value)) problem.hint = quoteHint(path, value);
+      if (name === 'job.host_setup') problem.hint = HOST_SETUP_HINT;
       return [problem];
     }
     case 'too_small':
@@ -71,10 +75,20 @@ function fromIssue(doc: unknown, issue: z.core.$ZodIssue, base: KeyPath): Proble
       }
       return [{ path, text: `${name} must be one of ${issue.values.map(String).join(', ')}` }];
     case 'invalid_union':
-      // The only union in a job file is an env value: a string, or a secret table.
+      // The unions of a job file: an env value (a string, or a secret table) and a
+      // host_setup entry (a string, or a { script = "…" } table).
       if (isTable(value)) {
         const tableBranch = issue.errors.find((errs) => !errs.some((e) => isRootTypeIssue(e)));
         if (tableBranch) return tableBranch.flatMap((e) => fromIssue(doc, e, path));
+      }
+      if (path[0] === 'job' && path[1] === 'host_setup') {
+        return [
+          {
+            path,
+            text: `${name} must be a command string or a { script = "…" } table, not ${describeTomlValue(value)}`,
+            hint: isScalar(value) ? quoteHint(path, value) : HOST_SETUP_HINT,
+          },
+        ];
       }
       if (isScalar(value)) {
         return [

@@ -86,6 +86,13 @@ describe('rejects bad job files with a one-line message at the right place', () 
     ['count a string', `${HEAD}[pool]\ncount = "2"\n`, '5:1: pool.count must be a number, not a string'],
     ['count zero', `${HEAD}[pool]\ncount = 0\n`, '5:1: pool.count must be at least 1'],
     ['count too big', `${HEAD}[pool]\ncount = 65\n`, '5:1: pool.count must be at most 64'],
+    ['host_setup a string', `${HEAD}host_setup = "apt-get install -y ffmpeg"\n`, '4:1: job.host_setup must be an array, not a string'],
+    ['host_setup entry a number', `${HEAD}host_setup = [1]\n`, '4:15: job.host_setup[0] must be a command string or a { script = "…" } table, not an integer'],
+    ['host_setup entry an array', `${HEAD}host_setup = [["a"]]\n`, '4:15: job.host_setup[0] must be a command string or a { script = "…" } table, not an array'],
+    ['host_setup table without script', `${HEAD}host_setup = [{ name = "x" }]\n`, '4:15: job.host_setup[0] is missing "script"'],
+    ['host_setup refresh not a boolean', `${HEAD}host_setup = [{ script = "x", refresh_capabilities = "yes" }]\n`, '4:31: job.host_setup[0].refresh_capabilities must be a boolean, not a string'],
+    ['bootstrap_script empty', `${HEAD}bootstrap_script = ""\n`, '4:1: job.bootstrap_script must not be empty'],
+    ['run_setup not a string', `${HEAD}run_setup = ["a"]\n`, '4:1: job.run_setup must be a string, not an array'],
     ['verify a string', `${HEAD}[pool]\nverify = "nvidia-smi"\n`, '5:1: pool.verify must be an array, not a string'],
     ['first problem in the file wins', `[pool]\ncount = 0\n${HEAD}outputs = 3\n`, '2:1: pool.count must be at least 1'],
     ['CRLF line ends', '[job]\r\nname = "hello"\r\nrun = "x"\r\n  outptus = []\r\n', '4:3: unknown key "outptus" in [job]; did you mean "outputs"?'],
@@ -100,6 +107,13 @@ describe('rejects bad job files with a one-line message at the right place', () 
     const position = /^(\d+):(\d+):/.exec(expected);
     expect(err.line).toBe(position ? Number(position[1]) : undefined);
     expect(err.column).toBe(position ? Number(position[2]) : undefined);
+  });
+
+  test('host_setup that is not a list of commands says how to write one', async () => {
+    expect((await failure(`${HEAD}host_setup = "apt-get install -y ffmpeg"\n`)).hint).toMatch(
+      /^host_setup is a list of commands run in order: host_setup = \["apt-get install -y ffmpeg"\]/,
+    );
+    expect((await failure(`${HEAD}host_setup = [1]\n`)).hint).toBe('quote the entry: "1"');
   });
 
   test('an unknown key lists what the table accepts as the hint', async () => {

@@ -43,7 +43,7 @@ describe('configureParams: the configure request of a job', () => {
     outputs: [],
     params: { lr: '0.1' },
     setup_fingerprint: [],
-        host_setup: [],
+    host_setup: [],
     env: { A: '1', TOKEN: { secret: true, value: 's3cr3t' } },
   };
 
@@ -67,5 +67,12 @@ describe('configureParams: the configure request of a job', () => {
     expect(() => configureParams('job-1', unresolved)).toThrow(
       'secret TOKEN was never resolved from $HF_TOKEN',
     );
+  });
+
+  it('carries run_setup, which runs before every run and is not in the host key', () => {
+    expect(configureParams('job-1', { ...job, run_setup: 'source env.sh' })).toMatchObject({
+      runSetup: 'source env.sh',
+    });
+    expect(configureParams('job-1', job)).not.toHaveProperty('runSetup');
   });
 });

@@ -26,7 +26,8 @@ export function configureEnv(jobEnv: JobSpec['env']): ConfigureEnv {
 }
 
 /** The `configure` request for a job's phases; throws what `configureEnv` refuses. A job
- *  whose setup names fingerprint files gets a persistent environment (`setupEnv`). */
+ *  whose setup names fingerprint files gets a persistent environment (`setupEnv`); its
+ *  run_setup runs before every run (`runSetup`). */
 export function configureParams(jobId: string, job: JobSpec, freshSetup = false): ConfigureParams {
   const split = configureEnv(job.env);
   if (!split.ok) throw new Error(split.error);
@@ -42,5 +43,6 @@ export function configureParams(jobId: string, job: JobSpec, freshSetup = false)
     ...(secretEnv ? { secretEnv } : {}),
     params: job.params,
     ...setupEnv,
+    ...(job.run_setup ? { runSetup: job.run_setup } : {}),
   };
 }

@@ -1,6 +1,10 @@
 import type { HelloResult, StartOutput, VersionOutput } from '../../src-agent/wire/protocol';
 import type { BootstrapStage } from '../contract';
-import { encodeHostDeclaration } from '../../src-agent/wire/host-declaration';
+import {
+  encodeHostDeclaration,
+  encodeHostSetupOptions,
+  type HostSetupOption,
+} from '../../src-agent/wire/host-declaration';
 import type { HostKeyInput } from '../../src-agent/wire/host-key';
 import { randomBytes } from 'node:crypto';
 import type { NodeRuntime } from './runtime-bundle';
@@ -8,6 +12,7 @@ import { execCapture, parseAfterMarker, shq } from '../transport/exec-helpers';
 import type { NodeShell, ShellConnector } from '../transport/node-shell';
 import { AgentClient } from './agent-client';
 import { BootstrapError, withDeadline } from './bootstrap-errors';
+import { runBootstrapScript } from './bootstrap-script';
 import { agentCommand, type AgentAddress, type NodeLayout } from './node-layout';
 
 export interface BootstrapDeadlines {
@@ -36,6 +41,11 @@ export interface BootstrapSpec {
    *  `hostKey`. */
   hostDeclaration: HostKeyInput;
   hostKey: string;
+  /** Runs once per machine after the verify commands (bootstrap-script.ts). */
+  bootstrapScript?: string;
+  /** Names and refresh_capabilities of the declaration's host_setup entries, which the
+   *  key does not carry; the agent seeds its host-setup FIFO with them. */
+  hostSetup?: HostSetupOption[];
   deadlines: BootstrapDeadlines;
 }
 
@@ -93,6 +103,28 @@ export class BootstrapSession {
           ),
         (s) => this.probeAndPrepare(shell, s),
       );
+      const { bootstrapScript } = this.spec;
+      if (bootstrapScript) {
+        // Its own budget: a driver install takes longer than the checks before it.
+        await withDeadline(
+          deadlines.checkMs,
+          signal,
+          () =>
+            new BootstrapError(
+              'boot_check_failed',
+              `bootstrap_script took longer than ${secs(deadlines.checkMs)}`,
+            ),
+          (s) =>
+            runBootstrapScript({
+              shell,
+              layout: this.spec.layout,
+              script: bootstrapScript,
+              nonce: this.nonce,
+              signal: s,
+              log: (stream, line) => this.cb.log(stream, line),
+            }),
+        );
+      }
       this.stage('agent_starting');
       await withDeadline(
         deadlines.startMs,
@@ -320,7 +352,10 @@ export class BootstrapSession {
   ): Promise<void> {
     const cmd =
       `mkdir -p ${addr.dirWord} && ` +
-      `${agentCommand(addr, 'start')} --agent-id ${shq(this.spec.agentId)} --host-decl ${shq(encodeHostDeclaration(this.spec.hostDeclaration))}`;
+      `${agentCommand(addr, 'start')} --agent-id ${shq(this.spec.agentId)} --host-decl ${shq(encodeHostDeclaration(this.spec.hostDeclaration))}` +
+      (this.spec.hostSetup?.length
+        ? ` --host-setup ${shq(encodeHostSetupOptions(this.spec.hostSetup))}`
+        : '');
     // stdout is the machine-readable answer; stderr is for people.
     const r = await execCapture(shell, cmd, {
       signal,

@@ -1,40 +1,14 @@
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CliProcess, EXAMPLES, runCli, useTempHomes } from '../helpers/cli';
-import { startSshd, type SshdFixture } from '../helpers/sshd';
+import { useLabHosts } from '../helpers/lab-host';
 
 const newHome = useTempHomes();
-const fixtures: SshdFixture[] = [];
-afterEach(async () => {
-  for (const f of fixtures.splice(0)) await f.stop();
-});
+const labHost = useLabHosts(newHome);
 
 function lastJson<T>(stdout: string): T {
   return JSON.parse(stdout.trim().split('\n').pop()!) as T;
-}
-
-/** A real sshd host registered as `lab` (`tender hosts add`) in a fresh data folder. */
-async function labHost() {
-  const f = await startSshd();
-  fixtures.push(f);
-  const { home, root } = newHome();
-  const key = join(root, 'id_lab');
-  writeFileSync(key, f.clientKey.privateKey);
-  chmodSync(key, 0o600);
-  const add = await runCli(
-    ['hosts', 'add', 'lab', `${f.user}@127.0.0.1:${f.port}`, '--identity-file', key],
-    { home },
-  );
-  expect(add.code, add.stderr).toBe(0);
-  return { f, home, root, key };
 }
 
 describe('the CLI with machines you already have', () => {

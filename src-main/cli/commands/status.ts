@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { StatusView } from '../../contract';
 import { TenderCore } from '../../core/tender-core';
+import { formatBytes } from '../../jobs/workspace/human-units';
 import { call, type CliContext } from '../context';
 import { EXIT } from '../exit-codes';
 import { ago, bold, red, table } from '../output';
@@ -133,7 +134,9 @@ function render(s: StatusView, note: string | null): string {
     out();
   }
   if (s.runs.length > 0) {
-    const rows = [['RUN', 'JOB', 'STATUS', 'NODE', 'STAGE', 'PHASE', 'EXIT', 'AGE', 'COST']];
+    const rows = [
+      ['RUN', 'JOB', 'STATUS', 'NODE', 'STAGE', 'PHASE', 'EXIT', 'CACHE', 'AGE', 'COST'],
+    ];
     for (const r of s.runs.slice(0, 20)) {
       const status =
         r.detached && (r.status === 'running' || r.status === 'pending')
@@ -148,6 +151,8 @@ function render(s: StatusView, note: string | null): string {
           n.stage,
           n.jobPhase ?? '-',
           n.exitCode === null ? '-' : String(n.exitCode),
+          // TENDER_CACHE on the machine after its latest run (docs/host-setup.md)
+          n.cacheBytes == null ? '-' : formatBytes(n.cacheBytes),
           i === 0 ? ago(r.createdAt) : '',
           i === 0 ? runCost(r) : '',
         ]);

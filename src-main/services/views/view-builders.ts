@@ -38,6 +38,7 @@ export function nodeView(
     jobStatus: attempt?.status ?? null,
     jobPhase: attempt?.phase ?? null,
     exitCode: attempt?.exitCode ?? null,
+    cacheBytes: latestCacheBytes(ledger, rec),
     linkState: linkState(rec.id),
     updatedAt: rec.stageSince,
     stageSince: rec.stageSince,
@@ -48,6 +49,14 @@ export function nodeView(
       : null,
     releasedTo: rec.releasedTo ?? null,
   };
+}
+
+/** The machine's TENDER_CACHE size from the node's latest `node.cache` journal event
+ *  (journaled after each run, jobs/node-cache-journal.ts). */
+function latestCacheBytes(ledger: Pick<Ledger, 'journal'>, rec: NodeRecord): number | null {
+  const events = ledger.journal(rec.runId);
+  const last = events.filter((e) => e.kind === 'node.cache' && e.nodeId === rec.id).at(-1);
+  return typeof last?.data.bytes === 'number' ? last.data.bytes : null;
 }
 
 /** When the current stage gives up, from the timing the node runs under. */

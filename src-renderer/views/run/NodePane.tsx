@@ -3,7 +3,9 @@ import { useEffect, useRef, useState } from 'react';
 import type { NodeView } from '../../../src-main/contract';
 import { StageBadge } from '../../components/StageBadge';
 import { toast } from '../../components/toasts';
+import { bytes } from '../../lib/format';
 import { copyText } from './clipboard';
+import { HostSetupField } from './HostSetupField';
 import { CopyIcon, FollowIcon, LogIcon, TerminalIcon } from './icons';
 import type { LogRouter } from './log-router';
 import { NodeTerminal } from './NodeTerminal';
@@ -134,6 +136,7 @@ export function NodePane(props: {
           </div>
         )}
       </div>
+      {terminalOk && <HostSetupField node={node} />}
       <div className="pane-foot">
         {tab === 'log'
           ? `Keeps the last ${LOG_SCROLLBACK.toLocaleString('en-US')} lines; the whole log is on disk (Whole log searches it).`
@@ -147,6 +150,8 @@ function NodeHeader(props: { node: NodeView; children: React.ReactNode }): React
   const { node } = props;
   const caps = node.capabilities;
   const gpu = caps?.['gpu.model'] ? `${caps['gpu.count'] ?? 1}× ${caps['gpu.model']}` : null;
+  // The machine's TENDER_CACHE after its latest run: what the next run finds there.
+  const cache = node.cacheBytes != null ? `cache ${bytes(node.cacheBytes)}` : null;
   return (
     <header className="pane-head">
       <strong className="mono">{node.logicalId}</strong>
@@ -164,7 +169,7 @@ function NodeHeader(props: { node: NodeView; children: React.ReactNode }): React
       )}
       {node.linkState === 'lost' && <span className="badge amber">link lost, reconnecting</span>}
       <span className="pane-meta">
-        {[node.leaseId, gpu, caps?.hostname].filter(Boolean).join(' · ')}
+        {[node.leaseId, gpu, caps?.hostname, cache].filter(Boolean).join(' · ')}
       </span>
       {node.failedReason ? (
         <span className="pane-failed" title={node.failedReason}>

@@ -42,6 +42,34 @@ describe('formatRecords', () => {
     expect(formatRecords([r({ line: 'step 2' })], state)).toEqual({ text: 'step 2\r\n', lines: 1 });
   });
 
+  it('gives host setup and run_setup their own sections, headers dimmed, output as is', () => {
+    const { text } = formatRecords(
+      [
+        r({
+          source: 'host_setup',
+          stream: 'info',
+          line: 'host_setup[1] apt-get install -y ffmpeg',
+        }),
+        r({ source: 'host_setup', line: 'Setting up ffmpeg' }),
+        r({ source: 'run_setup', stream: 'info', line: 'run_setup: source env.sh' }),
+        r({ source: 'run_setup', line: 'env ready' }),
+        r({ source: 'run', line: 'epoch 1' }),
+      ],
+      { phase: null },
+    );
+    const lines = text.split('\r\n').slice(0, -1).map(plainText);
+    expect(lines).toEqual([
+      expect.stringMatching(/^── host_setup ─+ /),
+      '» host_setup[1] apt-get install -y ffmpeg',
+      'Setting up ffmpeg',
+      expect.stringMatching(/^── run_setup ─+ /),
+      '» run_setup: source env.sh',
+      'env ready',
+      expect.stringMatching(/^── run ─+ /),
+      'epoch 1',
+    ]);
+  });
+
   it('shows failure events in red', () => {
     const { text } = formatRecords(
       [r({ channel: 'events', source: 'event', line: 'job failed: exit 3' })],

@@ -2,15 +2,20 @@ import type { LogRecord, LogSource } from '../../../src-main/contract';
 import { clockTime } from '../../lib/format';
 
 /** Sources that are phases of a node's life: a divider marks where each begins. */
-const PHASES: readonly LogSource[] = ['bootstrap', 'setup', 'run'];
+const PHASES: readonly LogSource[] = ['bootstrap', 'host_setup', 'setup', 'run_setup', 'run'];
+/** What the job's own commands print, passed through byte for byte. */
+const JOB_SOURCES: readonly LogSource[] = ['host_setup', 'setup', 'run_setup', 'run'];
 
 const RESET = '\x1b[0m';
 const DIM = '\x1b[2m';
 const RED = '\x1b[31m';
-/** Divider colours, the theme's: bootstrap grey, setup amber, run teal. */
+/** Divider colours, the theme's: bootstrap grey, setup amber, run teal; the host's setup
+ *  like bootstrap (the machine's), run_setup like run (the run's). */
 const PHASE_COLOUR: Record<string, string> = {
   bootstrap: '\x1b[38;2;107;117;131m',
+  host_setup: '\x1b[38;2;107;117;131m',
   setup: '\x1b[38;2;240;180;76m',
+  run_setup: '\x1b[38;2;95;208;182m',
   run: '\x1b[38;2;95;208;182m',
 };
 const DIVIDER_WIDTH = 56;
@@ -44,7 +49,8 @@ export function formatRecords(
 }
 
 function formatLine(r: LogRecord): string {
-  if (r.channel === 'agent' && (r.source === 'setup' || r.source === 'run')) return `${r.line}\r\n`;
+  if (r.channel === 'agent' && JOB_SOURCES.includes(r.source) && r.stream !== 'info')
+    return `${r.line}\r\n`;
   const mark = r.channel === 'bootstrap' ? '│ ' : '» ';
   const colour = r.channel === 'events' && /\bfailed\b/.test(r.line) ? RED : DIM;
   return `${RESET}${colour}${mark}${r.line}${RESET}\r\n`;
