@@ -48,6 +48,12 @@ export function subscribe<E extends EventName>(
   return backend().on(topic, handler);
 }
 
+/** Any thrown value as the contract's error data (code, message, hint), for a view to show. */
+export function errorData(err: unknown): ErrorData {
+  if (err instanceof ApiError) return { code: err.code, message: err.message, hint: err.hint };
+  return { code: 'internal', message: err instanceof Error ? err.message : String(err) };
+}
+
 /** A message for a person, with the hint when there is one. */
 export function describeError(err: unknown): string {
   if (err instanceof ApiError) return err.hint ? `${err.message}. ${err.hint}` : err.message;

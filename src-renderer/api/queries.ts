@@ -8,6 +8,12 @@ import type {
   StatusView,
 } from '../../src-main/contract';
 import { call, subscribe } from './backend';
+import { mergeLease } from './lease-merge';
+
+/** Warm facts (which leases are warm, which runs a lease served, what `run.plan` says) are
+ *  read, not pushed: re-read them shortly after a run starts or changes status, once for a
+ *  burst of events. */
+const WARM_REFRESH_MS = 300;
 
 /** Query keys: one place, so event handlers and views agree. */
 export const keys = {
@@ -18,6 +24,9 @@ export const keys = {
   hosts: ['hosts'] as const,
   offers: (provider: string, filter: OfferFilterInput) => ['offers', provider, filter] as const,
   outputs: (runId: string) => ['outputs', runId] as const,
+  /** Every `run.plan` answer (the composer's placement line), by its input. */
+  plans: ['run-plan'] as const,
+  plan: (input: string) => ['run-plan', input] as const,
 };
 
 /** The ledger: runs, leases, orphans. Live events patch it; a slow poll catches orphans
@@ -56,6 +65,14 @@ export function useOutputs(runId: string | null, enabled = true) {
 
 /** Patches server state in the react-query cache from live events (no second copy of it). */
 export function applyEvents(qc: QueryClient): () => void {
+  let refresh: ReturnType<typeof setTimeout> | null = null;
+  const refreshWarm = () => {
+    refresh ??= setTimeout(() => {
+      refresh = null;
+      void qc.invalidateQueries({ queryKey: keys.status });
+      void qc.invalidateQueries({ queryKey: keys.plans });
+    }, WARM_REFRESH_MS);
+  };
   const patchRun = (run: RunView) => {
     qc.setQueryData<RunView>(keys.run(run.id), run);
     qc.setQueryData<StatusView>(keys.status, (s) =>
@@ -63,6 +80,15 @@ export function applyEvents(qc: QueryClient): () => void {
     );
   };
   const patchNode = (node: NodeView) => {
+    // A node left idle after its job, or handed to a later run, changes what is warm.
+    const run =
+      qc.getQueryData<RunView>(keys.run(node.runId)) ??
+      qc.getQueryData<StatusView>(keys.status)?.runs.find((r) => r.id === node.runId);
+    const before = run?.nodes.find((n) => n.id === node.id);
+    const isIdleNow = node.stage === 'dormant' && node.jobPhase === 'done';
+    const wasIdle = before?.stage === 'dormant' && before.jobPhase === 'done';
+    if ((isIdleNow && !wasIdle) || (node.stage === 'released' && before?.stage !== 'released'))
+      refreshWarm();
     const withNode = (r: RunView): RunView =>
       r.id !== node.runId
         ? r
@@ -71,12 +97,18 @@ export function applyEvents(qc: QueryClient): () => void {
     qc.setQueryData<StatusView>(keys.status, (s) => (s ? { ...s, runs: s.runs.map(withNode) } : s));
   };
   const patchLease = (lease: LeaseView) => {
-    qc.setQueryData<StatusView>(keys.status, (s) =>
-      s ? { ...s, leases: upsert(s.leases, lease, (l) => l.label === lease.label, true) } : s,
-    );
+    qc.setQueryData<StatusView>(keys.status, (s) => {
+      if (!s) return s;
+      const prev = s.leases.find((l) => l.label === lease.label);
+      const next = mergeLease(prev, lease);
+      return { ...s, leases: upsert(s.leases, next, (l) => l.label === lease.label, true) };
+    });
   };
   const offs = [
     subscribe('run.changed', (run) => {
+      // A run that starts may claim a warm node; one that ends may leave one.
+      const before = qc.getQueryData<StatusView>(keys.status)?.runs.find((r) => r.id === run.id);
+      if (before?.status !== run.status) refreshWarm();
       patchRun(run);
       if (run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled')
         void qc.invalidateQueries({ queryKey: keys.outputs(run.id) });
@@ -84,7 +116,10 @@ export function applyEvents(qc: QueryClient): () => void {
     subscribe('node.changed', patchNode),
     subscribe('lease.changed', patchLease),
   ];
-  return () => offs.forEach((off) => off());
+  return () => {
+    offs.forEach((off) => off());
+    if (refresh) clearTimeout(refresh);
+  };
 }
 
 export function useLiveEvents(): void {

@@ -41,6 +41,12 @@ export function clockTime(ts: number): string {
     .join(':');
 }
 
+/** The run of a node id: `r-k3x9a2mf/node-0` → `r-k3x9a2mf`. */
+export function runOf(nodeId: string): string {
+  const i = nodeId.indexOf('/');
+  return i === -1 ? nodeId : nodeId.slice(0, i);
+}
+
 /** "a run id" → the short form people read: r-k3x9a2mf stays; node ids lose the run. */
 export function logicalOf(nodeId: string): string {
   const i = nodeId.indexOf('/');

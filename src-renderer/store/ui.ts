@@ -53,6 +53,8 @@ export interface ComposerDraft {
   /** The container image for marketplace nodes (vastai); empty: the provider's default. */
   image: string;
   keep: boolean;
+  /** "Use a new node": rent even where a warm node of an earlier run would serve. */
+  newNode: boolean;
   limits: DraftLimits;
   /** Where the draft came from (a tender.toml path), for display. */
   source: string | null;
@@ -77,6 +79,7 @@ export const EMPTY_DRAFT: ComposerDraft = {
   verify: [],
   image: '',
   keep: false,
+  newNode: false,
   limits: { budgetUsd: '', maxDuration: '', idleTimeout: '', unreachableGrace: '' },
   source: null,
 };

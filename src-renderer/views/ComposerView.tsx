@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { ErrorData } from '../../src-main/contract';
-import { ApiError, call } from '../api/backend';
+import { call, errorData } from '../api/backend';
 import { keys } from '../api/queries';
 import { toast } from '../components/toasts';
 import { useUi } from '../store/ui';
@@ -12,6 +12,7 @@ import { LimitsCard } from './composer/LimitsCard';
 import { PoolCard } from './composer/PoolCard';
 import { RunCard } from './composer/RunCard';
 import { useCheapestMatch } from './composer/use-cheapest-match';
+import { useRunPlan } from './composer/use-run-plan';
 import { WorkspaceCard } from './composer/WorkspaceCard';
 import './composer/composer.css';
 
@@ -28,6 +29,7 @@ export function ComposerView(): React.JSX.Element {
   const shown = showProblems ? problems : {};
   const needsCheapest = draft.provider === 'vastai' && draft.count > draft.offers.length;
   const cheapest = useCheapestMatch(draft.offerFilter, needsCheapest);
+  const plan = useRunPlan(draft);
 
   const start = useMutation({
     mutationFn: () => call('run.start', draftToStartInput(useUi.getState().draft)),
@@ -38,12 +40,7 @@ export function ComposerView(): React.JSX.Element {
       toast(`Started ${run.jobName} (${run.id})`);
       openRun(run.id);
     },
-    onError: (err) =>
-      setError(
-        err instanceof ApiError
-          ? { code: err.code, message: err.message, hint: err.hint }
-          : { code: 'internal', message: err instanceof Error ? err.message : String(err) },
-      ),
+    onError: (err) => setError(errorData(err)),
   });
 
   const run = () => {
@@ -92,6 +89,7 @@ export function ComposerView(): React.JSX.Element {
           <LimitsCard showProblems={showProblems} />
           <RunCard
             cheapest={cheapest}
+            plan={plan}
             problemCount={Object.keys(shown).length}
             isStarting={start.isPending}
             error={error}

@@ -3,11 +3,15 @@ import { perHour } from '../../lib/format';
 import { useUi } from '../../store/ui';
 import { PlayIcon } from '../run/icons';
 import { estimatedHourly } from './draft-to-run';
+import { PlacementLine } from './PlacementLine';
 import type { CheapestMatch } from './use-cheapest-match';
+import type { PlanState } from './use-run-plan';
 
-/** The summary beside the Run button: what it will cost, what is missing, what went wrong. */
+/** The summary beside the Run button: what it will cost, where it goes, what is missing,
+ *  what went wrong. */
 export function RunCard(props: {
   cheapest: CheapestMatch;
+  plan: PlanState;
   problemCount: number;
   isStarting: boolean;
   error: ErrorData | null;
@@ -50,6 +54,7 @@ export function RunCard(props: {
             </div>
           )}
         </div>
+        <PlacementLine plan={props.plan} />
         {props.error && (
           <div className="alert run-error" role="alert" data-testid="run-error">
             <strong>Not started: </strong>

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { JobSpec, PoolSpec, type Offer } from '../../../src-main/contract';
 import { EMPTY_DRAFT, type ComposerDraft } from '../../store/ui';
-import { draftProblems, draftToStartInput, estimatedHourly, lines } from './draft-to-run';
+import {
+  draftProblems,
+  draftToPlanInput,
+  draftToStartInput,
+  estimatedHourly,
+  lines,
+} from './draft-to-run';
 
 const draft = (patch: Partial<ComposerDraft>): ComposerDraft => ({
   ...EMPTY_DRAFT,
@@ -92,6 +98,17 @@ describe('draftToStartInput', () => {
     // Without a setup there is nothing to fingerprint: the lines are not sent.
     const none = draftToStartInput(draft({ setup: ' ', setupFingerprint: 'req.txt' }));
     expect(none.job.setup_fingerprint).toBeUndefined();
+  });
+
+  it('"Use a new node" asks run.start not to claim a warm node; run.plan always may', () => {
+    expect(draftToStartInput(draft({})).reuseWarm).toBeUndefined();
+    expect(draftToStartInput(draft({ newNode: true })).reuseWarm).toBe(false);
+    const plan = draftToPlanInput(draft({ newNode: true, keep: true }));
+    expect(plan).toEqual({
+      job: draftToStartInput(draft({})).job,
+      pool: draftToStartInput(draft({})).pool,
+      reuseWarm: true,
+    });
   });
 
   it('ssh: one node per host picked; market fields never leak into other providers', () => {

@@ -9,6 +9,7 @@ import { limitsToPolicy } from './draft-limits';
 import { envNameProblem, paramVariable } from './env-rules';
 
 export type StartInput = CommandInput<'run.start'>;
+export type PlanInput = CommandInput<'run.plan'>;
 
 /** Non-empty, trimmed lines of a textarea (outputs, exclude patterns, verify commands). */
 export function lines(text: string | readonly string[]): string[] {
@@ -42,7 +43,15 @@ export function draftToStartInput(draft: ComposerDraft): StartInput {
     },
     ...(draft.source ? { source: draft.source } : {}),
     ...(draft.freshSetup ? { freshSetup: true } : {}),
+    ...(draft.newNode ? { reuseWarm: false } : {}),
   };
+}
+
+/** The draft as `run.plan` input: where it would run with warm nodes allowed, so the
+ *  composer can say what "Use a new node" would leave aside. */
+export function draftToPlanInput(draft: ComposerDraft): PlanInput {
+  const { job, pool } = draftToStartInput(draft);
+  return { job, pool, reuseWarm: true };
 }
 
 function envOf(draft: ComposerDraft): Record<string, EnvValue> {

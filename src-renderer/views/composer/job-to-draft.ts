@@ -42,6 +42,7 @@ export function loadedToDraft(loaded: LoadedJob): { draft: ComposerDraft; notes:
       verify: pool.verify,
       image: pool.image ?? '',
       keep: policy.afterJob === 'keep_warm',
+      newNode: false,
       limits: policyToLimits(policy),
       source: file,
     },

@@ -1,8 +1,10 @@
 import { useState } from 'react';
-import type { LeaseView } from '../../../src-main/contract';
+import type { LeaseView, NodeView } from '../../../src-main/contract';
+import { RunLink } from '../../components/RunLink';
 import { LeaseBadge, StageBadge } from '../../components/StageBadge';
 import { accrued, isLive, needsAttention } from '../../lib/billing';
-import { clockTime, duration, logicalOf, money, perHour } from '../../lib/format';
+import { clockTime, duration, logicalOf, money, perHour, runOf } from '../../lib/format';
+import { idleEndsText, servedText } from '../../lib/warm';
 import { ChevronIcon } from '../../shell/icons';
 import { shortLeaseId } from '../../shell/teardown-progress';
 import { capabilityEntries, hardwareSummary } from './hardware';
@@ -20,7 +22,15 @@ function Rate({ provider, lease }: { provider: string; lease: LeaseView | null }
   return <span className="faint">{FREE_PROVIDERS.has(provider) ? 'free' : '—'}</span>;
 }
 
-function LeaseCell({ lease, provider }: { lease: LeaseView | null; provider: string }) {
+function LeaseCell(props: { lease: LeaseView | null; provider: string; node?: NodeView }) {
+  const { lease, provider, node } = props;
+  if (!lease && node?.stage === 'released')
+    return (
+      <span className="lg-passed" data-testid="released-to">
+        lease passed to{' '}
+        {node.releasedTo ? <RunLink runId={runOf(node.releasedTo)} /> : 'a later run'}
+      </span>
+    );
   if (!lease) return <span className="faint">none yet</span>;
   return (
     <span className="lg-lease-cell">
@@ -34,7 +44,7 @@ function LeaseCell({ lease, provider }: { lease: LeaseView | null; provider: str
 
 export function canDestroy(row: NodeRow): boolean {
   const { stage } = row.node;
-  if (stage === 'destroyed' || stage === 'destroying') return false;
+  if (stage === 'destroyed' || stage === 'destroying' || stage === 'released') return false;
   if (row.lease?.state === 'destroying') return false;
   return row.isLive;
 }
@@ -78,7 +88,7 @@ export function NodeRowView(props: {
         </td>
         <td className="dim">{node.provider}</td>
         <td>
-          <LeaseCell lease={lease} provider={node.provider} />
+          <LeaseCell lease={lease} provider={node.provider} node={node} />
         </td>
         <td className="lg-stage-cell">
           <span className="lg-stage-top">
@@ -86,6 +96,7 @@ export function NodeRowView(props: {
             <StageClock node={node} now={now} />
           </span>
           <StageStrip node={node} now={now} />
+          <WarmLines node={node} lease={lease} now={now} />
           {node.destroyReason?.startsWith(SELF_DESTROYED) && (
             <span
               className="lg-self-destroyed"
@@ -149,6 +160,42 @@ export function NodeRowView(props: {
   );
 }
 
+/** A node's part in a warm lease's life: warm now (its idle countdown and $/h), the runs
+ *  its lease served, the earlier run's warm node it took over. */
+function WarmLines(props: {
+  node: NodeView;
+  lease: LeaseView | null;
+  now: number;
+}): React.JSX.Element | null {
+  const { node, lease, now } = props;
+  const warm = lease?.warm && isLive(lease) ? lease.warm : null;
+  const served = servedText(lease?.servedRuns);
+  if (!warm && !served && !node.claimedFrom) return null;
+  return (
+    <span className="lg-warm-lines">
+      {warm && (
+        <span className="lg-warm" data-testid="warm-lease">
+          <span className="badge plain warm">warm</span>
+          <span className="dim">{idleEndsText(warm.idleEndsAt, now)}</span>
+          <span className="dim">
+            · <Rate provider={node.provider} lease={lease} />
+          </span>
+        </span>
+      )}
+      {node.claimedFrom && (
+        <span className="lg-claimed" data-testid="claimed-from">
+          warm node from <RunLink runId={node.claimedFrom.runId} />
+        </span>
+      )}
+      {served && (
+        <span className="lg-served mono" data-testid="served-runs" title="Runs this lease served">
+          {served}
+        </span>
+      )}
+    </span>
+  );
+}
+
 function NodeDetail({ row, now }: { row: NodeRow; now: number }): React.JSX.Element {
   const { node, lease } = row;
   const caps = capabilityEntries(node.capabilities);
@@ -176,6 +223,38 @@ function NodeDetail({ row, now }: { row: NodeRow; now: number }): React.JSX.Elem
             <>
               <dt>Destroyed</dt>
               <dd>{node.destroyReason}</dd>
+            </>
+          )}
+          {node.claimedFrom && (
+            <>
+              <dt>From</dt>
+              <dd>
+                the warm node of <RunLink runId={node.claimedFrom.runId} /> (no create, no
+                bootstrap)
+              </dd>
+            </>
+          )}
+          {node.stage === 'released' && node.releasedTo && (
+            <>
+              <dt>Passed to</dt>
+              <dd>
+                <RunLink runId={runOf(node.releasedTo)} />, which holds the lease now
+              </dd>
+            </>
+          )}
+          {lease?.warm && isLive(lease) && (
+            <>
+              <dt>Warm</dt>
+              <dd>
+                {idleEndsText(lease.warm.idleEndsAt, now)}; the next run declaring{' '}
+                <span className="mono">{lease.warm.hostKey}</span> claims it
+              </dd>
+            </>
+          )}
+          {lease?.servedRuns && lease.servedRuns.length > 1 && (
+            <>
+              <dt>Served</dt>
+              <dd className="mono">{lease.servedRuns.join(', ')}</dd>
             </>
           )}
           <dt>Label</dt>

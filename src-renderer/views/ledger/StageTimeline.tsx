@@ -1,7 +1,7 @@
 import type { NodeView } from '../../../src-main/contract';
 import { stageLabel } from '../../components/StageBadge';
 import { clockTime, duration } from '../../lib/format';
-import { deadlineLeft, stageSpans, timelineSteps } from './timeline';
+import { deadlineLeft, isEndedStage, stageSpans, timelineSteps } from './timeline';
 
 /** The current attempt's stages as a strip of steps; each step says its time on hover. */
 export function StageStrip({ node, now }: { node: NodeView; now: number }): React.JSX.Element {
@@ -29,7 +29,7 @@ export function StageStrip({ node, now }: { node: NodeView; now: number }): Reac
 /** How long the node is in its stage, and when that stage gives up. */
 export function StageClock({ node, now }: { node: NodeView; now: number }): React.JSX.Element {
   const left = deadlineLeft(node, now);
-  const isEnded = node.stage === 'destroyed';
+  const isEnded = isEndedStage(node.stage);
   return (
     <span className="lg-stage-clock">
       <span className="dim">
@@ -64,14 +64,10 @@ export function StageHistory({ node, now }: { node: NodeView; now: number }): Re
             </td>
             <td className="mono faint">{clockTime(s.from)}</td>
             <td className="num lg-history-ms">
-              {s.isCurrent && s.stage !== 'destroyed'
-                ? `${duration(s.ms)} so far`
-                : s.stage === 'destroyed'
-                  ? ''
-                  : fine(s.ms)}
+              {isEndedStage(s.stage) ? '' : s.isCurrent ? `${duration(s.ms)} so far` : fine(s.ms)}
             </td>
             <td className="lg-history-bar">
-              {s.stage !== 'destroyed' && (
+              {!isEndedStage(s.stage) && (
                 <span
                   style={{ width: `${Math.max(3, (100 * Math.log1p(s.ms)) / scale)}%` }}
                   className={`lgs-${s.stage}`}

@@ -102,6 +102,38 @@ describe('the ledger model', () => {
     expect(m.attention.unreachable).toHaveLength(1);
   });
 
+  it('a warm node passed to a later run is ended in its own run; the lease lists with the later one', () => {
+    const released = node(
+      [
+        ['new', T0],
+        ['dormant', T0 + 1_000],
+        ['released', T0 + 2_000],
+      ],
+      { releasedTo: 'r-bbbbbb/node-0' },
+    );
+    const claimed = node([['dormant', T0 + 2_000]], {
+      id: 'r-bbbbbb/node-0',
+      runId: 'r-bbbbbb',
+      claimedFrom: { runId: 'r-aaaaaa', nodeId: 'r-aaaaaa/node-0' },
+    });
+    const first = run({ status: 'completed', nodes: [released] });
+    const second = run({ id: 'r-bbbbbb', status: 'completed', nodes: [claimed] });
+    // The claim moved the lease (same label) to the later run's node.
+    const held = lease({
+      runId: 'r-bbbbbb',
+      nodeId: 'r-bbbbbb/node-0',
+      servedRuns: ['r-aaaaaa', 'r-bbbbbb'],
+      warm: { hostKey: 'hk1_a', idleEndsAt: T0 + HOUR },
+    });
+    const m = buildLedger(status({ runs: [first, second], leases: [held] }), 'live');
+    expect(m.groups.map((g) => g.run.id)).toEqual(['r-bbbbbb']);
+    expect(m.groups[0]!.rows[0]!.lease?.label).toBe(held.label);
+    expect(isNodeLive(released, null)).toBe(false);
+    const all = buildLedger(status({ runs: [first, second], leases: [held] }), 'all');
+    const row = all.groups.find((g) => g.run.id === 'r-aaaaaa')!.rows[0]!;
+    expect(row).toMatchObject({ lease: null, isLive: false });
+  });
+
   it('is empty only with no run, no lease and no orphan', () => {
     expect(buildLedger(status(), 'all').isEmpty).toBe(true);
     const orphanOnly = status({

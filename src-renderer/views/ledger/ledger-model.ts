@@ -6,6 +6,7 @@ import type {
   StatusView,
 } from '../../../src-main/contract';
 import { accrued, burnRate, isLive, needsAttention } from '../../lib/billing';
+import { isEndedStage } from './timeline';
 
 export type LedgerFilter = 'live' | 'all';
 
@@ -49,10 +50,11 @@ export interface LedgerModel {
 
 const isActiveRun = (r: RunView) => r.status === 'pending' || r.status === 'running';
 
-/** A node may still bill or change: it holds a live lease, or it has not ended. */
+/** A node may still bill or change: it holds a live lease, or it has not ended (destroyed,
+ *  failed, or released: its lease passed to a later run, which lists it from then on). */
 export function isNodeLive(node: NodeView, lease: LeaseView | null): boolean {
   if (lease && isLive(lease)) return true;
-  return node.stage !== 'destroyed' && node.stage !== 'failed';
+  return !isEndedStage(node.stage) && node.stage !== 'failed';
 }
 
 /** The status as the ledger shows it: runs with their nodes and leases, live runs first,

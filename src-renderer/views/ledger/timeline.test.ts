@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { node, T0 } from './fixtures.test-util';
-import { deadlineLeft, nodeAge, stageSpans, timelineSteps } from './timeline';
+import { deadlineLeft, isEndedStage, nodeAge, stageSpans, timelineSteps } from './timeline';
 
 const healthy = node([
   ['new', T0],
@@ -31,6 +31,19 @@ describe('stage timeline', () => {
     expect(spans.at(-1)).toMatchObject({ stage: 'destroyed', ms: 0, isCurrent: true });
     expect(nodeAge(gone, T0 + 999_999)).toBe(6_000);
     expect(nodeAge(healthy, T0 + 60_000)).toBe(60_000);
+  });
+
+  it('stops the clock in released: the lease passed to a later run ends this node', () => {
+    const passed = node([
+      ['new', T0],
+      ['dormant', T0 + 1_000],
+      ['released', T0 + 4_000],
+    ]);
+    const spans = stageSpans(passed.stages, T0 + 999_999);
+    expect(spans.at(-1)).toMatchObject({ stage: 'released', ms: 0, isCurrent: true });
+    expect(nodeAge(passed, T0 + 999_999)).toBe(4_000);
+    expect(isEndedStage('released')).toBe(true);
+    expect(isEndedStage('dormant')).toBe(false);
   });
 
   it('marks stages jumped over as skipped and those ahead as pending', () => {

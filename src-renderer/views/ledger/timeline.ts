@@ -9,8 +9,14 @@ const MAIN_PATH: readonly NodeStage[] = NODE_MAIN_PATH;
 /** Shown after the main path, each once reached. */
 const OFF_PATH: readonly NodeStage[] = NODE_OFF_PATH;
 
-/** Stages after which nothing more happens to the node (no time accrues in them). */
-const TERMINAL: readonly NodeStage[] = ['destroyed'];
+/** Stages after which nothing more happens to the node (no time accrues in them):
+ *  destroyed, or released (its lease passed to a later run's node). */
+const TERMINAL: readonly NodeStage[] = ['destroyed', 'released'];
+
+/** The node's part is over: its lease is gone or another run's node holds it. */
+export function isEndedStage(stage: NodeStage): boolean {
+  return TERMINAL.includes(stage);
+}
 
 /** One stay in a stage: when it began and ended (now, for the current one). */
 export interface StageSpan {
@@ -86,6 +92,6 @@ export function nodeAge(node: Pick<NodeView, 'stages' | 'stage'>, now: number): 
   const first = node.stages[0];
   const last = node.stages[node.stages.length - 1];
   if (!first || !last) return 0;
-  const hasEnded = node.stage === 'destroyed' || node.stage === 'failed';
+  const hasEnded = isEndedStage(node.stage) || node.stage === 'failed';
   return (hasEnded ? last.at : now) - first.at;
 }

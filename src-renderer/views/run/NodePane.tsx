@@ -1,7 +1,9 @@
 import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'react';
 import type { NodeView } from '../../../src-main/contract';
+import { RunLink } from '../../components/RunLink';
 import { StageBadge } from '../../components/StageBadge';
+import { runOf } from '../../lib/format';
 import { toast } from '../../components/toasts';
 import { bytes } from '../../lib/format';
 import { copyText } from './clipboard';
@@ -168,6 +170,20 @@ function NodeHeader(props: { node: NodeView; children: React.ReactNode }): React
         </span>
       )}
       {node.linkState === 'lost' && <span className="badge amber">link lost, reconnecting</span>}
+      {node.claimedFrom && (
+        <span
+          className="pane-warm"
+          data-testid="claimed-from"
+          title="This node took over a node an earlier run kept: no create, no bootstrap"
+        >
+          warm node from <RunLink runId={node.claimedFrom.runId} />
+        </span>
+      )}
+      {node.stage === 'released' && node.releasedTo && (
+        <span className="pane-warm" data-testid="released-to">
+          lease passed to <RunLink runId={runOf(node.releasedTo)} />
+        </span>
+      )}
       <span className="pane-meta">
         {[node.leaseId, gpu, caps?.hostname, cache].filter(Boolean).join(' · ')}
       </span>

@@ -9,7 +9,9 @@ import { JobBadge } from '../../components/StageBadge';
 import { toast } from '../../components/toasts';
 import { clockTime, duration, money, perHour } from '../../lib/format';
 import { useNow } from '../../lib/use-now';
-import { StopIcon } from './icons';
+import { PlayIcon, StopIcon } from './icons';
+import { canRerun } from './rerun';
+import { RerunError, useRerun } from './Rerun';
 
 export function isActive(run: RunView): boolean {
   return run.status === 'pending' || run.status === 'running';
@@ -35,6 +37,7 @@ export function RunHeader({ run, asOf }: { run: RunView; asOf: number }): React.
     onSuccess: patch,
     onError: (err) => toast(describeError(err), 'error'),
   });
+  const rerun = useRerun(run);
   const { cost, policy } = run;
   // The view was computed at `asOf`; what bills keeps billing between updates.
   const accrued = cost.accruedUsd + (cost.burnUsdPerHour * Math.max(0, now - asOf)) / 3_600_000;
@@ -57,6 +60,17 @@ export function RunHeader({ run, asOf }: { run: RunView; asOf: number }): React.
             onClick={() => attach.mutate()}
           >
             Reattach
+          </button>
+        )}
+        {canRerun(run) && (
+          <button
+            className="btn"
+            data-testid="rerun"
+            disabled={rerun.isPending}
+            title="The same job and pool again, on a warm node when one has the same host key"
+            onClick={rerun.start}
+          >
+            <PlayIcon /> {rerun.isPending ? 'Starting…' : 'Rerun'}
           </button>
         )}
         {isActive(run) && (
@@ -111,6 +125,7 @@ export function RunHeader({ run, asOf }: { run: RunView; asOf: number }): React.
           </Fact>
         )}
       </dl>
+      <RerunError rerun={rerun} />
       {cost.budgetWarning && isActive(run) && (
         <div className="alert warn run-budget-warning" role="status" data-testid="budget-warning">
           This run has spent {Math.round((cost.budgetFraction ?? 0) * 100)}% of its{' '}
