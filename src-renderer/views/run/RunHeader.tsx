@@ -50,7 +50,9 @@ export function RunHeader({ run, asOf }: { run: RunView; asOf: number }): React.
         <h1>{run.jobName}</h1>
         <JobBadge status={run.status} />
         {run.detached && isActive(run) && <span className="badge amber">detached</span>}
-        <span className="mono faint">{run.id}</span>
+        <span className="mono faint" data-testid="run-id">
+          {run.id}
+        </span>
         <div className="grow" />
         {run.detached && isActive(run) && (
           <button
