@@ -21,7 +21,7 @@ import {
   type NodeGoneAction,
 } from './node-loss';
 import { PhaseTracker } from './phase-tracker';
-import { checkClaimedNode } from './claimed-node';
+import { CLAIM_CHECK_DEADLINE_MS, claimProblem } from './claimed-node';
 import { provisionNode } from './provision-node';
 import { teardownOutcome, teardownPlan } from './teardown-plan';
 
@@ -49,6 +49,11 @@ export class NodeJob {
   private renewer: DeadManRenewer | null = null;
   private collected = false;
   private jobEndedAt: number | null = null;
+  /** A claimed warm node is being checked: link losses and teardowns are the check's. */
+  private checkingClaim = false;
+  /** During the check: told the reason once the link has failed twice in a row. */
+  private claimLinkLost: ((reason: string) => void) | null = null;
+  private claimLinkFailures = 0;
   /** Set when the node's own dead-man switch fired: the destroy reason the ledger shows. */
   private selfTeardown: string | null = null;
 
@@ -152,10 +157,20 @@ export class NodeJob {
     const rec = this.deps.manager.record;
     const d = { ...this.deps, note: this.note };
     if (!rec.claimedFrom || rec.stage !== 'dormant') return provisionNode(d);
-    const problem = rec.connection
-      ? await checkClaimedNode(this.deps.connect(rec.connection), rec)
-      : 'has no endpoint';
+    // Checked on the job's own link (one connection, which the job then keeps); while the
+    // check runs a drop or a fired switch is the check's to judge, not a lost node's.
+    this.checkingClaim = true;
+    const lost = new Promise<string>((r) => (this.claimLinkLost = r));
+    const hello = await Promise.race([
+      this.ensureLink().helloWithin(CLAIM_CHECK_DEADLINE_MS),
+      lost,
+    ]);
+    this.checkingClaim = false;
+    const problem =
+      typeof hello === 'string' ? `does not answer (${hello})` : claimProblem(hello, rec);
     if (!problem) return { type: 'NodeReady' };
+    this.closeLink();
+    this.renewer = null; // the replacement's link arms a switch of its own
     this.note(`warm node ${rec.lease?.leaseId ?? rec.label} ${problem}: renting a new node`);
     return provisionNode(d, { replaceFirst: `warm node unusable: ${problem}` });
   }
@@ -279,7 +294,9 @@ export class NodeJob {
   }
 
   private onLinkState(rec: NodeRecord, state: LinkState, detail: string): void {
-    if (state === 'lost') void this.checkLost(rec, detail);
+    if (state === 'lost' && this.checkingClaim) {
+      if (++this.claimLinkFailures >= 2) this.claimLinkLost?.(detail);
+    } else if (state === 'lost') void this.checkLost(rec, detail);
     // A new connection may be to a restarted agent, which holds no switch until told.
     if (state === 'connected') void this.renewer?.renewNow();
     const change = linkViewChange(this.linkState, state, detail);
@@ -313,6 +330,7 @@ export class NodeJob {
   /** The node's own switch fired: it is stopping its job and destroying itself. The app
    *  still destroys the lease the usual way (idempotent) and confirms it gone. */
   private onSelfTeardown(record: TeardownRecord): void {
+    if (this.checkingClaim) return; // the claim check replaces a node whose switch fired
     const action = selfTeardownAction({
       isDetached: this.detached,
       isKnown: this.selfTeardown !== null,

@@ -1,5 +1,6 @@
 import type {
   AgentLogRecord,
+  HelloResult,
   OpName,
   Ops,
   PhaseState,
@@ -25,6 +26,9 @@ export interface AgentLinkDeps {
 
 const BACKOFF_MS = [250, 500, 1_000, 2_000, 5_000, 10_000];
 const HELLO_TIMEOUT_MS = 15_000;
+/** A spare bulk connection older than this is not trusted (a sleep, a NAT timeout) and
+ *  is replaced by a fresh one. */
+const SPARE_MAX_AGE_MS = 30_000;
 
 /** The long-lived control channel to a joined agent (the `attach` channel). When it
  *  drops it reconnects with backoff and resumes the log stream from the last stored seq,
@@ -37,6 +41,11 @@ export class AgentLink {
   private connected!: Promise<AgentClient>;
   private resolveConnected!: (c: AgentClient) => void;
   private attempt = 0;
+  /** The agent's hello on the current connection (null while none is up). */
+  private hello: HelloResult | null = null;
+  /** A bulk connection opened ahead of need, so a push or pull does not wait for a
+   *  handshake: the next bulkShell() takes it and a new one is opened behind it. */
+  private spare: { shell: Promise<NodeShell>; at: number } | null = null;
 
   constructor(private readonly deps: AgentLinkDeps) {
     this.resetConnected();
@@ -62,10 +71,41 @@ export class AgentLink {
     }
   }
 
-  /** A shell to the node for bulk channels (workspace push, output pull). */
+  /** A shell to the node for bulk channels (workspace push, output pull), beside the
+   *  control connection so a big transfer never queues the agent's messages. One is kept
+   *  open ahead of need: the handshake is paid while the job does something else. */
   async bulkShell(): Promise<NodeShell> {
+    const spare = this.spare;
+    this.spare = null;
+    const fresh = spare && Date.now() - spare.at < SPARE_MAX_AGE_MS;
+    if (spare && !fresh) void spare.shell.then((s) => s.close()).catch(() => {});
+    const shell = fresh ? spare.shell : this.deps.connect(this.abort.signal);
     await this.connected;
-    return this.deps.connect(this.abort.signal);
+    if (this.closed) {
+      void shell.then((s) => s.close()).catch(() => {});
+      throw new LinkClosedError('the link was closed');
+    }
+    this.prepareSpare();
+    return shell;
+  }
+
+  /** Resolves with the agent's hello once a connection is up, or null after `timeoutMs`
+   *  (a node that does not answer). */
+  async helloWithin(timeoutMs: number): Promise<HelloResult | null> {
+    let timer!: NodeJS.Timeout;
+    const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), timeoutMs)));
+    try {
+      return await Promise.race([this.connected.then(() => this.hello), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private prepareSpare(): void {
+    if (this.closed || this.spare) return;
+    const shell = this.deps.connect(this.abort.signal);
+    shell.catch(() => {}); // a spare that fails is replaced when it is asked for
+    this.spare = { shell, at: Date.now() };
   }
 
   close(): void {
@@ -74,6 +114,8 @@ export class AgentLink {
     this.abort.abort();
     this.client?.close('link closed by Tender');
     void this.shell?.close();
+    void this.spare?.shell.then((s) => s.close()).catch(() => {});
+    this.spare = null;
     this.deps.onState('closed', 'closed');
   }
 
@@ -82,6 +124,9 @@ export class AgentLink {
   }
 
   private async loop(): Promise<void> {
+    // The first bulk connection handshakes beside the control one: a job's first push
+    // (the step right after the link is up) does not wait for a second handshake.
+    this.prepareSpare();
     while (!this.closed) {
       const lost = await this.connectOnce().catch((err: Error) => err.message);
       if (this.closed) return;
@@ -106,6 +151,7 @@ export class AgentLink {
     });
     try {
       const hello = await client.request('hello', {}, HELLO_TIMEOUT_MS);
+      this.hello = hello;
       if (hello.teardown) this.deps.onTeardown?.(hello.teardown);
       await client.request('subscribe', { fromSeq: this.deps.fromSeq() });
       // Phases that changed while nobody was attached.
@@ -120,6 +166,7 @@ export class AgentLink {
     this.attempt = 0;
     this.deps.onState('connected', '');
     this.resolveConnected(client);
+    this.prepareSpare();
     const reason = await closedPromise;
     this.resetConnected();
     this.client = null;
