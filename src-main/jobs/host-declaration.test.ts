@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JobSpec, PoolSpec, type JobSpecInput, type PoolSpecInput } from '../contract/job';
+import { BadInputError } from '../base/bad-input-error';
+import { parseJobToml } from './job-file';
 import { checkHostResources, differingFields, hostDeclaration, hostKey } from './host-declaration';
 
 const job = (extra: Partial<JobSpecInput> = {}) =>
@@ -57,3 +59,44 @@ describe('host declaration → hk1 key', () => {
     expect(checkHostResources(pool({ min_vram_gb: 24 }))).toEqual([]);
   });
 });
+
+describe('the host key fields in a job file', () => {
+  const parse = (text: string) => () =>
+    parseJobToml(text, {
+      file: 'tender.toml',
+      baseDir: '/tmp',
+      knownProviders: ['local', 'vastai'],
+    });
+
+  it('a fractional resource is refused at its line and column with the fix', () => {
+    const err = thrown(
+      parse('[job]\nname = "x"\nrun = "true"\n\n[pool]\nprovider = "vastai"\nmin_vram_gb = 23.5\n'),
+    );
+    expect(err).toBeInstanceOf(BadInputError);
+    expect((err as BadInputError).message).toBe(
+      'tender.toml:7:1: min_vram_gb = 23.5 is not a whole number',
+    );
+    expect((err as BadInputError).hint).toMatch(/write min_vram_gb = 24/);
+  });
+
+  it('host_setup, bootstrap_script and run_setup load as written', () => {
+    const { job } = parse(
+      '[job]\nname = "x"\nrun = "true"\nbootstrap_script = "echo once"\nrun_setup = "nvidia-smi"\nhost_setup = ["apt-get update", { script = "apt-get install -y ffmpeg", refresh_capabilities = true }]\n',
+    )();
+    expect(job.host_setup).toEqual([
+      'apt-get update',
+      { script: 'apt-get install -y ffmpeg', refresh_capabilities: true },
+    ]);
+    expect(job.bootstrap_script).toBe('echo once');
+    expect(job.run_setup).toBe('nvidia-smi');
+  });
+});
+
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a throw');
+}

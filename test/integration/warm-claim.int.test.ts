@@ -174,4 +174,51 @@ describe('warm nodes (local provider)', () => {
       /warm node .* does not answer.*: renting a new node/,
     );
   });
+
+  it('two runs racing for one warm node: one claims it, the other rents', async () => {
+    const { open, work } = setup();
+    const core = open();
+    const first = await runToEnd(core, kept(work));
+    const [a, b] = await Promise.all([
+      core.client.invoke('run.start', kept(work)),
+      core.client.invoke('run.start', kept(work)),
+    ]);
+    if (!a.ok || !b.ok) throw new Error('a run did not start');
+    await Promise.all([core.waitRun(a.value.id), core.waitRun(b.value.id)]);
+    const views = await Promise.all(
+      [a.value.id, b.value.id].map(async (runId) => {
+        const v = await core.client.invoke('run.get', { runId });
+        if (!v.ok) throw new Error(v.error.message);
+        return v.value;
+      }),
+    );
+    expect(views.map((v) => v.status)).toEqual(['completed', 'completed']);
+    const claimed = views.filter((v) => v.nodes[0]!.claimedFrom);
+    expect(claimed).toHaveLength(1);
+    expect(claimed[0]!.nodes[0]!.leaseId).toBe(first.nodes[0]!.leaseId);
+    const leases = views.map((v) => v.nodes[0]!.leaseId);
+    expect(new Set(leases).size).toBe(2);
+  });
+
+  it('a setup that fails on a warm node leaves the node usable and the env unready', async () => {
+    const { open, work } = setup();
+    writeFileSync(join(work, 'requirements.txt'), 'torch\n');
+    const core = open();
+    const env = { setup_fingerprint: ['requirements.txt'] };
+    const ok = await runToEnd(core, kept(work, { ...env, setup: 'echo build-1' }));
+    expect(ok.status).toBe('completed');
+    // A broken setup (a changed requirements file) fails its run; the node stays warm.
+    writeFileSync(join(work, 'requirements.txt'), 'torch\nbroken\n');
+    const bad = await runToEnd(core, kept(work, { ...env, setup: 'echo build-2; exit 3' }));
+    expect(bad.status).toBe('failed');
+    expect(bad.nodes[0]!.claimedFrom?.runId).toBe(ok.id);
+    expect(bad.nodes[0]!.stage).toBe('dormant');
+    // The next run claims it again and builds the environment (the failed one was not ready).
+    const again = await runToEnd(core, kept(work, { ...env, setup: 'echo build-2; exit 3' }));
+    expect(again.nodes[0]!.claimedFrom?.runId).toBe(bad.id);
+    expect((await lines(core, again.nodes[0]!.id, 'agent')).join('\n')).toContain('build-2');
+    const fixed = await runToEnd(core, kept(work, { ...env, setup: 'echo build-3' }));
+    expect(fixed.status).toBe('completed');
+    expect(fixed.nodes[0]!.claimedFrom?.runId).toBe(again.id);
+  });
 });
