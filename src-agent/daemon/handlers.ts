@@ -6,6 +6,7 @@ import { PROTOCOL_VERSION, type OpName, type Ops, PHASES } from '../wire/protoco
 import { AGENT_VERSION } from '../version';
 import { capabilities } from './capabilities';
 import type { DaemonContext } from './context';
+import { cleanSlate } from './clean-slate';
 import { parseConfigure, readJobIdentity, writeJobFile } from './job-config';
 import { parseHostSetupAppend } from './host-setup-request';
 import { parseLease } from './lease-params';
@@ -66,6 +67,17 @@ export const handlers: { [K in OpName]: Handler<K> } = {
         'info',
         `configured job ${job.jobId} attempt ${job.attempt}; earlier phase states cleared`,
       );
+      // Another job (not a new attempt of this one, which keeps its checkpoints): the
+      // workspace is what was pushed, and the job before's outputs are set aside.
+      if (previous.jobId !== job.jobId) {
+        const slate = cleanSlate(ctx.paths);
+        if (slate.removed > 0 || slate.outputSetAside)
+          ctx.log.append(
+            'agent',
+            'info',
+            `clean slate for job ${job.jobId}: ${slate.removed} file(s) the job before left in the workspace removed${slate.outputSetAside ? `; its TENDER_OUTPUT set aside in previous-output/` : ''}`,
+          );
+      }
     }
     // The same job configured again without secretEnv (an app that resumed a run and holds
     // its secrets only redacted) keeps the secrets this daemon already holds.

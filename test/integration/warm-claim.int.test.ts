@@ -2,7 +2,7 @@
 // node serves the next run with the same host key — no create, no bootstrap, its own log
 // — and each run is charged its own share; another key rents anew and says why.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -220,5 +220,27 @@ describe('warm nodes (local provider)', () => {
     const fixed = await runToEnd(core, kept(work, { ...env, setup: 'echo build-3' }));
     expect(fixed.status).toBe('completed');
     expect(fixed.nodes[0]!.claimedFrom?.runId).toBe(again.id);
+  });
+
+  it('a claimed node gives the next run a clean slate: no outputs of the run before', async () => {
+    const { open, work } = setup();
+    const core = open();
+    const outputs = ['out/result.txt'];
+    const first = await runToEnd(
+      core,
+      kept(work, {
+        outputs,
+        run: 'mkdir -p out && echo A > out/result.txt && echo A > "$TENDER_OUTPUT/extra.txt"',
+      }),
+    );
+    expect(first.status).toBe('completed');
+    const second = await runToEnd(core, kept(work, { outputs, run: 'ls out 2>/dev/null; true' }));
+    expect(second.nodes[0]!.claimedFrom?.runId).toBe(first.id);
+    const dir = join(second.outputsDir, 'node-0', 'outputs');
+    expect(existsSync(join(dir, 'out', 'result.txt'))).toBe(false);
+    expect(existsSync(join(dir, '_output', 'extra.txt'))).toBe(false);
+    expect((await lines(core, second.nodes[0]!.id, 'events')).join('\n')).toMatch(
+      /missing: out\/result.txt/,
+    );
   });
 });
