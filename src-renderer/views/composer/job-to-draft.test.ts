@@ -60,6 +60,7 @@ describe('loadedToDraft', () => {
       verify: ['nvidia-smi'],
       image: 'img:1',
       keep: false,
+      newNode: false,
       limits: { budgetUsd: '', maxDuration: '', idleTimeout: '', unreachableGrace: '' },
       source: '/w/tender.toml',
     });
