@@ -1,6 +1,6 @@
 // The UI in Chromium against `tender serve` (web mode): compose a run from a dropped
-// workspace, run it on the local provider, watch its log lines, see its outputs, tear down
-// all, and find the ledger saying destroyed. Screenshots of each view land in
+// workspace, run it on the local provider, watch its log lines, see its outputs, append host
+// setup to the kept node, tear down all, and find the ledger saying destroyed. Screenshots of each view land in
 // test/e2e/screenshots/.
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -80,6 +80,17 @@ describe('the UI in web mode, local provider', () => {
     await expect.poll(() => outputs.innerText(), { timeout: 30_000 }).toMatch(/metrics\.json/);
     expect(await outputs.innerText()).toMatch(/loss\.csv/);
     await screenshot(page, 'run');
+
+    // The kept node is live: host setup appended from its pane runs there, and shows.
+    const field = page.getByTestId('host-setup-field').first();
+    await field.locator('input').fill('echo appended from the UI');
+    await field.getByRole('button', { name: 'Append host setup' }).click();
+    await expect
+      .poll(() => field.getByTestId('host-setup-result').innerText(), { timeout: 30_000 })
+      .toBe('host_setup[1] exited 0');
+    await expect
+      .poll(() => pane.locator('.xterm-rows').innerText(), { timeout: 30_000 })
+      .toMatch(/appended from the UI/);
 
     // The kept node bills (locally: free) and is live: Tear down all.
     await page.getByTestId('teardown-all').click();
