@@ -4,7 +4,7 @@ import { getAttempt } from './attempts';
 import { appendEvent } from './journal';
 import { getLease } from './leases';
 import type { NodeRecord } from './node-record';
-import { getRun } from './runs';
+import { RUN_SELECT, toRunRow, type RawRun } from './row-mapping';
 import type { AttemptRow, LeaseRow, RunRow } from './rows';
 
 /** A dormant node of a provider, with what decides whether it is warm (services/runs/
@@ -28,7 +28,8 @@ export function dormantNodes(db: Database.Database, provider?: string): DormantN
   ) as { record_json: string }[];
   return rows.flatMap((r) => {
     const node = JSON.parse(r.record_json) as NodeRecord;
-    const run = getRun(db, node.runId);
+    const raw = db.prepare(`${RUN_SELECT} WHERE r.id = ?`).get(node.runId) as RawRun | undefined;
+    const run = raw && toRunRow(raw);
     if (!run) return [];
     return [{ node, run, attempt: getAttempt(db, node.id), lease: getLease(db, node.label) }];
   });

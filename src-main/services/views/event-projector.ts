@@ -1,6 +1,7 @@
 import type { EventBus } from '../../base/event-bus';
 import type { Ledger } from '../../ledger/ledger';
 import type { Timing } from '../settings/timing';
+import { warmLeases } from '../runs/warm-view';
 import { leaseView, nodeView, runView, type LinkStateOf } from './view-builders';
 
 export interface EventProjectorDeps {
@@ -22,7 +23,16 @@ export class EventProjector {
     this.unwatch = d.ledger.onLeaseChange((label) => {
       const row = d.ledger.getLease(label);
       if (!row) return;
-      d.bus.emit('lease.changed', leaseView(row, d.now()));
+      // The same view status.get gives: the runs it served, and whether it is warm now.
+      const now = d.now();
+      const warm = row.state === 'created' ? warmLeases(d.ledger, now, row.provider) : null;
+      d.bus.emit(
+        'lease.changed',
+        leaseView(row, now, {
+          servedRuns: d.ledger.servedRuns(label),
+          warm: warm?.get(label) ?? null,
+        }),
+      );
       if (row.nodeId && row.state !== 'requested' && row.state !== 'created')
         d.onNodeLeaseGone(row.nodeId);
       // A run's cost and burn rate move with its leases.
