@@ -14,7 +14,10 @@ export function nodeForSetup(
   target: string,
 ): NodeRecord {
   const lease = ledger.listLeases().find((l) => l.leaseId === target || l.label === target);
-  const rec = ledger.getNode(lease?.nodeId ?? target);
+  let rec = ledger.getNode(lease?.nodeId ?? target);
+  // A node whose warm lease a later run claimed: that run's node holds the machine now.
+  for (let hops = 0; rec?.stage === 'released' && rec.releasedTo && hops < 100; hops++)
+    rec = ledger.getNode(rec.releasedTo);
   if (!rec) {
     throw new TenderError(
       'not_found',
