@@ -35,8 +35,8 @@ describe('schema', () => {
     const version = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get();
     db.close();
 
-    expect(LATEST_SCHEMA_VERSION).toBe(3);
-    expect(version).toEqual({ value: '3' });
+    expect(LATEST_SCHEMA_VERSION).toBe(4);
+    expect(version).toEqual({ value: '4' });
     for (const table of [
       'meta',
       'jobs',
@@ -47,6 +47,7 @@ describe('schema', () => {
       'events',
       'log_cursors',
       'host_keys',
+      'lease_runs',
     ])
       expect(names).toContain(`table:${table}`);
     expect(names).toContain('trigger:events_no_update');
@@ -60,7 +61,7 @@ describe('schema', () => {
     first.close();
     const db = raw(home);
     db.exec(
-      'DROP TABLE host_keys; ALTER TABLE runs DROP COLUMN policy_json; ' +
+      'DROP TABLE host_keys; DROP TABLE lease_runs; ALTER TABLE runs DROP COLUMN policy_json; ' +
         'ALTER TABLE leases DROP COLUMN deadman_json; ' +
         "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
     );
@@ -79,7 +80,8 @@ describe('schema', () => {
     first.close();
     const db = raw(home);
     db.exec(
-      'ALTER TABLE runs DROP COLUMN policy_json; ALTER TABLE leases DROP COLUMN deadman_json; ' +
+      'DROP TABLE lease_runs; ALTER TABLE runs DROP COLUMN policy_json; ' +
+        'ALTER TABLE leases DROP COLUMN deadman_json; ' +
         "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
     );
     db.close();
@@ -87,6 +89,21 @@ describe('schema', () => {
     const again = writer(home);
     expect(again.getRun(RUN)?.policy).toBeNull();
     for (const l of again.listLeases()) expect(l.deadMan).toBeNull();
+    again.close();
+  });
+
+  it('upgrades a v3 ledger: leases served only the run that rented them', () => {
+    const home = tempHome();
+    const first = writer(home);
+    const [node] = seedRun(first, 'node-0');
+    first.close();
+    const db = raw(home);
+    db.exec("DROP TABLE lease_runs; UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+    db.close();
+
+    const again = writer(home);
+    expect(again.servedRuns(node!.label)).toEqual([]);
+    expect(again.leasesOfRun(RUN).every((l) => l.servedFrom === null)).toBe(true);
     again.close();
   });
 
