@@ -7,7 +7,7 @@ const job = (env: JobSpec['env']): JobSpec => ({
   run: 'true',
   workspace: { workdir: '/w', exclude: [] },
   setup_fingerprint: [],
-    host_setup: [],
+  host_setup: [],
   outputs: [],
   env,
   params: {},

@@ -139,12 +139,7 @@ export function transition(rec: NodeRecord, msg: NodeMsg, now: number): Step {
 
 /** The provider no longer lists the lease. While destroying, that is the confirmation;
  *  otherwise the lease is lost (something else destroyed it) and the node has failed. */
-function onLeaseLost(
-  rec: NodeRecord,
-  reason: string,
-  now: number,
-  selfDestroyedAt?: number,
-): Step {
+function onLeaseLost(rec: NodeRecord, reason: string, now: number, selfDestroyedAt?: number): Step {
   if (!rec.lease || rec.stage === 'destroyed' || rec.leaseLost) {
     return { record: rec, effects: [], ignored: `LeaseLost in ${rec.stage}` };
   }

@@ -8,7 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeOutputsSpec } from '../../src-agent/outputs-spec';
-import type { CommandError, OutputsManifest, RecvWorkspaceOutput } from '../../src-agent/wire/protocol';
+import type {
+  CommandError,
+  OutputsManifest,
+  RecvWorkspaceOutput,
+} from '../../src-agent/wire/protocol';
 import { collect } from '../../src-agent/wire/tar/tar-test-helpers';
 import { createTarWriter } from '../../src-agent/wire/tar/writer';
 import { agentBundlePath, markedJson, runAgent, runProcess } from '../helpers/agent-bundle';

@@ -22,14 +22,12 @@ export function statusHandlers(d: StatusDeps): Pick<Handlers, 'status.get'> {
       const warm = warmLeases(d.ledger, d.now());
       return {
         runs: d.runs.list(),
-        leases: d.ledger
-          .listLeases()
-          .map((l) =>
-            leaseView(l, d.now(), {
-              servedRuns: d.ledger.servedRuns(l.label),
-              warm: warm.get(l.label),
-            }),
-          ),
+        leases: d.ledger.listLeases().map((l) =>
+          leaseView(l, d.now(), {
+            servedRuns: d.ledger.servedRuns(l.label),
+            warm: warm.get(l.label),
+          }),
+        ),
         orphans: orphans.map(({ provider, leaseId, label }) => ({ provider, leaseId, label })),
         unreachable,
       };
