@@ -29,7 +29,9 @@ export async function costCommand(argv: string[], ctx: CliContext): Promise<numb
   }
   try {
     const report = await call(core, 'cost.report', { sinceMs });
-    process.stdout.write(values.json ? JSON.stringify(report) + '\n' : render(report, values.since));
+    process.stdout.write(
+      values.json ? JSON.stringify(report) + '\n' : render(report, values.since),
+    );
     return EXIT.ok;
   } finally {
     await core.close();
@@ -43,7 +45,9 @@ function render(r: CostReport, since: string): string {
   out.push(bold(`spent in the last ${since}: ${usd(r.totalUsd)}`));
   out.push(
     r.billing > 0
-      ? red(`billing now: ${r.billing} lease${r.billing > 1 ? 's' : ''}, ${usd(r.burnUsdPerHour)}/h`)
+      ? red(
+          `billing now: ${r.billing} lease${r.billing > 1 ? 's' : ''}, ${usd(r.burnUsdPerHour)}/h`,
+        )
       : 'billing now: nothing',
   );
   const days = r.days.filter((d) => d.usd > 0);
@@ -61,7 +65,9 @@ function render(r: CostReport, since: string): string {
           x.jobName,
           String(x.leases),
           usd(x.usd),
-          x.budgetUsd === null ? '-' : `${usd(x.budgetUsd)} (${Math.round((x.usd / x.budgetUsd) * 100)}%)`,
+          x.budgetUsd === null
+            ? '-'
+            : `${usd(x.budgetUsd)} (${Math.round((x.usd / x.budgetUsd) * 100)}%)`,
         ]),
       ]).trimEnd(),
     );
