@@ -83,6 +83,7 @@ export async function pushDelta(
     output: answer.output,
     streamBytes: answer.streamBytes,
     tarBytes: answer.tarBytes,
+    segments: answer.segments,
     filesSent: progress.files,
     bytesSent: progress.bytes,
   };

@@ -1,8 +1,9 @@
 // Compresses a push's tar stream into `sb1` (src-agent/wire/push-encoding.ts) on its way to
 // the node. The tar is cut into segments of up to 1 MiB; a segment of bytes worth trying
-// is brotli-compressed on the thread pool (two at once, so a second core helps) and kept
-// only if it shrank below `KEEP_RATIO`; bytes the push marked `raw` (a compressed format,
-// a file whose head did not shrink) go out as they are, uncopied. Segments leave in order.
+// is brotli-compressed on the thread pool (two at once, so a second core helps), at the
+// quality the link's pace asks for (compress-pace.ts), and kept only if it shrank below
+// `KEEP_RATIO`; bytes the push marked `raw` (a compressed format, a file whose head did not
+// shrink) go out as they are, uncopied. Segments leave in order.
 import { Transform, type TransformCallback } from 'node:stream';
 import { promisify } from 'node:util';
 import { brotliCompress, constants } from 'node:zlib';
@@ -12,7 +13,8 @@ import {
   MAX_SEGMENT_BYTES,
   segmentDigest,
 } from '../../../src-agent/wire/push-encoding';
-import { BROTLI_QUALITY, type ByteKind, KEEP_RATIO } from './compress-policy';
+import { CompressPace, type Quality } from './compress-pace';
+import { type ByteKind, KEEP_RATIO } from './compress-policy';
 
 const compress = promisify(brotliCompress);
 
@@ -39,8 +41,10 @@ export class PushEncoder extends Transform {
   private heldKind: ByteKind = 'try';
   private readonly queue: Queued[] = [];
   private isStarted = false;
-  /** Tar bytes in, and bytes out (magic and segment heads included). */
-  readonly totals = { tarBytes: 0, bytes: 0 };
+  private readonly pace = new CompressPace(IN_FLIGHT);
+  /** Tar bytes in, bytes out (magic and segment heads included), and the segments worth
+   *  trying by the quality they were sent at (`raw`: as they were). */
+  readonly totals = { tarBytes: 0, bytes: 0, tried: {} as Record<string, number> };
 
   constructor() {
     super({ readableHighWaterMark: SEGMENT_BYTES });
@@ -119,7 +123,9 @@ export class PushEncoder extends Transform {
       const out = rawSegment(parts, n);
       entry = { out, done: Promise.resolve(out) };
     } else {
-      const done = trySegment(parts, n);
+      const quality = this.nextQuality();
+      this.totals.tried[quality ?? 'raw'] = (this.totals.tried[quality ?? 'raw'] ?? 0) + 1;
+      const done = trySegment(parts, n, quality, this.pace);
       entry = { done };
       done.then(
         (out) => (entry.out = out),
@@ -131,6 +137,15 @@ export class PushEncoder extends Transform {
     this.queue.push(entry);
     while (this.queue[0]?.out) this.send(this.queue.shift()!.out!);
     while (this.queue.length > IN_FLIGHT) this.send(await this.queue.shift()!.done);
+  }
+
+  /** Asks the pace, with what the link did since it was asked last. */
+  private nextQuality(): Quality {
+    return this.pace.next({
+      atMs: performance.now(),
+      sentBytes: this.totals.bytes,
+      drainedBytes: this.totals.bytes - this.readableLength,
+    });
   }
 
   private send(bufs: Buffer[]): void {
@@ -146,15 +161,24 @@ function rawSegment(parts: Buffer[], n: number): Buffer[] {
   return [encodeSegmentHead({ kind: 'raw', rawBytes: n, bytes: n }), ...parts];
 }
 
-/** The parts compressed, if that shrinks them below `KEEP_RATIO`; else as they are. */
-async function trySegment(parts: Buffer[], n: number): Promise<Buffer[]> {
+/** The parts compressed at `quality`, if that shrinks them below `KEEP_RATIO`; else (or
+ *  with no quality) as they are. */
+async function trySegment(
+  parts: Buffer[],
+  n: number,
+  quality: Quality,
+  pace: CompressPace,
+): Promise<Buffer[]> {
+  if (quality === null) return rawSegment(parts, n);
   const raw = parts.length === 1 ? parts[0]! : Buffer.concat(parts, n);
+  const from = performance.now();
   const out = await compress(raw, {
     params: {
-      [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+      [constants.BROTLI_PARAM_QUALITY]: quality,
       [constants.BROTLI_PARAM_SIZE_HINT]: n,
     },
   });
+  pace.compressed(quality, n, out.length, performance.now() - from);
   if (out.length > n * KEEP_RATIO) return rawSegment([raw], n);
   const head = encodeSegmentHead({
     kind: 'brotli',

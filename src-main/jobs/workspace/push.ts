@@ -55,8 +55,10 @@ export interface PushProgress {
 export interface FullPushResult {
   output: RecvWorkspaceOutput;
   streamBytes: number;
-  /** A compressed push: the bytes of tar that `streamBytes` carried. */
+  /** A compressed push: the bytes of tar that `streamBytes` carried, and its segments
+   *  worth trying by the quality they were sent at. */
   tarBytes?: number;
+  segments?: Record<string, number>;
   filesSent: number;
   bytesSent: number;
   /** The manifest of what was sent, which the node now holds. */
@@ -152,6 +154,7 @@ export async function pushFull(
     output: answer.output,
     streamBytes: answer.streamBytes,
     tarBytes: answer.tarBytes,
+    segments: answer.segments,
     filesSent: sent.size,
     bytesSent: progress.bytes,
   };

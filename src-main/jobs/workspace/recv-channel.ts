@@ -48,8 +48,10 @@ export interface RecvAnswer {
   /** Bytes written to the node: the tar (headers and padding included), or what it was
    *  compressed to. */
   streamBytes: number;
-  /** A compressed push: the tar's own bytes. */
+  /** A compressed push: the tar's own bytes, and its segments worth trying by the quality
+   *  they were sent at (`raw`: as they were). */
   tarBytes?: number;
+  segments?: Record<string, number>;
 }
 
 /** Fills a push's tar; `encoder` is there when the push is compressed, to be told which
@@ -189,6 +191,7 @@ export async function sendToRecv(
     output: answerOf(result, undefined),
     streamBytes,
     tarBytes: encoder?.totals.tarBytes,
+    segments: encoder?.totals.tried,
   };
 }
 

@@ -164,6 +164,7 @@ export class WorkspaceSession {
         output: answerOf(result, failure),
         streamBytes,
         tarBytes: encoder?.totals.tarBytes,
+        segments: encoder?.totals.tried,
       };
     });
   }

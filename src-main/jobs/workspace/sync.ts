@@ -60,8 +60,10 @@ export interface SyncResult {
   elapsedMs: number;
   /** Bytes written to the node: the tar, or what it was compressed to. */
   streamBytes: number;
-  /** A compressed push: the bytes of tar that `streamBytes` carried. */
+  /** A compressed push: the bytes of tar that `streamBytes` carried, and its segments
+   *  worth trying by the brotli quality they were sent at (`raw`: as they were). */
   tarBytes?: number;
+  segments?: Record<string, number>;
   /** Local files read to hash them before sending (cache misses of a delta). */
   hashed: number;
   /** Why a full push was made: `first` (no manifest on the node) or `stale_base`. */
@@ -103,7 +105,7 @@ export async function syncWorkspace(
     deleted: r.output.deleted ?? 0,
     unchanged: r.output.kept ?? 0,
     streamBytes: r.streamBytes,
-    ...(r.tarBytes === undefined ? {} : { tarBytes: r.tarBytes }),
+    ...(r.tarBytes === undefined ? {} : { tarBytes: r.tarBytes, segments: r.segments }),
     hashed: 0,
     ...extra,
     elapsedMs: now() - started,

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { CompressPace, type Quality, WARMUP_BYTES } from './compress-pace';
+
+const MB = 1e6;
+
+/** A pace that has seen the link take `rateMBps` for half a second, after `compressions`
+ *  (quality, MB/s, ratio) were reported; the quality it answers then. */
+function answer(
+  rateMBps: number,
+  compressions: [1 | 4 | 5, number, number][] = [],
+  sentBytes = WARMUP_BYTES + 10 * MB,
+): Quality {
+  const pace = new CompressPace(2);
+  for (const [q, speed, ratio] of compressions) {
+    // A few of each, so the running averages settle on them.
+    for (let i = 0; i < 20; i++) pace.compressed(q, MB, ratio * MB, (MB / (speed * MB)) * 1000);
+  }
+  pace.next({ atMs: 1000, sentBytes, drainedBytes: sentBytes - 0.5 * rateMBps * MB });
+  return pace.next({ atMs: 1500, sentBytes, drainedBytes: sentBytes });
+}
+
+describe('CompressPace', () => {
+  it.each([
+    // name, link MB/s, compressions measured (quality, MB/s, ratio), quality
+    ['a slow link, nothing measured yet: the densest', 12, [], 5],
+    ['a slow link, q5 slowed by a busy CPU: q4 keeps it busy', 12, [[5, 30, 0.2]], 4],
+    [
+      'a slow link, even q4 too slow',
+      12,
+      [
+        [5, 30, 0.2],
+        [4, 25, 0.21],
+      ],
+      1,
+    ],
+    [
+      'a slow link, a CPU too slow for any quality: still q1',
+      12,
+      [
+        [5, 5, 0.2],
+        [4, 8, 0.21],
+        [1, 20, 0.24],
+      ],
+      1,
+    ],
+    ['a fast link, q1 cannot keep up: raw', 220, [], null],
+    ['a fast link with a fast CPU: q1 still pays', 100, [[1, 400, 0.24]], 1],
+    [
+      'a link just below fast, every quality too slow: q1, not raw',
+      50,
+      [
+        [5, 10, 0.2],
+        [4, 20, 0.21],
+        [1, 60, 0.24],
+      ],
+      1,
+    ],
+  ] as const)('%s', (_name, rate, compressions, quality) => {
+    expect(answer(rate, compressions as unknown as [1 | 4 | 5, number, number][])).toBe(quality);
+  });
+
+  it('answers the fast quality until the SSH window has filled and half a second is seen', () => {
+    const pace = new CompressPace(2);
+    expect(pace.next({ atMs: 0, sentBytes: 0, drainedBytes: 0 })).toBe(1);
+    // A fast link, but only 3 MB out: the window took them, not the link.
+    expect(pace.next({ atMs: 10, sentBytes: 3 * MB, drainedBytes: 3 * MB })).toBe(1);
+    expect(answer(220, [], WARMUP_BYTES - 1)).toBe(1);
+    // Past the warm-up, a link that took 20 MB in 60 ms is fast.
+    expect(pace.next({ atMs: 60, sentBytes: 20 * MB, drainedBytes: 20 * MB })).toBeNull();
+  });
+
+  it('judges the link by the last half second, not the whole push', () => {
+    const pace = new CompressPace(2);
+    let drained = WARMUP_BYTES;
+    pace.next({ atMs: 0, sentBytes: drained, drainedBytes: drained });
+    // 2 s of a fast link…
+    for (let t = 100; t <= 2000; t += 100) {
+      drained += 20 * MB;
+      pace.next({ atMs: t, sentBytes: drained, drainedBytes: drained });
+    }
+    // …then it slows to 10 MB/s for a second: the answer follows.
+    let q: Quality = null;
+    for (let t = 2100; t <= 3000; t += 100) {
+      drained += 1 * MB;
+      q = pace.next({ atMs: t, sentBytes: drained, drainedBytes: drained });
+    }
+    expect(q).toBe(5);
+  });
+});
