@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs a TypeScript bench (bench/<name>.ts) against the real code: bundles it with esbuild
 // (dependencies stay external) into out/bench/ and runs it with the arguments that follow.
-// Usage: node bench/run.mjs push [reps]   |   node bench/run.mjs join [runs]
+// Usage: node bench/run.mjs push [reps]   |   node bench/run.mjs push-shaped [reps] [dataMB]
+//        node bench/run.mjs join [runs]
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
@@ -12,7 +13,9 @@ const root = resolve(import.meta.dirname, '..');
 // A bench name, or a path to any .ts entry (e.g. test/demo/ui-demo.ts).
 const entry = name?.endsWith('.ts') ? resolve(name) : join(root, 'bench', `${name}.ts`);
 if (!name || !existsSync(entry)) {
-  console.error('usage: node bench/run.mjs <push|join> [args]   (npm run build first)');
+  console.error(
+    'usage: node bench/run.mjs <push|push-shaped|join|teardown|ui-logs> [args]   (npm run build first)',
+  );
   process.exit(2);
 }
 const outfile = join(root, 'out', 'bench', `${basename(name, '.ts')}.mjs`);
