@@ -61,18 +61,23 @@ try {
       master ? `-o ControlMaster=auto -o ControlPath=${master} -o ControlPersist=600` : '',
     ].join(' ') + ` ${target}${host}`;
 
-  /** One way to the node: a Tender shell with the agent on it, and ssh over a master. */
+  /** One way to the node: Tender shells (`connect`, with the agent on the node), and ssh
+   *  over a master. Each Tender push gets a connection of its own, as each node of a run
+   *  has: a connection remembers a fast link and stops compressing over it. */
   const way = async (name: string, slug: string, host: string, port: number) => {
-    const shell = await connectSsh(
-      { host, port, user: fixture.user, privateKey: fixture.clientKey.privateKey },
-      {
-        hostKey: (info) => (info.fingerprint === link.hostKeyFingerprint ? null : 'not the node'),
-        signal: AbortSignal.timeout(60_000),
-        deadlineMs: 30_000,
-      },
-    );
-    shells.push(shell);
-    const agent = await installAgent(shell);
+    const connect = async () => {
+      const shell = await connectSsh(
+        { host, port, user: fixture.user, privateKey: fixture.clientKey.privateKey },
+        {
+          hostKey: (info) => (info.fingerprint === link.hostKeyFingerprint ? null : 'not the node'),
+          signal: AbortSignal.timeout(60_000),
+          deadlineMs: 30_000,
+        },
+      );
+      shells.push(shell);
+      return shell;
+    };
+    const agent = await installAgent(await connect());
     const master = join(root, `cm-${slug}`);
     masters.push(sshOpts(host, port, master));
     const fresh = await timed(() => sh(`ssh ${sshOpts(host, port)} true`));
@@ -81,7 +86,7 @@ try {
     console.log(
       `${name}: a fresh ssh connection ${ms(fresh.ms)}, an exec over the open one ${ms(exec.ms)}`,
     );
-    return { shell, agent, ssh: sshOpts(host, port, master) };
+    return { connect, agent, ssh: sshOpts(host, port, master) };
   };
 
   const measure = async (label: string, w: Awaited<ReturnType<typeof way>>, reps: number) => {
@@ -90,9 +95,10 @@ try {
     for (let rep = 0; rep < reps; rep++) {
       const tender = (c: CompressionSetting, into: number[]) => async () => {
         const name = `${label}-${c}-${rep}`;
+        const shell = await w.connect();
         const t = await timed(async () =>
           syncWorkspace(
-            w.shell,
+            shell,
             { ...w.agent, dirWord: `"$HOME"/.tender/nodes/${name}` },
             await scanWorkspace(ws, []),
             {
@@ -102,6 +108,7 @@ try {
             },
           ),
         );
+        await shell.close();
         into.push(t.ms);
         if (c === 'auto') results.push(t.value);
       };

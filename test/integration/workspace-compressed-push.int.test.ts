@@ -39,6 +39,8 @@ import { type SshdFixture, startSshd } from '../helpers/sshd';
 import { sha256, snapshot, type Tree, writeTree } from '../helpers/workspace-tree';
 
 let fixture: SshdFixture;
+/** One connection for every test. Each push here puts out less than the pace's warm-up
+ *  (4 MiB), so none judges the loopback link fast and turns compression off over it. */
 let shell: SshShell;
 /** The agent as bootstrap installs it: named by this build's bundle hash. */
 let bundleWord: string;

@@ -46,6 +46,8 @@ export class CompressPace {
   private readonly speed = { ...PRIOR_SPEED };
   private ratio = PRIOR_RATIO;
   private readonly past: { atMs: number; drainedBytes: number }[] = [];
+  /** Set once the link took bytes faster than any quality could shrink them. */
+  isFastLink = false;
 
   /** `parallel`: compressions the encoder runs at once. */
   constructor(private readonly parallel: number) {}
@@ -58,7 +60,9 @@ export class CompressPace {
     for (const q of DENSEST_FIRST) {
       if (this.parallel * this.speed[q] * this.ratio >= needed) return q;
     }
-    return rate >= FAST_LINK_BYTES_PER_S ? null : 1;
+    if (rate < FAST_LINK_BYTES_PER_S) return 1;
+    this.isFastLink = true;
+    return null;
   }
 
   /** One compression at `quality`: `rawBytes` in, `outBytes` out, in `ms` of wall time. */

@@ -28,9 +28,20 @@ export function mayCompress(
   address: AgentAddress,
   setting: CompressionSetting = 'auto',
 ): boolean {
-  if (setting === 'off' || shell.description.startsWith('local:')) return false;
+  if (setting === 'off' || shell.description.startsWith('local:') || fastLinks.has(shell)) {
+    return false;
+  }
   const tag = ownBundleTag();
   return tag !== null && address.bundleWord.includes(tag);
+}
+
+/** Connections whose link a push found faster than compression (`PushEncoder.isLinkFast`):
+ *  later pushes over them go plain, straight into the node's tar. */
+const fastLinks = new WeakSet<NodeShell>();
+
+/** Remembers that pushes over `shell` gain nothing from compression. */
+export function rememberFastLink(shell: NodeShell): void {
+  fastLinks.add(shell);
 }
 
 let ownTag: string | null | undefined;

@@ -21,6 +21,7 @@ import { TenderError } from '../../base/tender-error';
 import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
 import { parseAfterMarker } from '../../transport/exec-helpers';
 import { packetized } from './packetize';
+import { rememberFastLink } from './push-compression';
 import { PushEncoder } from './push-encoder';
 import type { NodeShell } from '../../transport/node-shell';
 
@@ -156,6 +157,7 @@ export async function sendToRecv(
     if (!tar.destroyed && !tar.readableEnded) tar.destroy(new Error('the node stopped reading'));
   });
   const [wrote] = await Promise.allSettled([writing, sending]);
+  if (encoder?.isLinkFast) rememberFastLink(shell);
   if (wrote.status === 'rejected') {
     // Without the end-of-archive block the agent applies nothing.
     tar.destroy();

@@ -21,6 +21,7 @@ import { TenderError } from '../../base/tender-error';
 import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
 import type { ExecChannel, NodeShell } from '../../transport/node-shell';
 import { packetized, SSH_PACKET_BYTES } from './packetize';
+import { rememberFastLink } from './push-compression';
 import { PushEncoder } from './push-encoder';
 import {
   answerOf,
@@ -153,6 +154,7 @@ export class WorkspaceSession {
         }
       })();
       const [wrote, sent] = await Promise.allSettled([writing, sending]);
+      if (encoder?.isLinkFast) rememberFastLink(this.shell);
       // Without the end-of-archive block the agent applies nothing; the empty frame ends
       // the request either way, so the session stays in step.
       if (wrote.status === 'rejected') tar.destroy();
