@@ -46,7 +46,8 @@ export async function runRecvWorkspace(
   opts: { isInPlace?: boolean; isSealed?: boolean; isUnlessManifest?: boolean } = {},
 ): Promise<number> {
   // The stream stays our fd 0 until something must read it here: a sealed push hands the
-  // descriptor itself to tar, so no byte of it passes through this process.
+  // descriptor itself to tar, so no byte of it passes through this process (unless it is
+  // compressed: then it passes through the decoder on its way to tar).
   const encoding = process.env[PUSH_ENCODING_ENV];
   const result = await receiveWorkspace(nodePaths(dir), STDIN, { ...opts, encoding });
   await printResult(result);
