@@ -60,7 +60,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     now: Date.now,
     onPhase: (state) => {
       if (state.state === 'exited') cache.markStale();
-      deadMan.switch.onPhaseChange();
+      deadMan.switch.onPhaseChange(state.phase === 'run' && state.state === 'exited');
       for (const l of listeners) l.onPhase(state, log.durableSeq);
     },
   });

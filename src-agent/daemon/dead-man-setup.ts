@@ -53,6 +53,10 @@ export function setUpDeadMan(deps: DeadManSetupDeps) {
       !deps.ctx().hostSetup.isDrained(),
     isShuttingDown: () => deps.ctx().isShuttingDown,
     firedRecord: () => recorder.record,
+    reopen: () => {
+      log.append('agent', 'info', 'dead-man switch: a Tender came back for the kept outputs; armed again');
+      recorder.clear();
+    },
     onFire: (firing, how) => {
       log.append('agent', 'info', `dead-man switch: ${firing.reason}; tearing this node down`);
       recorder.begin(firing, how, Date.now());

@@ -8,6 +8,7 @@ import {
   due,
   nextDeadline,
   noteBusy,
+  noteJobEnded,
   renewState,
 } from './dead-man';
 import { RequestError } from './request-checks';
@@ -20,6 +21,8 @@ export interface DeadManSwitchDeps {
   isShuttingDown: () => boolean;
   /** The record of a teardown already begun (by this daemon or an earlier one), or null. */
   firedRecord: () => TeardownRecord | null;
+  /** Forgets a firing that kept the node whole (`outputs_kept`): a Tender came back. */
+  reopen?: () => void;
   /** Records the firing and starts the teardown. */
   onFire: (firing: Firing, teardown: SelfTeardown) => void;
 }
@@ -33,7 +36,13 @@ export class DeadManSwitch {
 
   /** Arms or renews; refused once the switch has fired or the daemon is stopping. */
   renew(policy: LeaseParams): LeaseResult {
-    const fired = this.deps.firedRecord();
+    let fired = this.deps.firedRecord();
+    // The switch fired with the outputs kept on a machine that does not bill: a Tender
+    // renewing now has come for them, so the node is in use again.
+    if (fired?.state === 'outputs_kept' && this.deps.reopen) {
+      this.deps.reopen();
+      fired = null;
+    }
     if (fired) {
       throw new RequestError(
         'shutting_down',
@@ -51,9 +60,12 @@ export class DeadManSwitch {
     return nextDeadline(this.state, now, isRunning);
   }
 
-  /** A phase started or ended: the node was busy until now. */
-  onPhaseChange(): void {
-    if (this.state) this.state = noteBusy(this.state, this.deps.nowMono());
+  /** A phase started or ended: the node was busy until now; `jobEnded`: the run phase
+   *  exited (its outputs now wait for a Tender). */
+  onPhaseChange(jobEnded = false): void {
+    if (!this.state) return;
+    const now = this.deps.nowMono();
+    this.state = jobEnded ? noteJobEnded(this.state, now) : noteBusy(this.state, now);
   }
 
   disarm(): void {

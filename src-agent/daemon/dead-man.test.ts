@@ -7,6 +7,7 @@ import {
   formatDuration,
   nextDeadline,
   noteBusy,
+  noteJobEnded,
   renewState,
 } from './dead-man';
 
@@ -19,11 +20,16 @@ const base: LeaseParams = {
 /** Armed at t=0 with `policy`, then each step: [t, policy] renewals or [t, 'busy']. */
 function stateAfter(
   policy: Partial<LeaseParams>,
-  steps: [number, Partial<LeaseParams> | 'busy'][] = [],
+  steps: [number, Partial<LeaseParams> | 'busy' | 'ended'][] = [],
 ) {
   let s: DeadManState = renewState(undefined, { ...base, ...policy }, 0);
   for (const [t, step] of steps) {
-    s = step === 'busy' ? noteBusy(s, t) : renewState(s, { ...base, ...step }, t);
+    s =
+      step === 'busy'
+        ? noteBusy(s, t)
+        : step === 'ended'
+          ? noteJobEnded(s, t)
+          : renewState(s, { ...base, ...step }, t);
   }
   return s;
 }
@@ -32,11 +38,78 @@ describe('due', () => {
   const cases: {
     name: string;
     policy: Partial<LeaseParams>;
-    steps?: [number, Partial<LeaseParams> | 'busy'][];
+    steps?: [number, Partial<LeaseParams> | 'busy' | 'ended'][];
     now: number;
     isRunning?: boolean;
     want: string | null;
   }[] = [
+    // The app being away never stops a running job.
+    {
+      name: 'a running job outlives the app: no unreachable',
+      policy: {},
+      now: 86_400_000,
+      isRunning: true,
+      want: null,
+    },
+    {
+      name: 'a running job still stops at max duration',
+      policy: { maxDurationMs: 5_000 },
+      now: 5_000,
+      isRunning: true,
+      want: 'max_duration',
+    },
+    {
+      name: 'a running job still stops at its budget',
+      policy: { budgetMs: 7_000 },
+      now: 7_000,
+      isRunning: true,
+      want: 'budget',
+    },
+    {
+      name: 'after the job, unreachable counts from its end',
+      policy: { collected: true },
+      steps: [[50_000, 'busy']],
+      now: 50_999,
+      want: null,
+    },
+    {
+      name: 'after the job, unreachable one grace after its end',
+      policy: { collected: true },
+      steps: [[50_000, 'busy']],
+      now: 51_000,
+      want: 'unreachable',
+    },
+    {
+      name: 'uncollected outputs wait the collect grace after the job ended',
+      policy: { collectGraceMs: 60_000 },
+      steps: [[50_000, 'ended']],
+      now: 109_999,
+      want: null,
+    },
+    {
+      name: 'uncollected: fires when the collect grace is over',
+      policy: { collectGraceMs: 60_000 },
+      steps: [[50_000, 'ended']],
+      now: 110_000,
+      want: 'uncollected',
+    },
+    {
+      name: 'uncollected waits at least the unreachable grace',
+      policy: { graceMs: 90_000, collectGraceMs: 60_000 },
+      steps: [[50_000, 'ended']],
+      now: 139_999,
+      want: null,
+    },
+    {
+      name: 'once collected, the ordinary rules again',
+      policy: { collectGraceMs: 60_000 },
+      steps: [
+        [50_000, 'ended'],
+        [51_000, { collectGraceMs: 60_000, collected: true }],
+      ],
+      now: 52_000,
+      want: 'unreachable',
+    },
     { name: 'nothing before the grace', policy: {}, now: 999, want: null },
     { name: 'unreachable at the grace', policy: {}, now: 1_000, want: 'unreachable' },
     { name: 'a renewal resets the grace', policy: {}, steps: [[800, {}]], now: 1_700, want: null },

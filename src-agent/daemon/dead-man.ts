@@ -15,6 +15,8 @@ export interface DeadManState {
   collectedAt: number | null;
   /** Last time a phase was seen running, or a renewal said `inUse`; null: never. */
   lastBusyAt: number | null;
+  /** When this daemon saw the job's run phase exit; null: not (yet). */
+  jobEndedAt?: number | null;
 }
 
 export interface Firing {
@@ -40,7 +42,13 @@ export function renewState(
     lastRenewalAt: now,
     collectedAt: policy.collected ? (state?.collectedAt ?? now) : null,
     lastBusyAt: policy.inUse ? now : (state?.lastBusyAt ?? null),
+    jobEndedAt: state?.jobEndedAt ?? null,
   };
+}
+
+/** The job's run phase exited: the node was busy until now, and its outputs wait. */
+export function noteJobEnded(state: DeadManState, now: number): DeadManState {
+  return { ...state, lastBusyAt: now, jobEndedAt: now };
 }
 
 /** A phase is running now (or has just ended): the idle clock restarts here. */
@@ -61,7 +69,9 @@ export function nextDeadline(
   now: number,
   isPhaseRunning: boolean,
 ): LeaseResult {
-  const first = earliest(deadlines(state, isPhaseRunning)) as Deadline;
+  const first = earliest(deadlines(state, isPhaseRunning));
+  // While a job runs with no other limit, nothing is due: report the renewal's horizon.
+  if (!first) return { firesInMs: state.policy.graceMs, cause: 'unreachable' };
   return { firesInMs: Math.max(0, Math.round(first.at - now)), cause: first.cause };
 }
 
@@ -73,13 +83,29 @@ export function defaultCheckMs(graceMs: number): number {
 function deadlines(state: DeadManState, isPhaseRunning: boolean): Deadline[] {
   const p = state.policy;
   const renewed = state.lastRenewalAt;
-  const out: Deadline[] = [
-    {
-      cause: 'unreachable',
-      at: renewed + p.graceMs,
-      reason: (now) => `app unreachable for ${formatDuration(now - renewed)}`,
-    },
-  ];
+  const out: Deadline[] = [];
+  // The app being away never stops a running job (max duration, budget and idle still
+  // do): the unreachable clock runs only while nothing runs, from the later of the last
+  // renewal and the end of the last busy time. A job that ended with its outputs not
+  // collected waits the collect grace for a Tender to come for them.
+  if (!isPhaseRunning) {
+    const since = Math.max(renewed, state.lastBusyAt ?? -Infinity);
+    const uncollected = state.jobEndedAt != null && state.collectedAt === null;
+    if (uncollected) {
+      const wait = Math.max(p.graceMs, p.collectGraceMs ?? 0);
+      out.push({
+        cause: 'uncollected',
+        at: since + wait,
+        reason: () => `job ended ${formatDuration(wait)} ago and no Tender collected its outputs`,
+      });
+    } else {
+      out.push({
+        cause: 'unreachable',
+        at: since + p.graceMs,
+        reason: (now) => `app unreachable for ${formatDuration(now - renewed)}`,
+      });
+    }
+  }
   if (p.maxDurationMs != null) {
     out.push({
       cause: 'max_duration',

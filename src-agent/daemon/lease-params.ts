@@ -19,6 +19,7 @@ export function parseLease(req: Fields): LeaseParams {
     budgetMs: optionalNumber(req, 'budgetMs') ?? null,
     afterJob: oneOf(req, 'afterJob', ['destroy', 'keep_warm'] as const) as LeaseParams['afterJob'],
     idleTimeoutMs: optionalNumber(req, 'idleTimeoutMs') ?? null,
+    collectGraceMs: optionalNumber(req, 'collectGraceMs') ?? null,
     inUse: optionalBoolean(req, 'inUse'),
     collected: optionalBoolean(req, 'collected'),
     teardown: parseTeardown(req.teardown),

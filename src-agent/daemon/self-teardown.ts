@@ -42,6 +42,17 @@ export async function runSelfTeardown(deps: SelfTeardownDeps): Promise<void> {
     shout(deps, `dead-man switch: ${error}`);
     const removeError = removeRunFiles(deps.paths);
     deps.recorder.set('failed', removeError ? `${error}; ${removeError}` : error);
+  } else if (deps.recorder.record?.cause === 'uncollected') {
+    // A machine that does not bill (your own host, the local provider): the outputs wait
+    // on it, and the agent stays (idle, starting nothing) so the next Tender that attaches
+    // collects them and tears the node down the usual way.
+    deps.log.append(
+      'agent',
+      'info',
+      'dead-man switch: the outputs stay on this machine for the next Tender to collect',
+    );
+    deps.recorder.set('outputs_kept');
+    return;
   } else {
     const removeError = removeRunFiles(deps.paths);
     if (removeError) {

@@ -1,6 +1,6 @@
 // `D/teardown.json`: what the dead-man switch did. It outlives the daemon, so a restarted
 // agent continues a teardown it had begun and every client can still read what happened.
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { writeFileAtomic } from '../atomic-file';
 import type { SelfTeardown, TeardownRecord } from '../wire/protocol';
 import type { Firing } from './dead-man';
@@ -10,7 +10,12 @@ type TeardownState = TeardownRecord['state'];
 /** The file: the record, plus how to tear down (no secrets) for a restarted daemon. */
 type StoredTeardown = TeardownRecord & { teardown: SelfTeardown };
 
-const FINAL_STATES: readonly TeardownState[] = ['destroy_requested', 'files_removed', 'failed'];
+const FINAL_STATES: readonly TeardownState[] = [
+  'destroy_requested',
+  'files_removed',
+  'outputs_kept',
+  'failed',
+];
 
 /** Nothing is left to do in this state (a restarted daemon only reports it). */
 export function isFinal(state: TeardownState): boolean {
@@ -41,6 +46,12 @@ export class TeardownRecorder {
   begin(firing: Firing, teardown: SelfTeardown, at: number): void {
     this.stored = { ...firing, at, state: 'stopping_job', teardown };
     this.save();
+  }
+
+  /** Forgets a teardown that left the node whole (`outputs_kept`): a Tender came back. */
+  clear(): void {
+    this.stored = null;
+    rmSync(this.path, { force: true });
   }
 
   /** Records a new state (a repeated state changes nothing); `error` replaces the last. */

@@ -143,7 +143,15 @@ export type SelfTeardown =
    *  files (workspace and outputs; logs are kept), and end the agent. */
   | { kind: 'remove-files' };
 
-export type TeardownCause = 'unreachable' | 'max_duration' | 'budget' | 'job_done' | 'idle';
+/** `uncollected`: the job ended with nobody attached and no Tender collected its outputs
+ *  within the collect grace. */
+export type TeardownCause =
+  | 'unreachable'
+  | 'max_duration'
+  | 'budget'
+  | 'job_done'
+  | 'idle'
+  | 'uncollected';
 
 /** Arms or renews the switch. Every `lease` call is a renewal: the switch fires `graceMs` after
  *  the last one. Durations are relative to when the agent receives the call and are measured on
@@ -157,6 +165,9 @@ export interface LeaseParams {
   afterJob: 'destroy' | 'keep_warm';
   /** Fires after this long with no phase running and the app not using the node (null: none). */
   idleTimeoutMs?: number | null;
+  /** After the job ended with its outputs not collected: how long the node waits for a
+   *  Tender to collect them (at least graceMs) before its switch fires (null: graceMs). */
+  collectGraceMs?: number | null;
   /** The app is using the node (driving its job, an open terminal, a live sync). */
   inUse?: boolean;
   /** The job's outputs were collected: with afterJob 'destroy' the node destroys itself
@@ -179,7 +190,15 @@ export interface TeardownRecord {
   reason: string;
   /** Epoch ms when it fired (node clock, for display). */
   at: number;
-  state: 'stopping_job' | 'destroying' | 'destroy_requested' | 'files_removed' | 'failed';
+  /** `outputs_kept`: a node on a machine that does not bill (your own) ended its agent and
+   *  left the uncollected outputs in place for the next Tender. */
+  state:
+    | 'stopping_job'
+    | 'destroying'
+    | 'destroy_requested'
+    | 'files_removed'
+    | 'outputs_kept'
+    | 'failed';
   error?: string;
 }
 

@@ -42,6 +42,9 @@ function start(): void {
     if (secrets.fallbackReason) console.warn(`tender: ${secrets.fallbackReason}`);
     const opened = TenderCore.open({ home, secrets: secrets.store, hooks: desktopHooks(window) });
     core = opened;
+    // The app is the driver while it is up: runs left detached (a closed lid, a crash)
+    // are picked up — renewed, collected, torn down as their policy says.
+    void opened.client.invoke('run.collectDue', { all: true });
 
     win = createMainWindow(join(import.meta.dirname, '../preload/preload.cjs'), source);
     const unserve = serveContract(opened, win, source);

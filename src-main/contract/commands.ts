@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { JobSpec, PoolSpec } from './job';
+import { LogBackfill } from './log-backfill';
+import { webhookUrlProblem } from './notice';
 import { AfterJob, PolicyInput } from './policy';
 import {
   CostReport,
@@ -63,6 +65,12 @@ export const commands = {
     input: z.object({ job: JobSpec, pool: PoolSpec, reuseWarm: z.boolean().default(true) }),
     output: RunPlan,
   },
+  /** Picks up runs nobody drives: every one (`all`), or those whose job has ended on every
+   *  node, so their outputs are collected and their nodes torn down. The runs attached. */
+  'run.collectDue': {
+    input: z.object({ all: z.boolean().default(false) }).prefault({}),
+    output: z.object({ attached: z.array(z.string()) }),
+  },
   'run.get': { input: z.object({ runId: z.string() }), output: RunView },
   'run.list': { input: z.object({}).default({}), output: z.array(RunView) },
   /** OperatorStop: cancels the job (SIGTERM, grace, SIGKILL), collects outputs best effort,
@@ -85,6 +93,18 @@ export const commands = {
       tail: z.number().int().min(1).max(1_000_000).optional(),
     }),
     output: z.object({ records: z.array(LogRecord) }),
+  },
+  /** Fetches from each reachable node's agent the log records the datastream lacks (a
+   *  detached or unattended run), same seqs: no gap, no duplicate. The writer stores them
+   *  (and they go out as `log.lines`, as stored records do); a read-only process only sends
+   *  them as `log.lines`. `tail`: a read-only process fetches at most the last `tail`. */
+  'logs.backfill': {
+    input: z.object({
+      runId: z.string(),
+      nodeId: z.string().optional(),
+      tail: z.number().int().min(1).max(1_000_000).optional(),
+    }),
+    output: z.object({ nodes: z.array(LogBackfill) }),
   },
   'node.destroy': { input: z.object({ nodeId: z.string() }), output: NodeView },
   /** Appends a command to a live node's host-setup FIFO (docs/host-setup.md); `target` is
@@ -131,6 +151,13 @@ export const commands = {
    *  run left with no live node and no driver is closed. */
   'lease.destroy': { input: z.object({ target: z.string().min(1) }), output: DestroyAllReport },
   'lease.list': { input: z.object({}).default({}), output: z.array(LeaseView) },
+  /** Raises (or lowers) the bid of an interruptible lease (`leaseId`: its id or label), in $/h
+   *  for the machine without storage. Refused above the on-demand price and below the bid
+   *  that would run it now; an outbid lease runs again once the provider lists it running. */
+  'lease.bid': {
+    input: z.object({ leaseId: z.string().min(1), bid: z.number().positive() }),
+    output: LeaseView,
+  },
   /** A marketplace's offers, cheapest all-in price first (hosts that failed to boot for
    *  this user are left out unless asked for). */
   'offers.search': {
@@ -223,9 +250,30 @@ export const commands = {
         maxDurationH: z.number().min(0).max(720),
         idleTimeoutMin: z.number().min(0).max(10_080),
         unreachableGraceMin: z.number().min(1).max(10_080),
+        collectGraceMin: z.number().min(1).max(10_080),
         afterJob: AfterJob,
       })
       .partial(),
+    output: SettingsView,
+  },
+  /** Desktop notifications on or off, and the webhook URL (null forgets it). Absent fields
+   *  keep their value. */
+  'settings.setNotify': {
+    input: z
+      .object({
+        notifyDesktop: z.boolean(),
+        webhookUrl: z
+          .string()
+          .trim()
+          .max(2_048)
+          .superRefine((u, ctx) => {
+            const problem = webhookUrlProblem(u);
+            if (problem) ctx.addIssue({ code: 'custom', message: problem });
+          })
+          .nullable(),
+      })
+      .partial()
+      .strict(),
     output: SettingsView,
   },
   /** Everything billed since `sinceMs` ago (default 7 days): per lease, per run, per day. */

@@ -19,13 +19,24 @@ export const LeasePolicy = z
     budgetUsd: z.number().positive().nullable(),
     /** `destroy` once outputs are collected, or `keep_warm` until idle_timeout. */
     afterJob: AfterJob,
-    /** How long a node waits for the app (renewals over the agent link) before it destroys
-     *  itself: covers a closed laptop, a crash, a lost network. */
+    /** How long a node with no job running waits for the app (renewals over the agent
+     *  link) before it destroys itself: covers a closed laptop, a crash, a lost network. A
+     *  running job is never stopped because the app is away. */
     unreachableGraceMs: z
       .number()
       .int()
       .min(1_000)
       .max(7 * 24 * 3_600_000),
+    /** After a job ended with nobody attached: how long its node keeps the outputs waiting
+     *  for a Tender to collect them before its switch fires (at least the unreachable
+     *  grace). On machines you own the outputs then stay on the host; elsewhere the node
+     *  is destroyed. Absent in runs made before it existed: the unreachable grace. */
+    collectGraceMs: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(7 * 24 * 3_600_000)
+      .optional(),
   })
   .strict();
 export type LeasePolicy = z.infer<typeof LeasePolicy>;

@@ -5,6 +5,10 @@ import { AfterJob, LeasePolicy } from './policy';
 export const RunId = z.string().regex(/^r-[a-z0-9]{6,16}$/, 'a run id looks like r-k3x9a2mf');
 export const NodeKey = z.string().min(1); // `${runId}/${logicalId}`
 
+/** Why a live lease is not running, as its provider lists it. */
+export const LeaseInterruption = z.enum(['outbid', 'stopped', 'exited']);
+export type LeaseInterruption = z.infer<typeof LeaseInterruption>;
+
 export const LeaseView = z.object({
   label: z.string(),
   leaseId: z.string().nullable(),
@@ -40,6 +44,14 @@ export const LeaseView = z.object({
     })
     .nullable()
     .optional(),
+  /** What the provider last listed the lease doing when it is not running: `outbid` (an
+   *  interruptible lease whose bid lost; stopped, disk kept), `stopped`, `exited`. Null or
+   *  absent: running, or not known to be otherwise. */
+  interruption: LeaseInterruption.nullable().optional(),
+  /** An interruptible lease's bid, $/h for the machine without storage (null: on-demand). */
+  bid: z.number().nullable().optional(),
+  /** The lowest bid that would run it now, as last listed (interruptible leases). */
+  minBid: z.number().nullable().optional(),
 });
 export type LeaseView = z.infer<typeof LeaseView>;
 
@@ -261,6 +273,9 @@ export const OfferFilter = z
     region: z.string().min(1).optional(),
     /** Also show hosts that failed to boot for this user before (hidden by default). */
     includeFailedHosts: z.boolean().default(false),
+    /** The interruptible market: only offers that take a bid, cheapest minimum bid first,
+     *  `maxPrice` capping that price. */
+    interruptible: z.boolean().optional(),
     limit: z.number().int().min(1).max(500).default(64),
   })
   .strict();
@@ -282,6 +297,9 @@ export const Offer = z.object({
   storagePricePerHour: z.number(),
   /** What the lease will bill per hour: GPU plus storage. */
   pricePerHour: z.number(),
+  /** Interruptible: the lowest bid the machine takes now plus storage, all-in like
+   *  `pricePerHour` (absent: the offer takes no bid). */
+  interruptiblePricePerHour: z.number().optional(),
   reliability: z.number(),
   verified: z.boolean(),
   downMbps: z.number(),
@@ -314,10 +332,18 @@ export const SettingsView = z.object({
     maxDurationH: z.number(),
     idleTimeoutMin: z.number(),
     unreachableGraceMin: z.number(),
+    collectGraceMin: z.number(),
     afterJob: AfterJob,
   }),
   /** Which shell serves this UI: the desktop app (native pickers) or web mode. */
   shell: z.enum(['app', 'web']),
+  /** Being told when a run ends while nobody is looking (docs/architecture.md, Notifications). */
+  notify: z.object({
+    /** A desktop notification (the app's; the browser's in web mode, once allowed). */
+    notifyDesktop: z.boolean(),
+    /** Where the ledger's writer POSTs a Slack-compatible JSON body; null: none. */
+    webhookUrl: z.string().nullable(),
+  }),
 });
 export type SettingsView = z.infer<typeof SettingsView>;
 

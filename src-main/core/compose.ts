@@ -1,6 +1,7 @@
 // The composition root: the one place that constructs the parts and wires them together.
 // It holds no logic; each service gets only the narrow deps it declares.
 import { crashPoint } from '../base/crash-points';
+import { collectDue } from '../services/runs/collect-due';
 import { createInProcessClient, type TenderClient } from '../api/in-process';
 import { EventBus } from '../base/event-bus';
 import { homePaths } from '../base/paths';
@@ -15,18 +16,23 @@ import { ProviderRegistry } from '../providers/registry';
 import { costHandlers } from '../services/costs/cost-handlers';
 import { hostHandlers } from '../services/hosts/host-handlers';
 import { jobFileHandlers } from '../services/job-files/job-file-handlers';
+import { bidHandlers } from '../services/leases/bid-handlers';
 import { leaseHandlers } from '../services/leases/lease-handlers';
+import { agentBackfill } from '../services/logs/agent-backfill';
 import { logHandlers } from '../services/logs/log-handlers';
 import { NodeFactory } from '../services/nodes/node-factory';
 import { nodeMail } from '../services/nodes/node-mail';
 import { nodeSetupHandlers } from '../services/nodes/node-setup-handlers';
+import { NotifyService } from '../services/notify/notify-service';
+import { rememberingSecrets, SecretMemory } from '../services/notify/secret-memory';
 import { offerHandlers } from '../services/offers/offer-handlers';
 import { outputHandlers } from '../services/outputs/output-handlers';
 import { Reconciler } from '../services/reconcile/reconciler';
 import { runHandlers } from '../services/runs/run-handlers';
 import { RunService } from '../services/runs/run-service';
-import { FileSecretStore } from '../services/settings/secret-store';
+import { FileSecretStore, secretOrEnv } from '../services/settings/secret-store';
 import { settingsHandlers } from '../services/settings/settings-handlers';
+import { readNotify } from '../services/settings/settings-store';
 import { TimingStore } from '../services/settings/timing-store';
 import { statusHandlers } from '../services/status/status-handlers';
 import { terminalHandlers } from '../services/terminals/terminal-handlers';
@@ -117,10 +123,38 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     emitRun: projector.emitRun,
   });
   const survey = () => reconciler.survey('status', STATUS_REUSE_MS);
-  const handlers: Handlers = {
+  // Being told: only the writer tells, so a reader never sends (services/notify/).
+  const jobSecrets = new SecretMemory();
+  const notify = isWriter
+    ? new NotifyService({
+        ledger,
+        bus,
+        now,
+        settings: () => readNotify(home),
+        runView: (id) => (ledger.getRun(id) ? runs.view(id) : null),
+        redactor: () => jobSecrets.redactor([secretOrEnv(secrets, 'vastaiApiKey', env).value]),
+        desktop: hooks.notify,
+      })
+    : null;
+  const table: Handlers = {
     ...runHandlers(runs),
+    'run.collectDue': async ({ all }) => {
+      requireWriter();
+      return { attached: await collectDue({ ledger, runs, factory }, { all }) };
+    },
     ...statusHandlers({ ledger, now, runs, survey }),
-    ...logHandlers({ ledger, datastream }),
+    ...logHandlers({
+      ledger,
+      datastream,
+      backfill: agentBackfill({
+        ledger,
+        datastream,
+        connect: (endpoint, deadlineMs) => factory.connector(endpoint, deadlineMs),
+        isDriven: (runId) => runs.isDriven(runId),
+        canStore: isWriter,
+        emit: (records) => bus.emit('log.lines', { records }),
+      }),
+    }),
     ...leaseHandlers({
       ledger,
       providers,
@@ -147,7 +181,19 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     }),
     ...costHandlers({ ledger, now }),
     ...nodeSetupHandlers({ ledger, factory }),
+    // lease.bid; and run.start, which has the provider judge a bid before the run service.
+    ...bidHandlers({
+      ledger,
+      providers,
+      now,
+      requireWriter,
+      reconcile: () => reconciler.tick('bid'),
+      start: (a) => runs.start(a),
+    }),
   };
+  // run.start and run.rerun remember their secrets, so no notice can carry one.
+  const handlers = rememberingSecrets(table, jobSecrets, env);
+  notify?.start();
   const composition: Composition = {
     bus,
     datastream,
@@ -158,6 +204,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     handlers,
     client: createInProcessClient(handlers, bus),
     close: async () => {
+      await notify?.close(); // journals what it sent while the ledger is open
       await reconciler.stop();
       terminals.closeAll();
       await workspaceSessions.closeAll();

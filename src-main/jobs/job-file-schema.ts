@@ -47,6 +47,9 @@ export const PolicyTable = z
     unreachable_grace: DurationText.refine((t) => (parseDuration(t) ?? 0) >= 1_000, {
       message: 'unreachable_grace must be a duration of at least 1s ("none" is not allowed)',
     }).optional(),
+    collect_grace: DurationText.refine((t) => (parseDuration(t) ?? 0) >= 1_000, {
+      message: 'collect_grace must be a duration of at least 1s ("none" is not allowed)',
+    }).optional(),
   })
   .strict();
 export type PolicyTable = z.infer<typeof PolicyTable>;

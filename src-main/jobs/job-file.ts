@@ -116,6 +116,8 @@ export function policyInput(t: PolicyTable): PolicyInput {
   if (t.idle_timeout !== undefined) out.idleTimeoutMs = parseDuration(t.idle_timeout) ?? null;
   if (t.unreachable_grace !== undefined)
     out.unreachableGraceMs = parseDuration(t.unreachable_grace) ?? undefined;
+  if (t.collect_grace !== undefined)
+    out.collectGraceMs = parseDuration(t.collect_grace) ?? undefined;
   if (t.budget_usd !== undefined) out.budgetUsd = t.budget_usd;
   if (t.after_job !== undefined) out.afterJob = t.after_job;
   return out;

@@ -331,6 +331,12 @@ export class NodeJob {
    *  still destroys the lease the usual way (idempotent) and confirms it gone. */
   private onSelfTeardown(record: TeardownRecord): void {
     if (this.checkingClaim) return; // the claim check replaces a node whose switch fired
+    // On a machine that does not bill, an unattended job's uncollected outputs wait on the
+    // node with its agent: nothing is torn down, collection and teardown go on as usual.
+    if (record.state === 'outputs_kept') {
+      this.note(`${record.reason}: its outputs waited on the node; collecting them now`);
+      return;
+    }
     const action = selfTeardownAction({
       isDetached: this.detached,
       isKnown: this.selfTeardown !== null,

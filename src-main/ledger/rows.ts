@@ -1,4 +1,11 @@
-import type { AfterJob, JobStatus, JobPhase, LeaseState, LeasePolicy } from '../contract';
+import type {
+  AfterJob,
+  JobStatus,
+  JobPhase,
+  LeaseInterruption,
+  LeaseState,
+  LeasePolicy,
+} from '../contract';
 
 export interface RunRow {
   id: string;
@@ -48,6 +55,12 @@ export interface LeaseRow {
   lastError: string | null;
   reason: string | null;
   deadMan: DeadManFacts | null;
+  /** Not running, as its provider last listed it (null: running, or not known otherwise). */
+  interruption: LeaseInterruption | null;
+  /** An interruptible lease's bid, $/h for the machine (null: on-demand, or not listed yet). */
+  bid: number | null;
+  /** The lowest bid that would run it, as last listed. */
+  minBid: number | null;
   /** Read per run (leasesOfRun): the share of a warm lease this run held; else null. */
   servedFrom: number | null;
   servedTo: number | null;
@@ -67,6 +80,9 @@ export interface DeadManFacts {
   afterJob: AfterJob;
   /** When the job ended on this node (the idle clock of keep_warm starts here). */
   jobEndedAt: number | null;
+  /** The last renewal said a job was running (or the node otherwise in use): its switch
+   *  then has no unreachable deadline until the job ends, which the app may never see. */
+  inUse?: boolean;
   /** What the node said when it began tearing itself down (agent's words). */
   selfTeardown: { cause: string; reason: string; at: number; state: string } | null;
 }

@@ -52,6 +52,7 @@ describe('dead-man renewals', () => {
       budgetMs: 40 * MIN,
       afterJob: 'destroy',
       idleTimeoutMs: 20 * MIN,
+      collectGraceMs: null,
       inUse: true,
       collected: false,
       teardown: { kind: 'remove-files' },
@@ -102,6 +103,22 @@ describe('why a vanished node destroyed itself', () => {
     const r = inferSelfTeardown(facts({}), T0 + 95 * MIN);
     expect(r?.reason).toMatch(/^destroyed by its own dead-man switch: app unreachable for 30 min/);
     expect(r?.at).toBe(T0 + 90 * MIN);
+  });
+
+  it('a job running at the last renewal: it went out of sight, billed until now', () => {
+    expect(inferSelfTeardown(facts({ inUse: true }), T0 + 85 * MIN)).toBeNull(); // within grace
+    const r = inferSelfTeardown(facts({ inUse: true }), T0 + 300 * MIN);
+    expect(r?.reason).toMatch(/its job ended while nobody was attached/);
+    expect(r?.at).toBe(T0 + 300 * MIN);
+    // A max duration that passed is still the earlier, known cause.
+    const m = inferSelfTeardown(
+      facts({ inUse: true, maxDeadlineAt: T0 + 200 * MIN }),
+      T0 + 300 * MIN,
+    );
+    expect(m).toEqual({
+      reason: 'destroyed by its own dead-man switch: max duration reached',
+      at: T0 + 200 * MIN,
+    });
   });
 
   it('the earliest passed deadline wins', () => {

@@ -34,6 +34,7 @@ export function renewalParams(r: RenewalInput): LeaseParams {
     budgetMs: r.budgetDeadlineAt === null ? null : Math.max(0, r.budgetDeadlineAt - now),
     afterJob: policy.afterJob,
     idleTimeoutMs: policy.idleTimeoutMs,
+    collectGraceMs: policy.collectGraceMs ?? null,
     inUse: r.inUse,
     collected: r.collected,
     teardown: r.teardown,
@@ -57,6 +58,7 @@ export function renewalFacts(
     idleTimeoutMs: p.idleTimeoutMs ?? null,
     afterJob: p.afterJob,
     jobEndedAt,
+    inUse: p.inUse === true,
     selfTeardown: previous?.selfTeardown ?? null,
   };
 }
@@ -81,12 +83,24 @@ export function inferSelfTeardown(
 ): { reason: string; at: number } | null {
   if (f.selfTeardown)
     return { reason: selfTeardownText(f.selfTeardown.reason), at: f.selfTeardown.at };
-  const candidates: { at: number; why: string }[] = [
-    {
-      at: f.renewedAt + f.graceMs,
-      why: `app unreachable for ${minutes(f.graceMs)} (last renewal ${new Date(f.renewedAt).toISOString()})`,
-    },
-  ];
+  const last = new Date(f.renewedAt).toISOString();
+  // A node last told its job runs has no unreachable deadline until the job ends, which
+  // happened out of sight: it went at some time before now, and is billed until now
+  // (never less than it may have cost).
+  const candidates: { at: number; why: string }[] = f.inUse
+    ? [
+        {
+          // Never before a grace after the last renewal: it cannot have fired sooner.
+          at: now >= f.renewedAt + f.graceMs ? now : Infinity,
+          why: `its job ended while nobody was attached and no Tender came within the grace (last renewal ${last})`,
+        },
+      ]
+    : [
+        {
+          at: f.renewedAt + f.graceMs,
+          why: `app unreachable for ${minutes(f.graceMs)} (last renewal ${last})`,
+        },
+      ];
   if (f.maxDeadlineAt !== null)
     candidates.push({ at: f.maxDeadlineAt, why: 'max duration reached' });
   if (f.budgetDeadlineAt !== null)

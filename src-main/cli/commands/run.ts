@@ -12,7 +12,7 @@ import { durationFlag, positiveNumber } from './flags';
 import { makeLogPrinter } from '../log-printer';
 import { bold, green, info, red } from '../output';
 
-export const RUN_USAGE = `tender run <job.toml> [--provider P] [--count N] [--hosts a,b] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--keep] [--fresh-setup] [--new-node] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--detach] [--json]`;
+export const RUN_USAGE = `tender run <job.toml> [--provider P] [--count N] [--hosts a,b] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--interruptible [--bid X]] [--keep] [--fresh-setup] [--new-node] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--collect-grace 1h] [--detach] [--json]`;
 
 export async function runCommand(argv: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -28,6 +28,8 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
       'max-price': { type: 'string' },
       image: { type: 'string' },
       'disk-gb': { type: 'string' },
+      interruptible: { type: 'boolean' },
+      bid: { type: 'string' },
       keep: { type: 'boolean', default: false },
       'fresh-setup': { type: 'boolean', default: false },
       'new-node': { type: 'boolean', default: false },
@@ -36,6 +38,7 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
       budget: { type: 'string' },
       'after-job': { type: 'string' },
       'unreachable-grace': { type: 'string' },
+      'collect-grace': { type: 'string' },
       detach: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       verbose: { type: 'boolean', short: 'v', default: false },
@@ -66,6 +69,8 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
   if (values.image !== undefined) pool.image = values.image;
   if (values['disk-gb'] !== undefined)
     pool.disk_gb = positiveNumber('--disk-gb', values['disk-gb'], true);
+  if (values.interruptible !== undefined) pool.interruptible = values.interruptible;
+  if (values.bid !== undefined) pool.bid = positiveNumber('--bid', values.bid.replace(/^\$/, ''));
   if (values.hosts !== undefined) {
     pool.hosts = values.hosts
       .split(',')
@@ -255,6 +260,13 @@ function policyFlags(values: Record<string, string | boolean | undefined>): Poli
     if (ms === null || ms < 1_000)
       throw new TenderError('bad_input', '--unreachable-grace must be at least 1s');
     out.unreachableGraceMs = ms;
+  }
+  const cg = text('collect-grace');
+  if (cg !== undefined) {
+    const ms = durationFlag('--collect-grace', cg, false);
+    if (ms === null || ms < 1_000)
+      throw new TenderError('bad_input', '--collect-grace must be at least 1s');
+    out.collectGraceMs = ms;
   }
   const b = text('budget');
   if (b !== undefined) out.budgetUsd = positiveNumber('--budget', b.replace(/^\$/, ''));

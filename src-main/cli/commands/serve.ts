@@ -17,6 +17,9 @@ export async function serveCommand(argv: string[], ctx: CliContext): Promise<num
   const port = values.port === undefined ? 0 : positiveNumber('--port', values.port, true);
   const rendererDir = findRenderer();
   const core = TenderCore.open(ctx.coreOptions);
+  // An always-on driver: every run nobody drives is picked up (renewed, collected, torn
+  // down as its policy says) — the way to hands-off runs with the laptop closed.
+  void core.client.invoke('run.collectDue', { all: true });
   const server = await startWebServer(core, { port, rendererDir });
   // The first line is the URL: scripts (and the browser tests) read it from there.
   process.stdout.write(`Tender web UI: ${server.url}\n`);

@@ -4,7 +4,8 @@ import { TenderCore } from '../../core/tender-core';
 import { formatBytes } from '../../jobs/workspace/human-units';
 import { call, type CliContext } from '../context';
 import { EXIT } from '../exit-codes';
-import { ago, bold, red, table } from '../output';
+import { interruptionText } from '../interruption-text';
+import { ago, bold, info, red, table } from '../output';
 
 export async function statusCommand(argv: string[], ctx: CliContext): Promise<number> {
   const { values } = parseArgs({
@@ -21,6 +22,7 @@ export async function statusCommand(argv: string[], ctx: CliContext): Promise<nu
     return EXIT.ok;
   }
   try {
+    if (core.isWriter) await collectEnded(core, values.json === true);
     const status = await call(core, 'status.get', {});
     if (values.json) process.stdout.write(JSON.stringify(status) + '\n');
     else
@@ -31,6 +33,27 @@ export async function statusCommand(argv: string[], ctx: CliContext): Promise<nu
   } finally {
     await core.close();
   }
+}
+
+/** How long `tender status` waits for the outputs of runs whose job ended unattended. */
+const COLLECT_WAIT_MS = 120_000;
+
+/** Runs whose job ended while nobody was attached: their outputs are collected now and
+ *  their nodes torn down (or kept) as their policy says, before the status is printed. */
+async function collectEnded(core: TenderCore, quiet: boolean): Promise<void> {
+  const { attached } = await call(core, 'run.collectDue', { all: false });
+  if (attached.length === 0) return;
+  if (!quiet)
+    info(
+      `collecting the outputs of ${attached.join(', ')} (the job ended while nobody was attached)…`,
+    );
+  let timer!: NodeJS.Timeout;
+  await Promise.race([
+    Promise.all(attached.map((id) => core.waitRun(id).catch(() => undefined))),
+    new Promise((r) => (timer = setTimeout(r, COLLECT_WAIT_MS))),
+  ]);
+  clearTimeout(timer);
+  core.datastream.flush();
 }
 
 /** Orphans and leases that are still billing first, in red; then runs and their nodes. */
@@ -60,6 +83,10 @@ function render(s: StatusView, note: string | null): string {
     );
   }
   if (lost.length > 0) out();
+  // Interrupted leases (outbid, stopped, exited): billing their disk, doing nothing.
+  const interrupted = s.leases.flatMap((l) => interruptionText(l) ?? []);
+  for (const line of interrupted) out(red(line, o));
+  if (interrupted.length > 0) out();
   // Nodes that protected the user's money by themselves: said loudly, once a day's worth.
   const selfDestroyed = s.leases.filter(
     (l) =>
@@ -92,7 +119,11 @@ function render(s: StatusView, note: string | null): string {
         ...live.map((l) => [
           l.leaseId ?? l.label,
           l.provider,
-          l.state === 'destroying' ? red(l.state, o) : l.state,
+          l.state === 'destroying'
+            ? red(l.state, o)
+            : l.interruption
+              ? red(`${l.state}, ${l.interruption}`, o)
+              : l.state,
           l.runId ?? '-',
           l.createdAt ? ago(l.createdAt) : '-',
           l.pricePerHour === null ? '-' : `$${l.pricePerHour.toFixed(3)}`,

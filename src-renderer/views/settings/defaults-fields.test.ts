@@ -10,6 +10,7 @@ const saved = {
   maxDurationH: 24,
   idleTimeoutMin: 20,
   unreachableGraceMin: 30,
+  collectGraceMin: 60,
   afterJob: 'destroy',
 } as Defaults;
 

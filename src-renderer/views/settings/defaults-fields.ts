@@ -78,7 +78,15 @@ export const DEFAULT_FIELDS: DefaultField[] = [
     label: 'Unreachable grace',
     unit: 'min',
     range: '1–10080',
-    hint: 'A node that cannot reach Tender (laptop closed, crash, network) destroys itself after this.',
+    hint: 'A node with no job running that cannot reach Tender (laptop closed, crash, network) destroys itself after this. A running job is never stopped for it.',
+  },
+  {
+    key: 'collectGraceMin',
+    group: 'policy',
+    label: 'Collect grace',
+    unit: 'min',
+    range: '1–10080',
+    hint: 'After a job ended with nobody attached, its outputs wait this long for Tender (on your own machines they stay there after).',
   },
   {
     key: 'afterJob',

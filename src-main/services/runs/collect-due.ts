@@ -1,0 +1,63 @@
+import { AgentClient } from '../../nodes/agent-client';
+import { agentCommand } from '../../nodes/node-layout';
+import type { Ledger } from '../../ledger/ledger';
+import type { NodeRecord } from '../../ledger/node-record';
+import type { NodeFactory } from '../nodes/node-factory';
+import type { RunService } from './run-service';
+
+/** A node that does not answer within this is left for the reconciler and a later try. */
+const PROBE_DEADLINE_MS = 15_000;
+
+export interface CollectDueDeps {
+  ledger: Pick<Ledger, 'listRuns' | 'nodesOfRun'>;
+  runs: Pick<RunService, 'attach' | 'isDriven'>;
+  factory: Pick<NodeFactory, 'connector'>;
+}
+
+/** Runs nobody drives (detached, or left by a process that is gone) are picked up: with
+ *  `all`, every one (the desktop app and `tender serve`, long-lived drivers); otherwise
+ *  only those whose job has ended on every node, so their outputs are collected and their
+ *  nodes torn down (`tender status`). Returns the runs attached. */
+export async function collectDue(d: CollectDueDeps, opts: { all: boolean }): Promise<string[]> {
+  const attached: string[] = [];
+  for (const run of d.ledger.listRuns()) {
+    if (!run.detached || d.runs.isDriven(run.id)) continue;
+    if (run.status !== 'pending' && run.status !== 'running') continue;
+    const nodes = d.ledger.nodesOfRun(run.id).filter(isJoined);
+    if (nodes.length === 0) continue;
+    const ended = opts.all || (await Promise.all(nodes.map((n) => jobEnded(d, n)))).every(Boolean);
+    if (!ended) continue;
+    try {
+      d.runs.attach(run.id);
+      attached.push(run.id);
+    } catch {
+      // Ended meanwhile, or another process drives it: nothing is due here.
+    }
+  }
+  return attached;
+}
+
+function isJoined(n: NodeRecord): boolean {
+  return (n.stage === 'dormant' || n.stage === 'handed_off') && !!n.agent && !!n.connection;
+}
+
+/** Whether the node's agent says the job's run phase has exited (or that its switch kept
+ *  the outputs waiting), asked over a connection of its own. */
+async function jobEnded(d: CollectDueDeps, n: NodeRecord): Promise<boolean> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), PROBE_DEADLINE_MS);
+  let shell;
+  let client: AgentClient | null = null;
+  try {
+    shell = await d.factory.connector(n.connection!, PROBE_DEADLINE_MS)(abort.signal);
+    client = AgentClient.open(shell, agentCommand(n.agent!.address, 'attach'));
+    const status = await client.request('status', {}, PROBE_DEADLINE_MS);
+    return status.phases.run?.state === 'exited' || status.teardown?.state === 'outputs_kept';
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+    client?.close();
+    await shell?.close().catch(() => {});
+  }
+}
