@@ -1,4 +1,5 @@
 import { toErrorData } from '../base/tender-error';
+import { bidCommand, BID_USAGE } from './commands/bid';
 import { downCommand, DOWN_USAGE } from './commands/down';
 import { hostsCommand, HOSTS_USAGE } from './commands/hosts';
 import { offersCommand, OFFERS_USAGE } from './commands/offers';
@@ -29,6 +30,7 @@ usage:
   ${LOGS_USAGE}
   ${SYNC_USAGE}
   ${DOWN_USAGE}
+  ${BID_USAGE}
   ${SERVE_USAGE}
   ${OFFERS_USAGE}
   ${PUSH_USAGE}
@@ -50,6 +52,7 @@ const COMMANDS: Record<
   logs: logsCommand,
   sync: syncCommand,
   down: downCommand,
+  bid: bidCommand,
   offers: offersCommand,
   serve: serveCommand,
   push: pushCommand,

@@ -91,7 +91,22 @@ export const PoolSpec = z
     min_down_mbps: z.number().positive().optional(),
     min_up_mbps: z.number().positive().optional(),
     verified: z.boolean().optional(),
+    /** Rent on the interruptible market (Vast: a bid). Cheaper; an outbid lease is stopped
+     *  with its disk kept until its bid wins again. */
+    interruptible: z.boolean().optional(),
+    /** The bid in $/h for the machine, storage not included (Vast's `price`); default: the
+     *  offer's minimum bid plus a margin. Never above the on-demand price. */
+    bid: z.number().positive().optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((pool, ctx) => {
+    if (pool.bid !== undefined && pool.interruptible !== true)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['bid'],
+        message:
+          'a bid is the price of an interruptible lease: add interruptible = true (or --interruptible), or leave bid out',
+      });
+  });
 export type PoolSpec = z.infer<typeof PoolSpec>;
 export type PoolSpecInput = z.input<typeof PoolSpec>;

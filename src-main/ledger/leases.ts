@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { LeaseState } from '../contract';
+import type { LeaseInterruption, LeaseState } from '../contract';
+import { appendEvent } from './journal';
 import { toLeaseRow, type RawLease } from './row-mapping';
 import type { DeadManFacts, LeaseRow } from './rows';
 
@@ -14,6 +15,52 @@ export function setDeadMan(db: Database.Database, label: string, facts: DeadManF
     .prepare('UPDATE leases SET deadman_json = ? WHERE label = ?')
     .run(JSON.stringify(facts), label).changes;
   return changed > 0;
+}
+
+/** What the reconciler last saw a lease doing, from its provider's listing. */
+export interface LeaseInterruptionFacts {
+  interruption: LeaseInterruption | null;
+  bid: number | null;
+  minBid: number | null;
+}
+
+/** Writes the interruption columns, and journals `lease.interrupted {label, state, bid,
+ *  minBid}` when the lease stops running (or stops for another reason) and `lease.resumed
+ *  {label, was}` when it runs again. Returns whether anything changed. */
+export function setInterruption(
+  db: Database.Database,
+  label: string,
+  facts: LeaseInterruptionFacts,
+  now: number,
+): boolean {
+  const row = getLease(db, label);
+  if (!row) return false;
+  if (
+    row.interruption === facts.interruption &&
+    row.bid === facts.bid &&
+    row.minBid === facts.minBid
+  )
+    return false;
+  db.prepare('UPDATE leases SET interruption = ?, bid = ?, min_bid = ? WHERE label = ?').run(
+    facts.interruption,
+    facts.bid,
+    facts.minBid,
+    label,
+  );
+  if (row.interruption !== facts.interruption) {
+    const base = { ts: now, runId: row.runId, nodeId: row.nodeId };
+    appendEvent(
+      db,
+      facts.interruption === null
+        ? { ...base, kind: 'lease.resumed', data: { label, was: row.interruption } }
+        : {
+            ...base,
+            kind: 'lease.interrupted',
+            data: { label, state: facts.interruption, bid: facts.bid, minBid: facts.minBid },
+          },
+    );
+  }
+  return true;
 }
 
 /** The leases a run has held, each with the share it served (a warm lease serves several

@@ -8,6 +8,7 @@ import { TenderError } from '../base/tender-error';
 import { LATEST_SCHEMA_VERSION } from './migrations';
 import {
   cleanUpLedgers,
+  commit,
   raw,
   reader,
   RUN,
@@ -35,8 +36,8 @@ describe('schema', () => {
     const version = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get();
     db.close();
 
-    expect(LATEST_SCHEMA_VERSION).toBe(4);
-    expect(version).toEqual({ value: '4' });
+    expect(LATEST_SCHEMA_VERSION).toBe(5);
+    expect(version).toEqual({ value: '5' });
     for (const table of [
       'meta',
       'jobs',
@@ -63,6 +64,8 @@ describe('schema', () => {
     db.exec(
       'DROP TABLE host_keys; DROP TABLE lease_runs; ALTER TABLE runs DROP COLUMN policy_json; ' +
         'ALTER TABLE leases DROP COLUMN deadman_json; ' +
+        'ALTER TABLE leases DROP COLUMN interruption; ALTER TABLE leases DROP COLUMN bid; ' +
+        'ALTER TABLE leases DROP COLUMN min_bid; ' +
         "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
     );
     db.close();
@@ -82,6 +85,8 @@ describe('schema', () => {
     db.exec(
       'DROP TABLE lease_runs; ALTER TABLE runs DROP COLUMN policy_json; ' +
         'ALTER TABLE leases DROP COLUMN deadman_json; ' +
+        'ALTER TABLE leases DROP COLUMN interruption; ALTER TABLE leases DROP COLUMN bid; ' +
+        'ALTER TABLE leases DROP COLUMN min_bid; ' +
         "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
     );
     db.close();
@@ -98,12 +103,38 @@ describe('schema', () => {
     const [node] = seedRun(first, 'node-0');
     first.close();
     const db = raw(home);
-    db.exec("DROP TABLE lease_runs; UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+    db.exec(
+      'DROP TABLE lease_runs; ' +
+        'ALTER TABLE leases DROP COLUMN interruption; ALTER TABLE leases DROP COLUMN bid; ' +
+        'ALTER TABLE leases DROP COLUMN min_bid; ' +
+        "UPDATE meta SET value = '3' WHERE key = 'schema_version'",
+    );
     db.close();
 
     const again = writer(home);
     expect(again.servedRuns(node!.label)).toEqual([]);
     expect(again.leasesOfRun(RUN).every((l) => l.servedFrom === null)).toBe(true);
+    again.close();
+  });
+
+  it('upgrades a v4 ledger: no lease was interrupted, none has a bid', () => {
+    const home = tempHome();
+    const first = writer(home);
+    const [node] = seedRun(first, 'node-0');
+    commit(first, node!, { type: 'Start' }, T0 + 1);
+    first.close();
+    const db = raw(home);
+    db.exec(
+      'ALTER TABLE leases DROP COLUMN interruption; ALTER TABLE leases DROP COLUMN bid; ' +
+        'ALTER TABLE leases DROP COLUMN min_bid; ' +
+        "UPDATE meta SET value = '4' WHERE key = 'schema_version'",
+    );
+    db.close();
+
+    const again = writer(home);
+    expect(again.listLeases()).toHaveLength(1);
+    for (const l of again.listLeases())
+      expect(l).toMatchObject({ interruption: null, bid: null, minBid: null });
     again.close();
   });
 

@@ -211,6 +211,13 @@ export class Ledger {
     if (leases.setDeadMan(this.db, label, facts)) this.leaseChanged(label);
   }
 
+  /** Records what the provider last listed a live lease doing (outbid, stopped, exited, or
+   *  running again: null) and its bid, journaled as `lease.interrupted` / `lease.resumed`
+   *  in the same transaction. The columns the node record projects are left alone. */
+  setInterruption(label: string, facts: leases.LeaseInterruptionFacts, now: number): void {
+    if (this.tx(() => leases.setInterruption(this.db, label, facts, now))) this.leaseChanged(label);
+  }
+
   /** Every lease a run has had, failed boot attempts included. */
   leasesOfRun(runId: string): LeaseRow[] {
     return leases.leasesOfRun(this.db, runId);

@@ -147,6 +147,18 @@ CREATE TABLE lease_runs (
 CREATE INDEX lease_runs_run ON lease_runs(run_id);
 `,
   },
+  {
+    version: 5,
+    sql: `
+-- Interruptions, as the reconciler last saw them listed: null while running, else 'outbid'
+-- (an interruptible lease whose bid lost: stopped, disk kept), 'stopped' or 'exited'. An
+-- interruptible lease's bid ($/h for the machine, storage not included) and the lowest bid
+-- that would run it, as last listed. Written by the reconciler, not by the node projection.
+ALTER TABLE leases ADD COLUMN interruption TEXT;
+ALTER TABLE leases ADD COLUMN bid REAL;
+ALTER TABLE leases ADD COLUMN min_bid REAL;
+`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,5 +1,5 @@
 // Rows as SQLite returns them, and their mapping to the ledger's row types.
-import type { JobStatus, LeasePolicy, LeaseState } from '../contract';
+import type { JobStatus, LeaseInterruption, LeasePolicy, LeaseState } from '../contract';
 import type { AttemptRow, DeadManFacts, LeaseRow, RunRow } from './rows';
 
 export const RUN_SELECT =
@@ -85,6 +85,9 @@ export interface RawLease {
   last_error: string | null;
   reason: string | null;
   deadman_json: string | null;
+  interruption?: LeaseInterruption | null;
+  bid?: number | null;
+  min_bid?: number | null;
   served_from?: number | null;
   served_to?: number | null;
 }
@@ -108,6 +111,9 @@ export function toLeaseRow(r: RawLease): LeaseRow {
     lastError: r.last_error,
     reason: r.reason,
     deadMan: r.deadman_json ? (JSON.parse(r.deadman_json) as DeadManFacts) : null,
+    interruption: r.interruption ?? null,
+    bid: r.bid ?? null,
+    minBid: r.min_bid ?? null,
     servedFrom: r.served_from ?? null,
     servedTo: r.served_to ?? null,
   };

@@ -16,6 +16,8 @@ const MARKET_FIELDS = [
   'min_down_mbps',
   'min_up_mbps',
   'verified',
+  'interruptible',
+  'bid',
 ] as const;
 
 /** The pool's marketplace fields that were given (the node shape a marketplace searches). */

@@ -44,6 +44,28 @@ export interface LeaseFacts {
   /** $/h quoted by the provider at creation; null when nothing bills (local, ssh). */
   pricePerHour: number | null;
   metadata: Record<string, string>;
+  /** What the lease is doing, as the listing it came from says (listLabeled only; absent
+   *  where the provider cannot tell). The reconciler reads it from the listing it makes
+   *  anyway: an interruption costs no call of its own. */
+  condition?: LeaseCondition;
+}
+
+/** A listed lease's run state. `outbid`: an interruptible lease stopped because its bid
+ *  lost (its disk is kept); `stopped`: stopped for another reason; `exited`: its machine or
+ *  container stopped by itself; `loading`: not running yet. */
+export interface LeaseCondition {
+  state: 'running' | 'loading' | 'stopped' | 'outbid' | 'exited';
+  /** Interruptible leases: the bid standing now, $/h for the machine without storage. */
+  bid?: number;
+  /** Interruptible leases: the lowest bid that would run it now. */
+  minBid?: number;
+}
+
+/** A bid as the provider accepted it. */
+export interface BidChange {
+  bid: number;
+  /** The lowest bid that runs the lease now, when the provider said. */
+  minBid: number | null;
 }
 
 export interface CreateLeaseRequest {
@@ -115,4 +137,14 @@ export interface Provider {
 
   /** Every lease whose label starts with `prefix`, including ones the ledger lost. */
   listLabeled(prefix: string, signal: AbortSignal): Promise<LeaseFacts[]>;
+
+  /** A look at the market before a run is written, for what only the market can refuse (a
+   *  bid above the on-demand price). Throws `TenderError` (`bad_input`, naming the fix). */
+  checkPool?(pool: PoolSpec, signal: AbortSignal): Promise<void>;
+
+  /** Sets the bid of an interruptible lease. Returns when the provider accepted it; an
+   *  outbid lease runs again once the provider lists it running. Throws `TenderError`
+   *  (`bad_input`) for a lease that takes no bid, or a bid that it would not run at or that
+   *  is above the on-demand price. */
+  changeBid?(lease: LeaseFacts, bid: number, signal: AbortSignal): Promise<BidChange>;
 }

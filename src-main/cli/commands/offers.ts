@@ -7,10 +7,12 @@ import { bold, info, table } from '../output';
 import { positiveNumber } from './flags';
 
 export const OFFERS_USAGE =
-  'tender offers [--gpu "RTX 4090"] [--gpus N] [--min-vram-gb N] [--max-price X] [--disk-gb N] [--count N] [--all-hosts] [--json]';
+  'tender offers [--gpu "RTX 4090"] [--gpus N] [--min-vram-gb N] [--max-price X] [--disk-gb N] [--count N] [--interruptible] [--all-hosts] [--json]';
 
-/** Rentable machines, cheapest all-in $/h first (GPU plus storage for the disk asked). With
- *  --count N, the N a `tender run --count N` would rent, and what they cost together. */
+/** Rentable machines, cheapest all-in $/h first (GPU plus storage for the disk asked), with
+ *  the interruptible price beside; --interruptible: only offers that take a bid, cheapest
+ *  bid first. With --count N, the N a `tender run --count N` would rent, and what they cost
+ *  together. */
 export async function offersCommand(argv: string[], ctx: CliContext): Promise<number> {
   const { values } = parseArgs({
     args: argv,
@@ -23,6 +25,7 @@ export async function offersCommand(argv: string[], ctx: CliContext): Promise<nu
       'disk-gb': { type: 'string' },
       count: { type: 'string' },
       'all-hosts': { type: 'boolean', default: false },
+      interruptible: { type: 'boolean', default: false },
       limit: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
@@ -39,6 +42,7 @@ export async function offersCommand(argv: string[], ctx: CliContext): Promise<nu
       : {}),
     ...(values['disk-gb'] ? { diskGb: positiveNumber('--disk-gb', values['disk-gb'], true) } : {}),
     includeFailedHosts: values['all-hosts'] === true,
+    ...(values.interruptible ? { interruptible: true } : {}),
     limit: values.limit ? positiveNumber('--limit', values.limit, true) : Math.max(20, count),
   };
   const core = TenderCore.openAny(ctx.coreOptions) ?? TenderCore.open(ctx.coreOptions);
@@ -54,13 +58,25 @@ export async function offersCommand(argv: string[], ctx: CliContext): Promise<nu
       );
       return EXIT.infrastructure;
     }
+    const interruptible = values.interruptible === true;
     process.stdout.write(render(offers, count) + '\n');
     if (offers.length < count) {
       info(`only ${offers.length} offer(s) match, fewer than --count ${count}`);
       return EXIT.infrastructure;
     }
-    const total = offers.slice(0, count).reduce((n, o) => n + o.pricePerHour, 0);
-    if (count > 1) info(bold(`the ${count} cheapest cost $${total.toFixed(3)}/h together`));
+    const price = (o: Offer) =>
+      interruptible ? (o.interruptiblePricePerHour ?? o.pricePerHour) : o.pricePerHour;
+    const total = offers.slice(0, count).reduce((n, o) => n + price(o), 0);
+    if (count > 1)
+      info(
+        bold(
+          `the ${count} cheapest cost $${total.toFixed(3)}/h together${interruptible ? ' at their minimum bids' : ''}`,
+        ),
+      );
+    if (interruptible)
+      info(
+        'an interruptible lease bills its bid plus storage, and stops (keeping its disk) when outbid; `tender run --interruptible` bids the minimum + 10%',
+      );
     return EXIT.ok;
   } finally {
     await core.close();
@@ -76,6 +92,7 @@ function render(offers: Offer[], count: number): string {
       'VRAM',
       '$/h ALL-IN',
       '(GPU + DISK)',
+      'INTERRUPTIBLE',
       'RELIAB.',
       'DOWN/UP Mb/s',
       'WHERE',
@@ -90,6 +107,9 @@ function render(offers: Offer[], count: number): string {
       `${o.vramGb.toFixed(0)} GB`,
       `$${o.pricePerHour.toFixed(3)}`,
       `(${o.gpuPricePerHour.toFixed(3)} + ${o.storagePricePerHour.toFixed(3)})`,
+      o.interruptiblePricePerHour === undefined
+        ? '-'
+        : `$${o.interruptiblePricePerHour.toFixed(3)}`,
       o.reliability.toFixed(3),
       `${o.downMbps.toFixed(0)}/${o.upMbps.toFixed(0)}`,
       o.location ?? '-',

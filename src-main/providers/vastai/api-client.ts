@@ -144,6 +144,23 @@ export class VastApiClient {
     return 'destroyed';
   }
 
+  /** PUT /api/v0/instances/bid_price/{id}/ `{client_id: "me", price}` (vast.py change__bid;
+   *  the API reference's "change bid"). Setting the same price twice is harmless: retried. */
+  async changeBid(id: string, price: number, signal: AbortSignal): Promise<void> {
+    const what = `change the bid of instance ${id}`;
+    const res = await this.ok(
+      {
+        method: 'PUT',
+        path: `/api/v0/instances/bid_price/${seg(id)}/`,
+        body: { client_id: 'me', price },
+        idempotent: true,
+        what,
+      },
+      signal,
+    );
+    if (isRecord(res.json) && res.json.success === false) throw refusal(what, res);
+  }
+
   /** GET /api/v0/ssh/: the public keys on the account. */
   async listSshKeys(signal: AbortSignal): Promise<string[]> {
     const what = 'list account ssh keys';

@@ -44,11 +44,17 @@ export function buildOfferQuery(filter: OfferFilter, extraLimit = 0): Record<str
   // gpu_ram is MB; vast.py multiplies GB by 1000 (offers_mult), so "24" admits a 24 GiB card.
   if (filter.minVramGb !== undefined) q.gpu_ram = { gte: Math.round(filter.minVramGb * 1000) };
   // With allocated_storage set, dph_total is GPU plus storage for that disk: the all-in price.
-  if (filter.maxPrice !== undefined) q.dph_total = { lte: filter.maxPrice };
+  // On the interruptible market the cap is on the bid: min_bid (without storage) may not
+  // exceed it either; the all-in bid price is re-checked client-side.
+  if (filter.maxPrice !== undefined) {
+    if (filter.interruptible) q.min_bid = { lte: filter.maxPrice };
+    else q.dph_total = { lte: filter.maxPrice };
+  }
   if (filter.minUpMbps !== undefined) q.inet_up = { gte: filter.minUpMbps };
   if (filter.region !== undefined) q.geolocation = { in: regionCodes(filter.region) };
-  q.order = [['dph_total', 'asc']];
-  q.type = 'on-demand';
+  // vast.py's --type interruptible is "bid": offers priced for bidding, cheapest minimum first.
+  q.order = filter.interruptible ? [['min_bid', 'asc']] : [['dph_total', 'asc']];
+  q.type = filter.interruptible ? 'bid' : 'on-demand';
   q.allocated_storage = disk;
   q.limit = Math.min(MAX_SEARCH_LIMIT, filter.limit + extraLimit);
   return q;

@@ -1,6 +1,7 @@
 import type { Offer } from '../../contract/views';
 import type { DestroyHandle, LeaseFacts } from '../provider';
 import { isRecord } from './errors';
+import { conditionOf } from './interruption';
 import { allInPrice, num } from './offers';
 
 export const PROVIDER = 'vastai';
@@ -90,6 +91,11 @@ export function factsFromInstance(inst: Record<string, unknown>, label: string):
     metadata.gpu = `${num(inst.num_gpus) ?? 1}x ${inst.gpu_name}`;
   if (typeof inst.actual_status === 'string') metadata.status = inst.actual_status;
   if (typeof inst.image_uuid === 'string') metadata.image = inst.image_uuid;
+  const condition = conditionOf(inst);
+  if (inst.is_bid === true) {
+    metadata.interruptible = 'true';
+    if (condition?.bid !== undefined) metadata.bid = String(condition.bid);
+  }
   return {
     provider: PROVIDER,
     leaseId: `${PROVIDER}:${id}`,
@@ -98,5 +104,6 @@ export function factsFromInstance(inst: Record<string, unknown>, label: string):
     destroyHandle: handleFor(id),
     pricePerHour: price?.pricePerHour ?? null,
     metadata,
+    ...(condition ? { condition } : {}),
   };
 }

@@ -47,6 +47,7 @@ export function offerFromRow(row: unknown, diskGb: number): Offer | null {
   const gpuCount = num(row.num_gpus);
   if (!id || !machineId || !price || gpuCount === null) return null;
   const vramMb = num(row.gpu_ram);
+  const minBid = num(row.min_bid);
   return {
     provider: 'vastai',
     offerId: id,
@@ -55,6 +56,11 @@ export function offerFromRow(row: unknown, diskGb: number): Offer | null {
     gpuCount,
     vramGb: vramMb === null ? 0 : Math.round(vramMb / 100) / 10, // MB → GB as Vast counts
     ...price,
+    // The all-in interruptible price: the lowest bid plus the same storage (gpuhunt and
+    // dstack price Vast's spot offers at min_bid).
+    ...(minBid !== null && minBid >= 0
+      ? { interruptiblePricePerHour: round6(minBid + price.storagePricePerHour) }
+      : {}),
     reliability: num(row.reliability) ?? num(row.reliability2) ?? 0,
     verified: row.verified === true || row.verification === 'verified',
     downMbps: num(row.inet_down) ?? 0,
@@ -68,7 +74,8 @@ export function offerFromRow(row: unknown, diskGb: number): Offer | null {
 
 /** The search answer as offers we would rent: each row re-checked against the filter (and
  *  against rented/rentable, as vast.py does after its own search), hosts in `excluded`
- *  dropped, cheapest all-in first, at most `filter.limit`. */
+ *  dropped, cheapest all-in first (the interruptible price when the filter asks for that
+ *  market), at most `filter.limit`. */
 export function selectOffers(
   rows: readonly unknown[],
   filter: OfferFilter,
@@ -85,6 +92,7 @@ export function selectOffers(
   }
   picked.sort(
     (a, b) =>
+      paidPrice(a, filter) - paidPrice(b, filter) ||
       a.pricePerHour - b.pricePerHour ||
       b.reliability - a.reliability ||
       a.offerId.localeCompare(b.offerId, 'en', { numeric: true }),
@@ -104,7 +112,8 @@ export function meetsFilter(
   if (offer.gpuCount !== filter.gpuCount) return false;
   if (filter.minVramGb !== undefined && (num(row.gpu_ram) ?? 0) < filter.minVramGb * 1000)
     return false;
-  if (filter.maxPrice !== undefined && offer.pricePerHour > filter.maxPrice) return false;
+  if (filter.interruptible && offer.interruptiblePricePerHour === undefined) return false;
+  if (filter.maxPrice !== undefined && paidPrice(offer, filter) > filter.maxPrice) return false;
   if (offer.reliability < (filter.minReliability ?? SAFE_DEFAULTS.minReliability)) return false;
   if ((filter.verified ?? SAFE_DEFAULTS.verified) && !offer.verified) return false;
   if (offer.downMbps < (filter.minDownMbps ?? SAFE_DEFAULTS.minDownMbps)) return false;
@@ -117,6 +126,12 @@ export function meetsFilter(
     if (country !== null && !regionCodes(filter.region).includes(country)) return false;
   }
   return true;
+}
+
+/** The all-in $/h the filter's market pays for an offer: its lowest bid plus storage on
+ *  the interruptible market, else on-demand. */
+export function paidPrice(offer: Offer, filter: Pick<OfferFilter, 'interruptible'>): number {
+  return filter.interruptible ? (offer.interruptiblePricePerHour ?? Infinity) : offer.pricePerHour;
 }
 
 /** "Washington, US" → "US": Vast.ai locations end in the two-letter country code. */

@@ -1,9 +1,11 @@
 import type { SelfTeardown } from '../../../src-agent/wire/protocol';
 import type { PoolSpec } from '../../contract';
+import { TenderError } from '../../base/tender-error';
 import { OfferFilter, type Offer, type OfferFilterInput } from '../../contract/views';
 import { countedShapes, type NodeShape } from '../pool-shapes';
 import {
   ProviderError,
+  type BidChange,
   type CreateLeaseRequest,
   type CreateLeaseResult,
   type DestroyHandle,
@@ -12,6 +14,10 @@ import {
   type Provider,
 } from '../provider';
 import { DEFAULT_VASTAI_URL, VastApiClient, type VastApiOptions } from './api-client';
+import { createBody, DEFAULT_IMAGE } from './create-body';
+import { bidFacts, changeLeaseBid, NOT_A_BID, notABid, withBidIntent } from './bid-lease';
+import { perHour, planBids } from './bids';
+import { conditionOf } from './interruption';
 import { sshAddressOf, sshEndpoint } from './endpoint';
 import { isOfferTaken, VastApiError } from './errors';
 import { failedMachineIds, recordFailedHost } from './failed-hosts';
@@ -20,26 +26,15 @@ import {
   factsFromCreate,
   factsFromInstance,
   instanceIdOf,
-  LABEL_ENV,
   PROVIDER,
   SAFE_LABEL,
   tenderLabelOf,
 } from './lease-facts';
 import { selectOffers } from './offers';
-import { filterOfShape, parseShape } from './shape';
+import { filterOfShape, parseShape, type VastShape } from './shape';
 import { classifyInstance, isGoneInstance } from './status';
 
-/** Comes with CUDA 12.4, cuDNN 9, PyTorch 2.5.1 and Python 3.11 on Ubuntu 22.04: the
- *  common denominator of GPU jobs. Vast.ai's `ssh` launch adds sshd; Tender pushes Node. */
-export const DEFAULT_IMAGE = 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime';
-
-/** Vast.ai's ssh launch runs each SSH session inside tmux unless this file exists; Tender's
- *  commands need plain exec channels (vast.ai docs; SkyPilot's onstart does the same). */
-export const ONSTART = 'touch ~/.no_auto_tmux';
-
-/** What vast.py sends for `--ssh --direct`: a direct port mapping for 22, and the proxy as a
- *  fallback. (The OpenAPI enum spells it `ssh_direct`; the CLI's string is the one in use.) */
-export const RUNTYPE = 'ssh_direc ssh_proxy';
+export { DEFAULT_IMAGE } from './create-body';
 
 const MAX_OFFERS_TRIED = 5; // offers rented away under us before we give the run an answer
 // Vast.ai may take a moment to show a new instance; until then "no such instance" is "not yet".
@@ -146,14 +141,13 @@ export class VastProvider implements Provider {
     // A lease is created once per label, whoever asks twice (a retry after a crash, a
     // replayed effect): an instance that already carries the label is that lease.
     const existing = await this.findLabel(label, signal);
-    if (existing) return { lease: existing, endpoint: null };
+    if (existing)
+      return { lease: shape.interruptible ? withBidIntent(existing) : existing, endpoint: null };
 
     const publicKey = this.publicKey();
     await this.ensureKeyOnAccount(publicKey, signal);
     const filter = filterOfShape(shape);
-    const excluded = new Set(shape.excludeMachines ?? []);
-    if (this.opts.failedHostsPath)
-      for (const id of failedMachineIds(this.opts.failedHostsPath)) excluded.add(id);
+    const excluded = this.excludedFor(shape);
     let offers = await this.search(filter, excluded, signal);
     // Every match is being taken by another create of this process: wait for one of those to
     // settle (rented: gone from the market; refused: free again), then look again.
@@ -161,6 +155,12 @@ export class VastProvider implements Provider {
       await this.claimSettled();
       offers = await this.search(filter, excluded, signal);
     }
+    // Interruptible: each offer with the bid it gets, and only offers the bid can run on.
+    const plan = shape.interruptible ? planBids(offers, shape.bid) : null;
+    if (plan?.kind === 'refused')
+      throw new ProviderError(plan.message, { fatal: true, hint: plan.hint });
+    const bids = new Map(plan?.bids.map((b) => [b.offer.offerId, b.bid]));
+    if (plan) offers = offers.filter((o) => bids.has(o.offerId));
     if (offers.length === 0)
       throw new ProviderError('no Vast.ai offer matches this pool', {
         hint: 'loosen max_price, min_vram_gb, gpu or min_reliability; `tender offers` shows what is there',
@@ -183,7 +183,7 @@ export class VastProvider implements Provider {
       try {
         instanceId = await api.createInstance(
           offer.offerId,
-          createBody(label, image, disk),
+          createBody(label, image, disk, bids.get(offer.offerId)),
           signal,
         );
       } catch (err) {
@@ -207,7 +207,8 @@ export class VastProvider implements Provider {
         created_at: String(this.now()),
         ssh_key_attach: attach,
       });
-      return { lease, endpoint: null };
+      const bid = bids.get(offer.offerId);
+      return { lease: bid === undefined ? lease : bidFacts(lease, offer, bid), endpoint: null };
     }
     throw new ProviderError(
       `every offer tried was rented by someone else first (offers ${taken.join(', ') || 'none left to try'})`,
@@ -218,6 +219,8 @@ export class VastProvider implements Provider {
   async lookupEndpoint(lease: LeaseFacts, signal: AbortSignal): Promise<NodeEndpoint | null> {
     const id = this.instanceId(lease.destroyHandle);
     const inst = await this.client().showInstance(id, signal);
+    // Checked at the first look after create, before anything runs on it.
+    if (inst && lease.metadata.interruptible === 'true' && inst.is_bid !== true) throw notABid(id);
     const state = classifyInstance(inst);
     switch (state.kind) {
       case 'gone': {
@@ -226,7 +229,7 @@ export class VastProvider implements Provider {
         throw new ProviderError(`Vast.ai instance ${id}: the instance is gone`, { fatal: true });
       }
       case 'failed':
-        throw new ProviderError(`Vast.ai instance ${id}: ${state.reason}`, {
+        throw new ProviderError(`Vast.ai instance ${id}: ${outbidReason(inst) ?? state.reason}`, {
           fatal: true,
           hint: 'destroy it: it may still bill until then',
         });
@@ -265,6 +268,26 @@ export class VastProvider implements Provider {
     );
   }
 
+  /** A bid asked for is judged against the market before the run is written: above the
+   *  on-demand price of the offer it would go to, or below every minimum, it is bad input.
+   *  A market that cannot be asked now is the create's to report. */
+  async checkPool(pool: PoolSpec, signal: AbortSignal): Promise<void> {
+    if (pool.interruptible !== true || pool.bid === undefined) return;
+    const shape = parseShape(this.shapeNodes(pool)[0] ?? {});
+    let offers: Offer[];
+    try {
+      offers = await this.search(filterOfShape(shape), this.excludedFor(shape), signal);
+    } catch {
+      return;
+    }
+    const plan = planBids(offers, shape.bid);
+    if (plan.kind === 'refused') throw new TenderError('bad_input', plan.message, plan.hint);
+  }
+
+  changeBid(lease: LeaseFacts, bid: number, signal: AbortSignal): Promise<BidChange> {
+    return changeLeaseBid(this.client(), lease, bid, signal);
+  }
+
   /** The node destroys its own instance with the per-instance key every Vast.ai container
    *  has (CONTAINER_API_KEY, valid for that instance only); the account key stays here. */
   selfTeardown(): SelfTeardown {
@@ -278,7 +301,16 @@ export class VastProvider implements Provider {
   rememberBootFailure(lease: LeaseFacts, reason: string): void {
     const machine = lease.metadata.machine_id;
     if (!this.opts.failedHostsPath || !machine || !/^\d+$/.test(machine)) return;
+    if (reason.includes(NOT_A_BID)) return; // the market's doing, not the host's
     recordFailedHost(this.opts.failedHostsPath, machine, reason, this.now());
+  }
+
+  /** Hosts a create leaves out: those the shape names and those that failed to boot. */
+  private excludedFor(shape: VastShape): Set<string> {
+    const excluded = new Set(shape.excludeMachines ?? []);
+    if (this.opts.failedHostsPath)
+      for (const id of failedMachineIds(this.opts.failedHostsPath)) excluded.add(id);
+    return excluded;
   }
 
   private async search(
@@ -340,22 +372,6 @@ export class VastProvider implements Provider {
   }
 }
 
-/** The body of PUT /api/v0/asks/{id}/ (vast.py create__instance; create_instance.yaml). */
-export function createBody(label: string, image: string, diskGb: number): Record<string, unknown> {
-  return {
-    client_id: 'me',
-    image,
-    disk: diskGb,
-    label,
-    // A JSON object, as vast.py's parse_env sends it (the OpenAPI file says a string).
-    env: { [LABEL_ENV]: label },
-    onstart: ONSTART,
-    runtype: RUNTYPE,
-    // Fail at once rather than leave a stopped instance that bills for its disk.
-    cancel_unavail: true,
-  };
-}
-
 /** Key type and base64, without the comment: how two copies of one key compare. */
 function keyBody(key: string): string {
   return key.trim().split(/\s+/).slice(0, 2).join(' ');
@@ -365,4 +381,11 @@ function checkLabel(label: string): string {
   if (!SAFE_LABEL.test(label))
     throw new ProviderError(`bad lease label "${label}"`, { fatal: true });
   return label;
+}
+
+/** "outbid before it ran" for a stopped bid instance whose bid is below the minimum. */
+function outbidReason(inst: Record<string, unknown> | null): string | null {
+  const c = inst ? conditionOf(inst) : undefined;
+  if (c?.state !== 'outbid' || c.bid === undefined || c.minBid === undefined) return null;
+  return `the instance was outbid before it ran (bid ${perHour(c.bid)}, now min ${perHour(c.minBid)})`;
 }

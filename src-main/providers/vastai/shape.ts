@@ -16,6 +16,10 @@ export const VastShape = z.object({
   min_up_mbps: z.number().positive().optional(),
   verified: z.boolean().optional(),
   region: z.string().min(1).optional(),
+  /** A bid on the interruptible market instead of an on-demand rental. */
+  interruptible: z.boolean().optional(),
+  /** The bid, $/h for the machine without storage; default: the offer's minimum + 10%. */
+  bid: z.number().positive().optional(),
   /** An offer picked by hand in the offer browser: tried first; if it is gone, the cheapest
    *  matching offer is taken instead. */
   offerId: z.string().regex(/^\d+$/).optional(),
@@ -47,6 +51,7 @@ export function filterOfShape(shape: VastShape): OfferFilter {
     minUpMbps: shape.min_up_mbps,
     verified: shape.verified,
     region: shape.region,
+    interruptible: shape.interruptible === true ? true : undefined,
     includeFailedHosts: false,
     limit: 16,
   });

@@ -5,12 +5,14 @@ import { labelPrefix } from '../../base/ids';
 import type { LeaseState, PoolSpec } from '../../contract';
 import type { Ledger } from '../../ledger/ledger';
 import { newNodeRecord, type NodeRecord } from '../../ledger/node-record';
+import type { LeaseInterruptionFacts } from '../../ledger/leases';
 import type { JournalEvent, LeaseRow } from '../../ledger/rows';
 import type { NodeMsg } from '../../nodes/messages';
 import type { NodeShape } from '../../providers/pool-shapes';
 import type {
   CreateLeaseResult,
   DestroyHandle,
+  LeaseCondition,
   LeaseFacts,
   NodeEndpoint,
   Provider,
@@ -62,6 +64,14 @@ export class FakeProvider implements Provider {
     return this;
   }
 
+  /** The listed lease `name` shows this condition (what a provider's listing tells). */
+  withCondition(name: string, condition: LeaseCondition): this {
+    const f = this.listed.find((x) => x.label === label(name));
+    if (!f) throw new Error(`${name} is not listed`);
+    f.condition = condition;
+    return this;
+  }
+
   async listLabeled(prefix: string): Promise<LeaseFacts[]> {
     this.listCalls++;
     this.prefixesAsked.push(prefix);
@@ -90,7 +100,10 @@ export class FakeProvider implements Provider {
 }
 
 /** The slice of the ledger the reconciler reads and appends to, in memory. */
-class MemoryLedger implements Pick<Ledger, 'installId' | 'listLeases' | 'getNode' | 'append'> {
+class MemoryLedger implements Pick<
+  Ledger,
+  'installId' | 'listLeases' | 'getNode' | 'append' | 'setInterruption'
+> {
   readonly leases: LeaseRow[] = [];
   readonly nodes = new Map<string, NodeRecord>();
   readonly journal: Omit<JournalEvent, 'seq'>[] = [];
@@ -106,6 +119,19 @@ class MemoryLedger implements Pick<Ledger, 'installId' | 'listLeases' | 'getNode
   }
   append(e: Omit<JournalEvent, 'seq'>): void {
     this.journal.push(e);
+  }
+  setInterruption(lbl: string, facts: LeaseInterruptionFacts, now: number): void {
+    const row = this.leases.find((l) => l.label === lbl);
+    if (!row) return;
+    if (row.interruption !== facts.interruption)
+      this.journal.push({
+        ts: now,
+        runId: row.runId,
+        nodeId: row.nodeId,
+        kind: facts.interruption === null ? 'lease.resumed' : 'lease.interrupted',
+        data: { label: lbl, state: facts.interruption },
+      });
+    Object.assign(row, facts);
   }
 
   /** A lease row; with `node`, also the node that owns it (holding the lease's facts). */
@@ -133,6 +159,9 @@ class MemoryLedger implements Pick<Ledger, 'installId' | 'listLeases' | 'getNode
       lastError: null,
       reason: null,
       deadMan: null,
+      interruption: null,
+      bid: null,
+      minBid: null,
       servedFrom: null,
       servedTo: null,
     });

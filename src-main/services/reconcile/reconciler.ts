@@ -1,10 +1,10 @@
-import { LIVE_LEASE_STATES, type LeaseState } from '../../contract';
+import { LIVE_LEASE_STATES, type LeaseInterruption, type LeaseState } from '../../contract';
 import type { Ledger } from '../../ledger/ledger';
 import type { LeaseRow } from '../../ledger/rows';
 import { labelPrefix } from '../../base/ids';
 import { inferSelfTeardown } from '../../money/dead-man';
 import type { NodeMsg } from '../../nodes/messages';
-import type { LeaseFacts, Provider } from '../../providers/provider';
+import type { LeaseCondition, LeaseFacts, Provider } from '../../providers/provider';
 import type { ProviderRegistry } from '../../providers/registry';
 
 /** A lease missing from a list this soon after creation may just not be visible yet. */
@@ -34,13 +34,15 @@ export interface ReconcileReport {
   at: number;
   adopted: string[];
   lost: string[];
+  /** Live leases this pass found newly interrupted (outbid, stopped, exited), by label. */
+  interrupted: string[];
   /** Labelled leases the ledger does not hold as live, sorted by label. */
   orphans: Orphan[];
   unreachable: { provider: string; error: string }[];
 }
 
 export interface ReconcilerDeps {
-  ledger: Pick<Ledger, 'installId' | 'listLeases' | 'getNode' | 'append'>;
+  ledger: Pick<Ledger, 'installId' | 'listLeases' | 'getNode' | 'append' | 'setInterruption'>;
   providers: Pick<ProviderRegistry, 'all'>;
   now: () => number;
   everyMs: number;
@@ -60,7 +62,10 @@ export interface ReconcilerDeps {
  * - a live lease the provider no longer lists, and confirms gone, is `lost` (or, while
  *   being destroyed, destroyed);
  * - a labelled lease the ledger does not hold as live (`LIVE_LEASE_STATES`) is an orphan:
- *   journaled once; `tender status` shows and `tender down --orphans` destroys it.
+ *   journaled once; `tender status` shows and `tender down --orphans` destroys it;
+ * - a created lease the listing shows outbid, stopped or exited is marked interrupted (and
+ *   `lease.interrupted` journaled) in that same pass; listed running again, it is cleared.
+ *   Nothing else is done about it here: recovery reads the mark and the journal.
  * Leases without Tender's prefix are never looked at. Each provider's last listing is kept
  * for a few seconds, so a status asked right after a pass lists nothing again.
  */
@@ -144,6 +149,7 @@ export class Reconciler {
       at: now(),
       adopted: [],
       lost: [],
+      interrupted: [],
       orphans: [],
       unreachable: [],
     };
@@ -213,11 +219,33 @@ export class Reconciler {
         report.lost.push(lease.label);
       }
     }
+    if (this.deps.canWrite) this.recordConditions(mine, listed, report);
     const known = new Map<string, LeaseState>(ledger.listLeases().map((l) => [l.label, l.state]));
     for (const [label, facts] of listed) {
       const state = known.get(label);
       if (state !== undefined && LIVE_LEASE_STATES.includes(state)) continue;
       report.orphans.push({ provider: provider.kind, leaseId: facts.leaseId, label, facts });
+    }
+  }
+
+  /** What the listing says each created lease is doing, written when it changed: costs no
+   *  provider call of its own, so an interruption is seen within the pass that lists it. */
+  private recordConditions(
+    mine: LeaseRow[],
+    listed: Map<string, LeaseFacts>,
+    report: ReconcileReport,
+  ): void {
+    for (const lease of mine) {
+      const c = listed.get(lease.label)?.condition;
+      if (lease.state !== 'created' || !c) continue;
+      const was = lease.interruption;
+      const interruption = interruptionAfter(c.state, was);
+      this.deps.ledger.setInterruption(
+        lease.label,
+        { interruption, bid: c.bid ?? lease.bid, minBid: c.minBid ?? lease.minBid },
+        this.deps.now(),
+      );
+      if (interruption !== null && interruption !== was) report.interrupted.push(lease.label);
     }
   }
 
@@ -246,4 +274,20 @@ function covers(done: ReconcileScope, asked: ReconcileScope): boolean {
 function asks(scope: ReconcileScope, provider: Provider, hasLiveLease: boolean): boolean {
   if (hasLiveLease || scope === 'every') return true;
   return scope === 'billing' && provider.bills === true;
+}
+
+/** A lease's interruption once listed in `state`: running clears it; loading keeps what was
+ *  (an outbid lease being scheduled again is not running yet). */
+export function interruptionAfter(
+  state: LeaseCondition['state'],
+  was: LeaseInterruption | null,
+): LeaseInterruption | null {
+  switch (state) {
+    case 'running':
+      return null;
+    case 'loading':
+      return was;
+    default:
+      return state;
+  }
 }

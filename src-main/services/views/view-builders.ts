@@ -143,6 +143,9 @@ export function leaseView(
             ),
           }
         : null,
+    interruption: live ? l.interruption : null,
+    bid: l.bid,
+    minBid: l.minBid,
     ...(extra.servedRuns && extra.servedRuns.length > 0 ? { servedRuns: extra.servedRuns } : {}),
     ...(extra.warm ? { warm: extra.warm } : {}),
   };

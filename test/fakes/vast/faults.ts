@@ -31,6 +31,8 @@ export interface FaultState {
   fates: { fate: Exclude<Fate, 'run'>; statusMsg: string | null }[];
   destroyFailures: { remaining: number; status: number; instanceId: number | null }[];
   rentAwayAfterSearch: number;
+  /** The next N creates with a `price` rent on-demand as if it had not been sent. */
+  ignoreBidPrice: number;
 }
 
 const EVERY_CALL = () => true;
@@ -46,6 +48,7 @@ export function freshFaults(): FaultState {
     fates: [],
     destroyFailures: [],
     rentAwayAfterSearch: 0,
+    ignoreBidPrice: 0,
   };
 }
 
@@ -71,6 +74,13 @@ export function takeRateLimit(f: FaultState, call: { method: string; path: strin
 /** The fate of the next created instance. */
 export function takeFate(f: FaultState): { fate: Fate; statusMsg: string | null } {
   return f.fates.shift() ?? { fate: 'run', statusMsg: null };
+}
+
+/** Whether this create's bid price is dropped (and consumes the knob). */
+export function takeIgnoredBid(f: FaultState): boolean {
+  if (f.ignoreBidPrice <= 0) return false;
+  f.ignoreBidPrice -= 1;
+  return true;
 }
 
 /** The status to answer a create with after committing it, or null for success. */

@@ -94,6 +94,10 @@ export interface BillingSnapshot {
   /** Billed hours so far (create → destroy, or → now). */
   hours: number;
   accruedUsd: number;
+  /** What was billed running (all of it) and stopped (its disk only: stopped or outbid). */
+  byState: { running: number; stopped: number };
+  /** The bid ($/h for the machine) of an interruptible instance, else null. */
+  bid: number | null;
 }
 
 export interface FaultKnobs {
@@ -124,6 +128,13 @@ export interface FaultKnobs {
   rentAwayAfterSearch(count?: number): void;
   /** Keys added from now on reach the nodes' sshd after `ms` (fake clock). */
   sshKeyPropagation(ms: number): void;
+  /** Someone outbids this interruptible instance: its machine's min_bid becomes `minBid`
+   *  (default: its bid + 25%, to the thousandth), and every bid below it on that machine is
+   *  stopped with its disk kept. Returns the new minimum. */
+  outbid(instanceId: number, opts?: { minBid?: number }): Promise<number>;
+  /** The next `count` creates that send a `price` rent on-demand anyway (vast-cli PR #403:
+   *  a bid search without the bid price on create). */
+  ignoreBidPrice(count?: number): void;
   /** Disarms every knob (timings return to the options given at start). */
   reset(): void;
 }
@@ -199,6 +210,15 @@ export async function startFakeVast(opts: FakeVastOptions = {}): Promise<FakeVas
     rentAway: (offerId) => market.rentAway(offerId),
     rentAwayAfterSearch: (count = 1) => void (market.faults.rentAwayAfterSearch = count),
     sshKeyPropagation: (ms) => void (market.timings.sshKeyPropagationMs = ms),
+    outbid: async (id, o = {}) => {
+      const inst = record(id);
+      if (inst.bid === null) throw new Error(`fake vast: instance ${id} is on-demand, not a bid`);
+      const minBid = o.minBid ?? Math.round(inst.bid * 1.25 * 1000) / 1000;
+      if (minBid <= inst.bid) throw new Error(`fake vast: ${minBid} does not outbid ${inst.bid}`);
+      await market.setMinBid(inst.spec, minBid);
+      return minBid;
+    },
+    ignoreBidPrice: (count = 1) => void (market.faults.ignoreBidPrice = count),
     reset: () => {
       market.faults = freshFaults();
       Object.assign(market.timings, baseTimings);
@@ -250,6 +270,11 @@ export async function startFakeVast(opts: FakeVastOptions = {}): Promise<FakeVas
         endedAt: inst.destroyedAt,
         hours: (end - inst.createdAt) / 3_600_000,
         accruedUsd: accruedUsd(inst, now),
+        byState: {
+          running: accruedUsd(inst, now, 'running'),
+          stopped: accruedUsd(inst, now, 'stopped'),
+        },
+        bid: inst.bid,
       };
     },
     offers: () => [...market.offers.values()].map((e) => ({ ...e.spec })),

@@ -13,6 +13,10 @@ import { type Ctx, path, type Route } from './route';
 const MIN_DISK_GB = 8;
 /** manage_instance.yaml: label maxLength 1024. */
 const MAX_MANAGED_LABEL = 1024;
+/** A create's `price` (bid): 0.001–128 $/h (create_instance.yaml). */
+const CREATE_PRICE = { min: 0.001, max: 128 };
+/** change bid's `price`: 0.001–32 $/h (the API reference's "change bid"). */
+const BID_PRICE = { min: 0.001, max: 32 };
 
 const EnvValue = z.union([z.string(), z.number(), z.boolean()]).transform(String);
 
@@ -29,6 +33,8 @@ const CreateBody = z.object({
   price: z.number().nullish(),
 });
 
+const BidBody = z.object({ client_id: z.string().optional(), price: z.number() });
+
 const ManageBody = z.object({
   state: z.enum(['running', 'stopped']).optional(),
   label: z.string().nullable().optional(),
@@ -40,6 +46,12 @@ export const instanceRoutes: Route[] = [
   { method: 'GET', path: path('/api/v1/instances/'), handle: listV1 },
   { method: 'GET', path: path('/api/v0/instances/{id}/'), instanceParam: 'id', handle: show },
   { method: 'PUT', path: path('/api/v0/instances/{id}/'), instanceParam: 'id', handle: manage },
+  {
+    method: 'PUT',
+    path: path('/api/v0/instances/bid_price/{id}/'),
+    instanceParam: 'id',
+    handle: changeBid,
+  },
   { method: 'DELETE', path: path('/api/v0/instances/{id}/'), instanceParam: 'id', handle: destroy },
 ];
 
@@ -57,6 +69,15 @@ async function createInstance({ market, params, body }: Ctx): Promise<Reply> {
         ? `error 400/3467: Invalid args: template ${b.template_hash_id} not found (the fake has no templates; send image)`
         : "error 400/3467: Invalid args: 'image' is required",
       { ask_id: askId },
+    );
+  if (b.price != null && (b.price < CREATE_PRICE.min || b.price > CREATE_PRICE.max))
+    throw new ApiFailure(
+      json(400, {
+        success: false,
+        error: 'invalid_price',
+        msg: `error 400/3467: Invalid price ${b.price}: from ${CREATE_PRICE.min} to ${CREATE_PRICE.max} $/hour`,
+        ask_id: askId,
+      }),
     );
   const entry = market.rentableOffer(askId);
   if (!entry)
@@ -88,6 +109,7 @@ async function createInstance({ market, params, body }: Ctx): Promise<Reply> {
     args: b.args ?? [],
     env: typeof b.env === 'string' ? parseDockerOptions(b.env) : (b.env ?? {}),
     templateHashId: b.template_hash_id ?? null,
+    price: b.price ?? null,
   };
   const inst = await market.create(entry, req);
   if (b.target_state === 'stopped') await market.setIntended(inst, 'stopped');
@@ -133,6 +155,23 @@ async function manage({ market, params, body }: Ctx): Promise<Reply> {
     );
   if (label !== undefined) inst.label = label;
   if (state !== undefined) await market.setIntended(inst, state);
+  return json(200, { success: true });
+}
+
+/** PUT /api/v0/instances/bid_price/{id}/ {client_id, price}: an interruptible instance's new
+ *  bid; one that now meets the machine's min_bid runs again. An on-demand instance cannot
+ *  become a bid ("no way to change the bidding method"): 400 (its body is a guess). */
+async function changeBid({ market, params, body }: Ctx): Promise<Reply> {
+  const inst = market.exists(Number(params.id));
+  if (!inst || inst.destroyedAt !== null) throw noSuchInstance();
+  const parsed = BidBody.safeParse(body ?? {});
+  if (!parsed.success) throw invalidArgs(`Invalid args: ${z.prettifyError(parsed.error)}`);
+  const { price } = parsed.data;
+  if (price < BID_PRICE.min || price > BID_PRICE.max)
+    throw invalidArgs(`Invalid args: price must be from ${BID_PRICE.min} to ${BID_PRICE.max}`);
+  if (inst.bid === null)
+    throw invalidArgs(`Invalid args: instance ${inst.id} is on-demand, not an interruptible bid`);
+  await market.changeBid(inst, price);
   return json(200, { success: true });
 }
 

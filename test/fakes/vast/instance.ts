@@ -29,11 +29,15 @@ export interface InstanceKey {
   removedAt: number | null;
 }
 
+/** What a billing segment pays for: the whole instance, or its disk only (stopped). */
+export type BillingState = 'running' | 'stopped';
+
 interface BillingSegment {
   from: number;
   to: number | null;
   /** $/hour. */
   rate: number;
+  state: BillingState;
 }
 
 export interface InstanceRecord {
@@ -50,7 +54,12 @@ export interface InstanceRecord {
   env: Record<string, string>;
   templateHashId: string | null;
   disk: number;
+  /** $/hour while running: the GPU part (the bid, for a bid) plus storage. */
   dphTotal: number;
+  /** An interruptible instance's bid, $/h for the machine (`price` at create), else null. */
+  bid: number | null;
+  /** Stopped because its bid fell below the machine's min_bid; runs again once it meets it. */
+  isOutbid: boolean;
   createdAt: number;
   /** Before this, list and show calls do not see the instance. */
   visibleAt: number;
@@ -77,7 +86,7 @@ export interface InstanceRecord {
 export function actualStatus(inst: InstanceRecord, now: number): string | null {
   if (inst.forced) return inst.forced.status;
   if (inst.startError) return 'exited';
-  if (inst.intended === 'stopped') return 'stopped';
+  if (inst.intended === 'stopped' || inst.isOutbid) return 'stopped';
   if (now < inst.loadingAt) return null;
   if (inst.runningSince !== null) return 'running';
   if (now < inst.startAt || inst.fate === 'run' || inst.fate === 'stay_loading') return 'loading';
@@ -93,19 +102,33 @@ function statusMsg(inst: InstanceRecord, status: string | null): string | null {
   return inst.fateMsg;
 }
 
-/** Starts, pauses or ends billing at `now` (stopped instances pay for storage only). */
-export function setBillingRate(inst: InstanceRecord, now: number, rate: number | null): void {
+/** Starts, changes, pauses or ends billing at `now` (stopped instances pay for storage). */
+export function setBillingRate(
+  inst: InstanceRecord,
+  now: number,
+  rate: number | null,
+  state: BillingState = 'running',
+): void {
   const open = inst.billing.at(-1);
   if (open && open.to === null) open.to = now;
-  if (rate !== null) inst.billing.push({ from: now, to: null, rate });
+  if (rate !== null) inst.billing.push({ from: now, to: null, rate, state });
+}
+
+/** The rate of a live instance now: all of it running, its disk while stopped. */
+export function billRunningOrStopped(inst: InstanceRecord, now: number): void {
+  const isStopped = inst.intended === 'stopped' || inst.isOutbid;
+  if (isStopped) setBillingRate(inst, now, storageRate(inst), 'stopped');
+  else setBillingRate(inst, now, inst.dphTotal, 'running');
 }
 
 export function storageRate(inst: InstanceRecord): number {
   return storageHourly(inst.spec, inst.disk);
 }
 
-export function accruedUsd(inst: InstanceRecord, now: number): number {
-  return inst.billing.reduce((sum, s) => sum + (s.rate * ((s.to ?? now) - s.from)) / 3_600_000, 0);
+export function accruedUsd(inst: InstanceRecord, now: number, state?: BillingState): number {
+  return inst.billing
+    .filter((s) => state === undefined || s.state === state)
+    .reduce((sum, s) => sum + (s.rate * ((s.to ?? now) - s.from)) / 3_600_000, 0);
 }
 
 /** The instance object of the API at `now`. */
@@ -116,20 +139,25 @@ export function instanceView(inst: InstanceRecord, now: number): Record<string, 
   const port = inst.node.port;
   const startS = inst.createdAt / 1000;
   const diskHour = storageRate(inst);
+  // A bid instance bills its bid: that is its dph_base (renter autobidders compare it with
+  // min_bid to see they were outbid).
+  const gpuHour = inst.bid ?? s.dph_base;
   const pricing = {
-    gpuCostPerHour: s.dph_base,
+    gpuCostPerHour: gpuHour,
     diskHour,
     totalHour: inst.dphTotal,
     discountTotalHour: 0,
     discountedTotalPerHour: inst.dphTotal,
   };
   const isDestroyed = inst.destroyedAt !== null;
+  // Outbid: "cur_state == intended_status == next_state == stopped" (dstack's check).
+  const intended = inst.isOutbid ? 'stopped' : inst.intended;
   return {
     id: inst.id,
     actual_status: status,
-    intended_status: isDestroyed ? 'stopped' : inst.intended,
-    cur_state: isDestroyed ? 'unloaded' : inst.intended,
-    next_state: isDestroyed ? 'unloaded' : inst.intended,
+    intended_status: isDestroyed ? 'stopped' : intended,
+    cur_state: isDestroyed ? 'unloaded' : intended,
+    next_state: isDestroyed ? 'unloaded' : intended,
     label: inst.label,
     template_id: null,
     template_hash_id: inst.templateHashId,
@@ -190,8 +218,8 @@ export function instanceView(inst: InstanceRecord, now: number): Record<string, 
     host_id: s.host_id,
     hosting_type: s.hosting_type,
     min_bid: s.min_bid,
-    is_bid: false,
-    dph_base: s.dph_base,
+    is_bid: inst.bid !== null,
+    dph_base: gpuHour,
     dph_total: inst.dphTotal,
     dlperf: s.dlperf,
     dlperf_per_dphtotal: s.dlperf / inst.dphTotal,

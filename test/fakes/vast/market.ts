@@ -4,16 +4,16 @@
 // the server runs it before every request, a timer runs it in between, tests await it.
 import { randomBytes } from 'node:crypto';
 import type { Clock } from './clock';
-import { type FaultState, freshFaults, takeFate } from './faults';
+import { type FaultState, freshFaults, takeFate, takeIgnoredBid } from './faults';
 import {
+  billRunningOrStopped,
   type InstanceRecord,
   type KeyKind,
   OCI_ERROR_MSG,
   setBillingRate,
-  storageRate,
 } from './instance';
 import { VastNode } from './node';
-import { buildSpec, hourlyPrice, type MachineSpec, type OfferSeed } from './offers';
+import { buildSpec, hourlyPrice, type MachineSpec, type OfferSeed, storageHourly } from './offers';
 import { type InventoryEntry, searchOffers } from './offer-search';
 
 export interface Timings {
@@ -62,6 +62,8 @@ export interface CreateRequest {
   args: string[];
   env: Record<string, string>;
   templateHashId: string | null;
+  /** The create's `price`: a bid (interruptible), or null for on-demand. */
+  price: number | null;
 }
 
 const FIRST_INSTANCE_ID = 21_400_000;
@@ -130,6 +132,9 @@ export class VastMarket {
     }
     const now = this.clock.now();
     const { fate, statusMsg } = takeFate(this.faults);
+    // Without a price Vast.ai rents on-demand, whatever the search asked (vast-cli PR #403);
+    // the knob drops the price the way a client that forgets it would.
+    const bid = req.price !== null && !takeIgnoredBid(this.faults) ? req.price : null;
     const inst: InstanceRecord = {
       id: this.nextInstanceId++,
       spec: entry.spec,
@@ -142,7 +147,12 @@ export class VastMarket {
       env: req.env,
       templateHashId: req.templateHashId,
       disk: req.disk,
-      dphTotal: hourlyPrice(entry.spec, req.disk),
+      dphTotal:
+        bid === null
+          ? hourlyPrice(entry.spec, req.disk)
+          : bid + storageHourly(entry.spec, req.disk),
+      bid,
+      isOutbid: bid !== null && bid < entry.spec.min_bid,
       createdAt: now,
       visibleAt: now + this.timings.listVisibilityDelayMs,
       loadingAt: now + this.timings.loadingAfterMs,
@@ -167,7 +177,7 @@ export class VastMarket {
       jupyterToken: randomBytes(32).toString('hex'),
       billing: [],
     };
-    setBillingRate(inst, now, inst.dphTotal);
+    billRunningOrStopped(inst, now);
     node.writeEnv({
       ...containerEnv(inst.env),
       CONTAINER_ID: String(inst.id),
@@ -207,17 +217,43 @@ export class VastMarket {
     this.track(inst.node.stop());
   }
 
+  /** PUT state stopped/running. An outbid instance stays stopped until its bid wins. */
   async setIntended(inst: InstanceRecord, state: 'running' | 'stopped'): Promise<void> {
     if (inst.intended === state) return;
-    const now = this.clock.now();
     inst.intended = state;
-    if (state === 'stopped') {
-      setBillingRate(inst, now, storageRate(inst));
-      await inst.node.pause();
-    } else {
-      setBillingRate(inst, now, inst.dphTotal);
-      if (inst.runningSince !== null) await inst.node.listen();
+    await this.settle(inst);
+  }
+
+  /** The machine's minimum bid becomes `minBid`: bid instances on it below that are stopped
+   *  (disk kept, billing storage only), those at or above it run again. */
+  async setMinBid(spec: MachineSpec, minBid: number): Promise<void> {
+    spec.min_bid = minBid;
+    for (const inst of this.instances.values()) {
+      if (inst.spec !== spec || inst.bid === null || inst.destroyedAt !== null) continue;
+      inst.isOutbid = inst.bid < minBid;
+      await this.settle(inst);
     }
+  }
+
+  /** change bid: the new price bills from now; an outbid instance whose bid now meets the
+   *  minimum runs again. */
+  async changeBid(inst: InstanceRecord, price: number): Promise<void> {
+    inst.bid = price;
+    inst.dphTotal = price + storageHourly(inst.spec, inst.disk);
+    inst.isOutbid = price < inst.spec.min_bid;
+    await this.settle(inst, true);
+  }
+
+  /** Bills and runs the instance as its intent and bid say now. */
+  private async settle(inst: InstanceRecord, rateChanged = false): Promise<void> {
+    const now = this.clock.now();
+    const isStopped = inst.intended === 'stopped' || inst.isOutbid;
+    const open = inst.billing.at(-1);
+    const billedState = open && open.to === null ? open.state : null;
+    if (rateChanged || billedState !== (isStopped ? 'stopped' : 'running'))
+      billRunningOrStopped(inst, now);
+    if (isStopped) await inst.node.pause();
+    else if (inst.runningSince !== null) await inst.node.listen();
   }
 
   /** Forces a status (a host that dies, a container that exits). */
@@ -283,6 +319,7 @@ export class VastMarket {
       const isDue =
         inst.fate === 'run' &&
         inst.intended === 'running' &&
+        !inst.isOutbid &&
         inst.forced === null &&
         inst.startError === null &&
         inst.runningSince === null &&

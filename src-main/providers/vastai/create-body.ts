@@ -1,0 +1,40 @@
+// What a create asks Vast.ai for: the image, how sessions reach the node, and the body of
+// PUT /api/v0/asks/{id}/.
+import { LABEL_ENV } from './lease-facts';
+
+/** Comes with CUDA 12.4, cuDNN 9, PyTorch 2.5.1 and Python 3.11 on Ubuntu 22.04: the
+ *  common denominator of GPU jobs. Vast.ai's `ssh` launch adds sshd; Tender pushes Node. */
+export const DEFAULT_IMAGE = 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime';
+
+/** Vast.ai's ssh launch runs each SSH session inside tmux unless this file exists; Tender's
+ *  commands need plain exec channels (vast.ai docs; SkyPilot's onstart does the same). */
+export const ONSTART = 'touch ~/.no_auto_tmux';
+
+/** What vast.py sends for `--ssh --direct`: a direct port mapping for 22, and the proxy as a
+ *  fallback. (The OpenAPI enum spells it `ssh_direct`; the CLI's string is the one in use.) */
+export const RUNTYPE = 'ssh_direc ssh_proxy';
+
+/** The body of PUT /api/v0/asks/{id}/ (vast.py create__instance; create_instance.yaml).
+ *  With `bid`, an interruptible instance: `price` is the bid, $/h for the machine (vast.py
+ *  --bid_price; without it Vast.ai rents on-demand whatever the search was). */
+export function createBody(
+  label: string,
+  image: string,
+  diskGb: number,
+  bid?: number,
+): Record<string, unknown> {
+  return {
+    ...(bid !== undefined ? { price: bid } : {}),
+    client_id: 'me',
+    image,
+    disk: diskGb,
+    label,
+    // A JSON object, as vast.py's parse_env sends it (the OpenAPI file says a string).
+    env: { [LABEL_ENV]: label },
+    onstart: ONSTART,
+    runtype: RUNTYPE,
+    // Fail at once rather than leave a stopped instance that bills for its disk (a bid too,
+    // though Vast.ai defaults it to false there: a bid that cannot run now is no lease).
+    cancel_unavail: true,
+  };
+}
