@@ -318,6 +318,30 @@ describe('read', () => {
     expect(all).toHaveLength(40_000);
   });
 
+  it('reads records that straddle its read chunks whole, multi-byte text and a 1.5 MiB line too', async () => {
+    const ds = open(tempRoot());
+    const texts = Array.from({ length: 3_000 }, (_, i) => `${i + 1} ${'é✓'.repeat(200 + (i % 7))}`);
+    texts[1_500] = `big ${'x'.repeat(1_536 * 1024)}`;
+    texts.forEach((t, i) => ds.append(N0, 'agent', line(t, i, i + 1)));
+    const all = await ds.read(RUN, { nodeId: N0, channel: 'agent', fromSeq: 1, limit: 10_000 });
+    expect(all.map((r) => r.line)).toEqual(texts);
+    expect(all.map((r) => r.seq)).toEqual(texts.map((_, i) => i + 1));
+  });
+
+  it('leaves out a torn last line, which the next read returns once it is whole', async () => {
+    const root = tempRoot();
+    const ds = open(root);
+    ds.append(N0, 'agent', line('whole', 1, 1));
+    ds.flush();
+    const path = channelFile(root, RUN, 'node-0', 'agent');
+    appendFileSync(path, '{"seq":2,"ts":2,"source":"run","stream":"stdout","li');
+    const before = await ds.read(RUN, { nodeId: N0, channel: 'agent', fromSeq: 1, limit: 10 });
+    appendFileSync(path, 'ne":"late"}\n');
+    const after = await ds.read(RUN, { nodeId: N0, channel: 'agent', fromSeq: 1, limit: 10 });
+    expect(before.map((r) => r.line)).toEqual(['whole']);
+    expect(after.map((r) => r.line)).toEqual(['whole', 'late']);
+  });
+
   it('merges nodes and channels by time, ties by node, channel and seq', async () => {
     const ds = open(tempRoot());
     ds.append(N1, 'agent', line('n1 agent @5', 5, 1));

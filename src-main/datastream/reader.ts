@@ -1,6 +1,6 @@
-import { createReadStream, existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { LogChannel, LogRecord } from '../contract';
 import type { StoredRecord } from './channel-file';
 import { channelFile } from './paths';
@@ -8,7 +8,12 @@ import { offsetForSeq, offsetOfLastLines } from './seek';
 
 const CHANNELS: LogChannel[] = ['bootstrap', 'agent', 'events'];
 
-/** Reads records with `seq >= fromSeq` from one channel file, in order, up to `limit`. */
+/** Bytes read per call: a page of 10 000 short records is one or two reads. */
+const CHUNK = 1024 * 1024;
+
+/** Reads records with `seq >= fromSeq` from one channel file, in order, up to `limit`.
+ *  Reads whole chunks and splits them itself: a readline stream costs about twice as much
+ *  per record, which a 10-million-line `tender logs` pays ten million times. */
 export async function readChannel(
   root: string,
   run: string,
@@ -20,29 +25,51 @@ export async function readChannel(
 ): Promise<LogRecord[]> {
   const path = channelFile(root, run, logical, channel);
   if (!existsSync(path)) return [];
-  const out: LogRecord[] = [];
   const start = tail !== undefined ? offsetOfLastLines(path, tail) : offsetForSeq(path, fromSeq);
   if (tail !== undefined) fromSeq = 1;
-  const rl = createInterface({
-    input: createReadStream(path, { encoding: 'utf8', start }),
-    crlfDelay: Infinity,
-  });
-  for await (const text of rl) {
-    if (!text) continue;
-    let r: StoredRecord;
-    try {
-      r = JSON.parse(text) as StoredRecord;
-    } catch {
-      break; // a torn last line being written right now; the next read gets it
+  const node = `${run}/${logical}`;
+  const out: LogRecord[] = [];
+  const file = await open(path, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(CHUNK);
+    let carry: Buffer | null = null;
+    for (let pos = start; ;) {
+      const { bytesRead } = await file.read(buf, 0, CHUNK, pos);
+      if (bytesRead === 0) return out; // an unterminated last line is still being written
+      pos += bytesRead;
+      const data: Buffer = carry
+        ? Buffer.concat([carry, buf.subarray(0, bytesRead)])
+        : buf.subarray(0, bytesRead);
+      let at = 0;
+      for (let nl = data.indexOf(10, at); nl !== -1; nl = data.indexOf(10, at)) {
+        const text = data.toString('utf8', at, nl);
+        at = nl + 1;
+        if (!text) continue;
+        let r: StoredRecord;
+        try {
+          r = JSON.parse(text) as StoredRecord;
+        } catch {
+          return out; // a torn line being written right now; the next read gets it
+        }
+        if (r.seq < fromSeq) continue;
+        out.push({
+          run,
+          node,
+          channel,
+          seq: r.seq,
+          ts: r.ts,
+          source: r.source,
+          stream: r.stream,
+          line: r.line,
+        } as LogRecord);
+        if (out.length >= limit) return out;
+      }
+      // The unfinished line's bytes outlive `buf`, which the next read overwrites.
+      carry = at < data.length ? Buffer.from(data.subarray(at)) : null;
     }
-    if (r.seq < fromSeq) continue;
-    out.push({ run, node: `${run}/${logical}`, channel, ...r } as LogRecord);
-    if (out.length >= limit) {
-      rl.close();
-      break;
-    }
+  } finally {
+    await file.close();
   }
-  return out;
 }
 
 /** The logical node names that have any datastream in a run. */

@@ -6,16 +6,23 @@ import { TenderError } from '../../base/tender-error';
 import { call, type CliContext } from '../context';
 import { EXIT } from '../exit-codes';
 import { dim, info } from '../output';
+import { mergedPages, type PageSource } from './log-pages';
+import { LogPrinter } from './log-printer';
 import { summarize } from './run';
 
 export const LOGS_USAGE =
-  'tender logs <runId> [--node N] [--follow] [--from SEQ] [--channel agent|bootstrap|events]';
+  'tender logs <runId> [--node N] [--follow] [--tail N | --from SEQ] [--channel agent|bootstrap|events]';
 
 const POLL_MS = 250;
+/** Records per `logs.read`: about a megabyte, so a long log streams in a few hundred reads
+ *  while memory holds one page per node. */
+const PAGE = 10_000;
+const MAX_TAIL = 1_000_000; // what `logs.read` accepts
 
-/** Prints a run's stored log; with --follow, keeps printing until the run ends. When no
- *  other process drives a detached run, following it reattaches: this process resumes the
- *  run (logs from the last stored seq, then outputs and teardown). */
+/** Prints a run's whole log, page by page; with --follow, keeps printing until the run
+ *  ends. What the datastream lacks (a detached run) is fetched from the node's agent first.
+ *  When no other process drives a detached run, following it reattaches: this process
+ *  resumes the run (logs from the last stored seq, then outputs and teardown). */
 export async function logsCommand(argv: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -24,6 +31,7 @@ export async function logsCommand(argv: string[], ctx: CliContext): Promise<numb
       node: { type: 'string' },
       follow: { type: 'boolean', short: 'f', default: false },
       from: { type: 'string' },
+      tail: { type: 'string' },
       channel: { type: 'string' },
     },
   });
@@ -36,6 +44,15 @@ export async function logsCommand(argv: string[], ctx: CliContext): Promise<numb
       'bad_input',
       `--from must be a sequence number ≥ 1, not "${values.from}"`,
     );
+  const tail = values.tail === undefined ? undefined : Number(values.tail);
+  if (tail !== undefined && (!Number.isInteger(tail) || tail < 1 || tail > MAX_TAIL))
+    throw new TenderError(
+      'bad_input',
+      `--tail must be a number of lines from 1 to ${MAX_TAIL.toLocaleString('en-US')}, not "${values.tail}"`,
+      'leave --tail out to print the whole log',
+    );
+  if (tail !== undefined && values.from !== undefined)
+    throw new TenderError('bad_input', '--tail and --from cannot be used together', LOGS_USAGE);
   const parsedChannel = LogChannelSchema.safeParse(values.channel ?? 'agent');
   if (!parsedChannel.success)
     throw new TenderError(
@@ -60,19 +77,22 @@ export async function logsCommand(argv: string[], ctx: CliContext): Promise<numb
         `nodes: ${run.nodes.map((n) => n.logicalId).join(', ')}`,
       );
     }
-    const printer = new Printer(run.count > 1 && !nodeId);
-    const accept = (r: LogRecord) =>
-      r.channel === channel && (!nodeId || r.node === nodeId) && r.seq >= fromSeq;
-
-    const resumable = values.follow && core.isWriter && isUnfinished(run);
-    const live: LogRecord[] = [];
-    if (resumable) core.bus.on('log.lines', ({ records }) => live.push(...records.filter(accept)));
-    printer.print(await read(core, runId, nodeId, channel, fromSeq));
+    const log: NodeLog = {
+      core,
+      runId,
+      channel,
+      nodes: nodeId ? [nodeId] : run.nodes.map((n) => n.id),
+      printer: new LogPrinter(process.stdout, run.count > 1 && !nodeId),
+      accept: (r) => r.channel === channel && (!nodeId || r.node === nodeId) && r.seq >= fromSeq,
+      starts: new Map(),
+    };
+    await printStored(log, nodeId, fromSeq, tail);
     if (!values.follow) return EXIT.ok;
 
-    if (resumable) {
-      core.bus.on('log.lines', ({ records }) => printer.print(records.filter(accept)));
-      printer.print(live.splice(0));
+    if (core.isWriter && isUnfinished(run)) {
+      // Nothing stores this run's records until the link below is up, so no record can
+      // fall between the pages printed above and the live batches.
+      core.bus.on('log.lines', ({ records }) => log.printer.write(records.filter(log.accept)));
       info(dim(`reattaching to ${runId}…`));
       await call(core, 'run.attach', { runId });
       await core.waitRun(runId);
@@ -81,7 +101,7 @@ export async function logsCommand(argv: string[], ctx: CliContext): Promise<numb
     // Another process drives the run (or it has ended): tail the stored log read-only.
     for (;;) {
       const view = await call(core, 'run.get', { runId });
-      printer.print(await read(core, runId, nodeId, channel, fromSeq));
+      await drain(log);
       if (!isUnfinished(view)) return EXIT.ok;
       if (view.detached && !core.isWriter)
         info(dim('the run is detached and another Tender process holds the ledger; waiting…'));
@@ -92,42 +112,106 @@ export async function logsCommand(argv: string[], ctx: CliContext): Promise<numb
   }
 }
 
+interface NodeLog {
+  core: TenderCore;
+  runId: string;
+  channel: LogChannel;
+  nodes: string[];
+  printer: LogPrinter;
+  accept: (r: LogRecord) => boolean;
+  /** Where each node's printing starts (a tail's first seq, or --from). */
+  starts: Map<string, number>;
+}
+
+/** The stored log, with what the agents have beyond it. The writer stores the agents'
+ *  records first and prints one log; a read-only process cannot store them, so it prints
+ *  the stored log and then the agents' records as they come (with --tail: the last N of
+ *  the two together). */
+async function printStored(
+  log: NodeLog,
+  nodeId: string | undefined,
+  fromSeq: number,
+  tail: number | undefined,
+): Promise<void> {
+  const { core, printer } = log;
+  const fromAgents = log.channel === 'agent';
+  const fetched: LogRecord[] = [];
+  if (fromAgents && (core.isWriter || tail !== undefined)) {
+    const off = core.isWriter
+      ? () => {}
+      : core.bus.on('log.lines', ({ records }) => fetched.push(...records.filter(log.accept)));
+    await backfill(log, nodeId, tail);
+    off();
+  }
+  for (const n of log.nodes) {
+    if (tail === undefined) log.starts.set(n, fromSeq);
+    else {
+      const mine = lastOf(fetched, n, tail);
+      const wanted = tail - mine.length;
+      log.starts.set(n, wanted > 0 ? await tailStart(log, n, wanted) : Number.MAX_SAFE_INTEGER);
+    }
+  }
+  await drain(log);
+  if (fetched.length > 0) {
+    const mine = log.nodes.flatMap((n) => lastOf(fetched, n, tail!));
+    await printer.print(mine.sort((a, b) => a.ts - b.ts || a.node.localeCompare(b.node)));
+  }
+  if (fromAgents && !core.isWriter && tail === undefined) {
+    const off = core.bus.on('log.lines', ({ records }) =>
+      printer.write(records.filter(log.accept)),
+    );
+    await backfill(log, nodeId, undefined);
+    off();
+  }
+  if (fromAgents && core.isWriter) await drain(log); // anything stored since the first pass
+}
+
+/** Prints every stored record past what was printed of each node, page by page. */
+async function drain(log: NodeLog): Promise<void> {
+  const sources: PageSource[] = log.nodes.map((node) => ({
+    fromSeq: Math.max(log.starts.get(node) ?? 1, log.printer.lastSeq(node, log.channel) + 1),
+    read: async (from, limit) =>
+      (
+        await call(log.core, 'logs.read', {
+          runId: log.runId,
+          nodeId: node,
+          channel: log.channel,
+          fromSeq: from,
+          limit,
+        })
+      ).records,
+  }));
+  for await (const page of mergedPages(sources, PAGE)) await log.printer.print(page);
+}
+
+/** The seq of a node's `count`-th last stored record (1 when it has none yet). */
+async function tailStart(log: NodeLog, node: string, count: number): Promise<number> {
+  const { records } = await call(log.core, 'logs.read', {
+    runId: log.runId,
+    nodeId: node,
+    channel: log.channel,
+    tail: count,
+    limit: 1,
+  });
+  return records[0]?.seq ?? 1;
+}
+
+async function backfill(log: NodeLog, nodeId: string | undefined, tail: number | undefined) {
+  const { nodes } = await call(log.core, 'logs.backfill', { runId: log.runId, nodeId, tail });
+  for (const n of nodes) {
+    const name = n.nodeId.slice(n.nodeId.indexOf('/') + 1);
+    if (n.outcome === 'unreachable')
+      info(
+        dim(`${name}: could not fetch its log from the node (${n.detail}); showing what is stored`),
+      );
+    else if (n.detail) info(dim(`${name}: ${n.detail}`));
+  }
+}
+
+function lastOf(records: LogRecord[], node: string, count: number): LogRecord[] {
+  return records.filter((r) => r.node === node).slice(-count);
+}
+
 function isUnfinished(run: RunView): boolean {
   return run.nodes.some((n) => n.jobPhase !== 'done');
-}
-
-async function read(
-  core: TenderCore,
-  runId: string,
-  nodeId: string | undefined,
-  channel: LogChannel,
-  fromSeq: number,
-) {
-  const { records } = await call(core, 'logs.read', {
-    runId,
-    nodeId,
-    channel,
-    fromSeq,
-    limit: 100_000,
-  });
-  return records;
-}
-
-/** Prints each (node, channel, seq) once, in order, whatever mix of backlog and live
- *  batches it is handed. Job output goes to stdout whole, so `> file` captures it. */
-class Printer {
-  private readonly last = new Map<string, number>();
-  constructor(private readonly prefixNodes: boolean) {}
-
-  print(records: LogRecord[]): void {
-    let out = '';
-    for (const r of records) {
-      const key = `${r.node}|${r.channel}`;
-      if (r.seq <= (this.last.get(key) ?? 0)) continue;
-      this.last.set(key, r.seq);
-      const prefix = this.prefixNodes ? `[${r.node.slice(r.node.indexOf('/') + 1)}] ` : '';
-      out += `${prefix}${r.line}\n`;
-    }
-    if (out) process.stdout.write(out);
-  }
 }

@@ -2,15 +2,23 @@ import type { Handlers, LogRecord } from '../../contract';
 import { TenderError } from '../../base/tender-error';
 import type { Datastream } from '../../datastream/datastream';
 import type { Ledger } from '../../ledger/ledger';
+import type { BackfillRun } from './agent-backfill';
 
 export interface LogDeps {
   ledger: Pick<Ledger, 'getRun'>;
   datastream: Pick<Datastream, 'read'>;
+  backfill: BackfillRun;
 }
 
-/** A run's logs as the datastream holds them: a page from a seq, a tail, a search. */
-export function logHandlers(core: LogDeps): Pick<Handlers, 'logs.read' | 'logs.search'> {
+/** A run's logs as the datastream holds them: a page from a seq, a tail, a search; and
+ *  what the datastream lacks, from the agents (agent-backfill.ts). */
+export function logHandlers(
+  core: LogDeps,
+): Pick<Handlers, 'logs.read' | 'logs.search' | 'logs.backfill'> {
   return {
+    'logs.backfill': async ({ runId, nodeId, tail }) => ({
+      nodes: await core.backfill(runId, qualified(runId, nodeId), tail),
+    }),
     'logs.read': async ({ runId, nodeId, channel, fromSeq, limit, tail }) => {
       if (!core.ledger.getRun(runId)) throw new TenderError('not_found', `no run ${runId}`);
       return {

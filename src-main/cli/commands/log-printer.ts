@@ -1,0 +1,39 @@
+import { once } from 'node:events';
+import type { LogRecord } from '../../contract';
+
+/** Prints each (node, channel, seq) once, in order, whatever mix of pages, backfill and
+ *  live batches it is handed; what it printed last of each is where the next page starts.
+ *  Job output goes to stdout whole, so `> file` captures it. */
+export class LogPrinter {
+  private readonly last = new Map<string, number>();
+
+  constructor(
+    private readonly out: NodeJS.WritableStream,
+    private readonly prefixNodes: boolean,
+  ) {}
+
+  /** The last seq printed of a node's channel (0: none). */
+  lastSeq(node: string, channel: string): number {
+    return this.last.get(`${node}|${channel}`) ?? 0;
+  }
+
+  /** Writes, then waits while the stream is full: a slow pipe holds back the reading of
+   *  the next page instead of piling pages up in memory. */
+  async print(records: LogRecord[]): Promise<void> {
+    if (!this.write(records)) await once(this.out, 'drain');
+  }
+
+  /** Writes at once (a live batch from an event: nothing to hold back). Returns whether
+   *  the stream can take more. */
+  write(records: LogRecord[]): boolean {
+    let text = '';
+    for (const r of records) {
+      const key = `${r.node}|${r.channel}`;
+      if (r.seq <= (this.last.get(key) ?? 0)) continue;
+      this.last.set(key, r.seq);
+      const prefix = this.prefixNodes ? `[${r.node.slice(r.node.indexOf('/') + 1)}] ` : '';
+      text += `${prefix}${r.line}\n`;
+    }
+    return text === '' || this.out.write(text);
+  }
+}
