@@ -1,11 +1,13 @@
 import { dialog, shell, type BrowserWindow } from 'electron';
 import type { CoreHooks } from '../core/tender-core';
 import { TenderError } from '../base/tender-error';
+import { desktopNotifier } from './notifier';
 
-/** What only the desktop shell gives the core: the native folder picker (app.pickFolder)
- *  and opening a folder in the file manager (outputs.open). */
+/** What only the desktop shell gives the core: the native folder picker (app.pickFolder),
+ *  opening a folder in the file manager (outputs.open) and the OS notification. */
 export function desktopHooks(window: () => BrowserWindow | null): CoreHooks {
   return {
+    notify: desktopNotifier(window),
     async pickFolder() {
       const options: Electron.OpenDialogOptions = {
         title: 'Choose the workspace folder',

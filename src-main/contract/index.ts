@@ -3,6 +3,7 @@ export * from './client';
 export * from './commands';
 export * from './errors';
 export * from './job';
+export * from './notice';
 export * from './log-backfill';
 export * from './policy';
 export * from './stages';

@@ -1,3 +1,4 @@
+import type { Notice } from '../contract';
 import type { Provider } from '../providers/provider';
 import type { SecretStore } from '../services/settings/secret-store';
 import type { Timing } from '../services/settings/timing';
@@ -20,4 +21,7 @@ export interface CoreOptions {
 export interface CoreHooks {
   pickFolder?: () => Promise<string | null>;
   openPath?: (path: string) => Promise<void>;
+  /** A desktop notification (services/notify/), shown only when nobody looks at the
+   *  window; says whether it was shown. */
+  notify?: (notice: Notice) => boolean;
 }

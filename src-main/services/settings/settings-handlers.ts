@@ -1,7 +1,7 @@
 import type { Handlers, SettingsView } from '../../contract';
 import { ensureTenderKey } from '../../transport/keys';
 import { secretOrEnv, type SecretStore } from './secret-store';
-import { readDefaults, writeDefaults } from './settings-store';
+import { readDefaults, readNotify, writeDefaults, writeNotify } from './settings-store';
 
 export interface SettingsDeps {
   home: string;
@@ -16,10 +16,10 @@ export interface SettingsDeps {
 
 type SettingsHandlers = Pick<
   Handlers,
-  'settings.get' | 'settings.setSecret' | 'settings.setDefaults'
+  'settings.get' | 'settings.setSecret' | 'settings.setDefaults' | 'settings.setNotify'
 >;
 
-/** Provider keys, defaults, and Tender's own SSH key. */
+/** Provider keys, defaults, notifications, and Tender's own SSH key. */
 export function settingsHandlers(core: SettingsDeps): SettingsHandlers {
   return {
     'settings.get': async () => settingsView(core),
@@ -33,6 +33,12 @@ export function settingsHandlers(core: SettingsDeps): SettingsHandlers {
       core.applyDefaults();
       return settingsView(core);
     },
+    // The writer sends the notifications, so only the writer changes where they go.
+    'settings.setNotify': async (patch) => {
+      core.requireWriter();
+      writeNotify(core.home, { ...readNotify(core.home), ...patch });
+      return settingsView(core);
+    },
   };
 }
 
@@ -44,5 +50,6 @@ function settingsView(core: SettingsDeps): SettingsView {
     sshPublicKey: ensureTenderKey(core.home).publicKey,
     defaults: readDefaults(core.home),
     shell: core.isApp ? 'app' : 'web',
+    notify: readNotify(core.home),
   };
 }
