@@ -187,7 +187,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
       providers,
       now,
       requireWriter,
-      reconcile: () => reconciler.tick('bid'),
+      reconcile: () => reconciler.survey('bid', 0),
       start: (a) => runs.start(a),
     }),
   };

@@ -12,7 +12,8 @@ export interface BidDeps {
   providers: Pick<ProviderRegistry, 'get'>;
   now: () => number;
   requireWriter: () => void;
-  /** A reconcile pass: the lease as its provider lists it after the change. */
+  /** A reconcile pass that lists anew (a narrower pass in flight is waited out, not
+   *  reused): the lease as its provider lists it after the change. */
   reconcile: () => Promise<unknown>;
   /** Starts a run (the run service's `run.start`). */
   start: Handlers['run.start'];
