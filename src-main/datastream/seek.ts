@@ -8,10 +8,23 @@ const PROBE = 64 * 1024;
 /** Below this many bytes a plain scan from the start is as cheap as searching. */
 const SCAN_BELOW = 256 * 1024;
 
+/** Most records are short: a probe reads this much first, and a whole PROBE only when no
+ *  whole line fits in it (the search runs for every page of a long `tender logs`). */
+const SMALL_PROBE = 4 * 1024;
+
 /** The seq of the first whole line starting at or after `offset`, and where that line
  *  starts; null when none is found within a probe (a huge line) or at the end. */
 function lineAt(fd: number, offset: number, size: number): { start: number; seq: number } | null {
-  const buf = Buffer.alloc(Math.min(PROBE, size - offset));
+  return lineWithin(fd, offset, size, SMALL_PROBE) ?? lineWithin(fd, offset, size, PROBE);
+}
+
+function lineWithin(
+  fd: number,
+  offset: number,
+  size: number,
+  probe: number,
+): { start: number; seq: number } | null {
+  const buf = Buffer.allocUnsafe(Math.min(probe, size - offset));
   const n = readSync(fd, buf, 0, buf.length, offset);
   let start = 0;
   if (offset > 0) {

@@ -28,13 +28,19 @@ export async function* mergedPages(
   pageSize: number,
 ): AsyncGenerator<LogRecord[]> {
   if (sources.length === 1) {
-    // One node: its pages are already in order; pass them through without copying.
-    for (let from = sources[0]!.fromSeq; ;) {
-      const page = await sources[0]!.read(from, pageSize);
+    // One node: its pages are already in order, and the next is read while the one
+    // before is being written out.
+    const read = (from: number) => {
+      const page = sources[0]!.read(from, pageSize);
+      page.catch(() => {}); // awaited below; a consumer that stops early never sees it
+      return page;
+    };
+    for (let next: Promise<LogRecord[]> | null = read(sources[0]!.fromSeq); next;) {
+      const page = await next;
+      next = page.length < pageSize ? null : read(page[page.length - 1]!.seq + 1);
       if (page.length > 0) yield page;
-      if (page.length < pageSize) return;
-      from = page[page.length - 1]!.seq + 1;
     }
+    return;
   }
   const cursors: Cursor[] = sources.map((s) => ({
     read: s.read,

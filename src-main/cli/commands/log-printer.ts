@@ -27,13 +27,24 @@ export class LogPrinter {
    *  the stream can take more. */
   write(records: LogRecord[]): boolean {
     let text = '';
+    // Pages come a node and channel at a time: the map is touched once per run of them.
+    let node = '';
+    let channel = '';
+    let last = 0;
+    const prefix = (n: string) => (this.prefixNodes ? `[${n.slice(n.indexOf('/') + 1)}] ` : '');
+    let shown = '';
     for (const r of records) {
-      const key = `${r.node}|${r.channel}`;
-      if (r.seq <= (this.last.get(key) ?? 0)) continue;
-      this.last.set(key, r.seq);
-      const prefix = this.prefixNodes ? `[${r.node.slice(r.node.indexOf('/') + 1)}] ` : '';
-      text += `${prefix}${r.line}\n`;
+      if (r.node !== node || r.channel !== channel) {
+        if (node) this.last.set(`${node}|${channel}`, last);
+        ({ node, channel } = r);
+        last = this.last.get(`${node}|${channel}`) ?? 0;
+        shown = prefix(node);
+      }
+      if (r.seq <= last) continue;
+      last = r.seq;
+      text += `${shown}${r.line}\n`;
     }
+    if (node) this.last.set(`${node}|${channel}`, last);
     return text === '' || this.out.write(text);
   }
 }
