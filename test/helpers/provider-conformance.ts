@@ -116,6 +116,25 @@ export function providerConformance(
       expect(await put.provider.isGone(lease.destroyHandle, signal)).toBe(true);
     });
 
+    it('lists a new lease, where it says what the lease does, as loading or running', async () => {
+      const { lease } = await put.provider.createLease(request(MINE, 'node-0', put.shape), signal);
+
+      const [listed] = await put.provider.listLabeled(MINE, signal);
+
+      expect(listed?.leaseId).toBe(lease.leaseId);
+      // Never outbid, stopped or exited: the reconciler would mark a healthy lease interrupted.
+      if (listed?.condition) expect(['loading', 'running']).toContain(listed.condition.state);
+    });
+
+    it('refuses, where bids are taken, to change the bid of a lease not rented by bidding', async () => {
+      const { lease } = await put.provider.createLease(request(MINE, 'node-0', put.shape), signal);
+      if (!put.provider.changeBid) return; // the provider rents nothing by bidding
+
+      await expect(put.provider.changeBid(lease, 0.2, signal)).rejects.toMatchObject({
+        code: 'bad_input',
+      });
+    });
+
     it('leaves other leases alone when destroying one', async () => {
       const gone = await put.provider.createLease(request(MINE, 'node-0', put.shape), signal);
       const kept = await put.provider.createLease(request(MINE, 'node-1', put.shape), signal);

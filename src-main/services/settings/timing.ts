@@ -27,6 +27,8 @@ export const DEFAULT_TIMING: Timing = {
   teardownMaxAttempts: 4,
   maxBootAttempts: 3,
   destroyRetryScale: 1,
-  reconcileEveryMs: 60_000,
+  // An outbid or exited lease is seen by the pass that lists it: within 30 s. One listing
+  // call per provider with a live lease per pass, far below Vast.ai's per-endpoint limits.
+  reconcileEveryMs: 30_000,
   guardEveryMs: 15_000,
 };

@@ -124,6 +124,14 @@ export class MiniVast {
         return { json: { success: true } };
       }
     }
+    if ((m = /^\/api\/v0\/instances\/bid_price\/(\d+)\/$/.exec(path)) && method === 'PUT') {
+      const inst = this.instances.get(Number(m[1]));
+      const price = (req.body as { price?: unknown }).price;
+      if (!inst || typeof price !== 'number')
+        return { status: 404, json: { success: false, error: 'no_such_instance' } };
+      inst.dph_base = price; // a bid instance bills its bid
+      return { json: { success: true } };
+    }
     if ((m = /^\/api\/v0\/instances\/(\d+)\/ssh\/$/.exec(path)) && method === 'POST') {
       this.attached.push({
         id: Number(m[1]),
@@ -168,6 +176,10 @@ export class MiniVast {
       machine_id: offer.machine_id,
       disk_space: body.disk,
       image_uuid: body.image,
+      // A `price` is a bid (create_instance.yaml); its dph_base is the bid.
+      ...(typeof body.price === 'number'
+        ? { is_bid: true, dph_base: body.price, min_bid: offer.min_bid ?? null }
+        : { is_bid: false }),
     });
     return { json: { success: true, new_contract: inst.id } };
   }
