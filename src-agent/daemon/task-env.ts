@@ -59,6 +59,8 @@ export function buildTaskEnv(input: TaskEnvInput): TaskEnv {
   env.TENDER_OUTPUT = input.output;
   env.TENDER_JOB_ID = input.jobId;
   env.TENDER_ATTEMPT = String(input.attempt);
+  // A recovered attempt: its checkpoints were restored into the workspace; resume there.
+  if (input.attempt > 0) env.TENDER_RESUME = '1';
   for (const [key, value] of Object.entries(input.params)) env[paramEnvName(key)] = String(value);
   if (input.cacheDir)
     Object.assign(env, cacheEnv(input.cacheDir, { ...input.env, ...input.secretEnv }));

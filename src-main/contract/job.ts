@@ -27,6 +27,22 @@ export const HostSetupEntry = z.union([
 ]);
 export type HostSetupEntry = z.infer<typeof HostSetupEntry>;
 
+/** What a job recovers from: `node_lost` (the provider no longer lists the node, or says it
+ *  exited), `preempted` (an interruptible node taken back), `exit_code:N`. */
+export const RecoveryCause = z
+  .string()
+  .regex(/^(node_lost|preempted|exit_code:\d{1,3})$/, {
+    message: 'recovery.on takes "node_lost", "preempted" or "exit_code:N" (e.g. "exit_code:137")',
+  });
+
+export const RecoverySpec = z
+  .object({
+    max_restarts: z.number().int().min(0).max(100).default(1),
+    on: z.array(RecoveryCause).default(['node_lost']),
+  })
+  .strict();
+export type RecoverySpec = z.infer<typeof RecoverySpec>;
+
 /** What to do: the `[job]` table. Nothing about hardware. Paths are absolute once loaded. */
 export const JobSpec = z
   .object({
@@ -60,6 +76,14 @@ export const JobSpec = z
     bootstrap_script: z.string().min(1).optional(),
     /** Runs before every run, after setup; not in the host key. */
     run_setup: z.string().min(1).optional(),
+    /** A workspace folder (e.g. "ckpt/") pulled back while the job runs (every
+     *  `checkpoint_every_s`, and at its end) and restored into a recovered attempt's
+     *  workspace before it runs. */
+    checkpoints: z.string().min(1).optional(),
+    checkpoint_every_s: z.number().int().min(5).max(86_400).optional(),
+    /** `[recovery]`: a new attempt on a new node when the node is proved lost or the run
+     *  exits with a listed code; at most `max_restarts` times. */
+    recovery: RecoverySpec.optional(),
   })
   .strict();
 export type JobSpec = z.infer<typeof JobSpec>;

@@ -100,3 +100,32 @@ function thrown(fn: () => unknown): unknown {
   }
   throw new Error('expected a throw');
 }
+
+describe('[recovery] and checkpoints in a job file', () => {
+  const parse = (text: string) => () =>
+    parseJobToml(text, { file: 'tender.toml', baseDir: '/tmp', knownProviders: ['local'] });
+  const HEAD = '[job]\nname = "x"\nrun = "true"\n';
+
+  it('loads [recovery] and checkpoint_every', () => {
+    const { job } = parse(
+      `${HEAD}checkpoints = "ckpt/"\ncheckpoint_every = "2m"\n\n[recovery]\nmax_restarts = 3\non = ["node_lost", "exit_code:137"]\n`,
+    )();
+    expect(job).toMatchObject({
+      checkpoints: 'ckpt/',
+      checkpoint_every_s: 120,
+      recovery: { max_restarts: 3, on: ['node_lost', 'exit_code:137'] },
+    });
+  });
+
+  it.each<[string, RegExp]>([
+    ['[recovery]\non = ["oom"]\n', /^tender\.toml:\d+:\d+: .*"node_lost", "preempted" or "exit_code:N"/],
+    ['checkpoints = "../elsewhere"\n', /^tender\.toml:4:1: checkpoints "..\/elsewhere" is not a folder inside the workspace/],
+    ['checkpoints = "/abs"\n', /^tender\.toml:4:1: checkpoints "\/abs" is absolute/],
+    ['checkpoint_every = "1s"\n', /checkpoint_every must be a duration of at least 5s/],
+  ])('refuses %j with its place and the fix', (tail, message) => {
+    const text = tail.startsWith('[') ? `${HEAD}\n${tail}` : `${HEAD}${tail}`;
+    const err = thrown(parse(text));
+    expect(err).toBeInstanceOf(BadInputError);
+    expect((err as BadInputError).message).toMatch(message);
+  });
+});

@@ -2,6 +2,7 @@ import {
   JOB_KEYS,
   POLICY_KEYS,
   POOL_KEYS,
+  RECOVERY_KEYS,
   SECRET_KEYS,
   TOP_KEYS,
   WORKSPACE_KEYS,
@@ -30,6 +31,7 @@ const JOB_FILE_SHAPE = table(TOP_KEYS, {
   job: table(JOB_KEYS, { workspace: table(WORKSPACE_KEYS), env: { kind: 'env' } }),
   pool: table(POOL_KEYS),
   policy: table(POLICY_KEYS),
+  recovery: table(RECOVERY_KEYS),
 });
 
 /** Every key the document has that the job file format does not, in no particular order. */

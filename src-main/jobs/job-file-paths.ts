@@ -98,3 +98,18 @@ export function checkSetupFingerprint(
   });
   return problems;
 }
+
+/** `checkpoints` is a folder of the workspace: relative, inside it. */
+export function checkCheckpoints(entry: string | undefined): Problem[] {
+  if (entry === undefined) return [];
+  const at = ['job', 'checkpoints'];
+  const hint = 'write a folder of the workspace, e.g. checkpoints = "ckpt/"';
+  if (path.posix.isAbsolute(entry) || WINDOWS_ABSOLUTE.test(entry))
+    return [{ path: at, text: `checkpoints "${entry}" is absolute`, hint }];
+  const clean = path.posix.normalize(entry);
+  if (clean === '..' || clean.startsWith('../') || clean === '.' || clean === './')
+    return [
+      { path: at, text: `checkpoints "${entry}" is not a folder inside the workspace`, hint },
+    ];
+  return [];
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JobSpec, PoolSpec } from '../contract/job';
+import { JobSpec, PoolSpec, RecoverySpec } from '../contract/job';
 import { AfterJob, parseDuration } from '../contract/policy';
 
 /**
@@ -26,8 +26,15 @@ export const WorkspaceTable = z
   })
   .strict();
 
-export const JobTable = JobSpec.extend({
+export const JobTable = JobSpec.omit({ checkpoint_every_s: true, recovery: true }).extend({
   workspace: WorkspaceTable.optional(),
+  /** How often `checkpoints` are pulled while the job runs (default 5 min). */
+  checkpoint_every: z
+    .string()
+    .refine((t) => (parseDuration(t) ?? 0) >= 5_000, {
+      message: 'checkpoint_every must be a duration of at least 5s, e.g. "5m"',
+    })
+    .optional(),
   env: z.record(z.string(), z.union([z.string(), SecretEntry])).default({}),
 });
 export type JobTable = z.infer<typeof JobTable>;
@@ -55,7 +62,12 @@ export const PolicyTable = z
 export type PolicyTable = z.infer<typeof PolicyTable>;
 
 export const JobFile = z
-  .object({ job: JobTable, pool: PoolSpec.optional(), policy: PolicyTable.optional() })
+  .object({
+    job: JobTable,
+    pool: PoolSpec.optional(),
+    policy: PolicyTable.optional(),
+    recovery: RecoverySpec.optional(),
+  })
   .strict();
 export type JobFile = z.infer<typeof JobFile>;
 
@@ -65,4 +77,5 @@ export const POOL_KEYS = Object.keys(PoolSpec.shape);
 export const WORKSPACE_KEYS = Object.keys(WorkspaceTable.shape);
 export const SECRET_KEYS = Object.keys(SecretEntry.shape);
 export const POLICY_KEYS = Object.keys(PolicyTable.shape);
+export const RECOVERY_KEYS = Object.keys(RecoverySpec.shape);
 export const TOP_KEYS = Object.keys(JobFile.shape);

@@ -8,7 +8,12 @@ import { resolveEnv, checkParams } from './job-file-env';
 import { problemsFromIssues } from './job-file-issues';
 import { checkHostResources } from './host-declaration';
 import { findUnknownKeys } from './job-file-keys';
-import { checkOutputs, checkSetupFingerprint, resolveWorkdir } from './job-file-paths';
+import {
+  checkCheckpoints,
+  checkOutputs,
+  checkSetupFingerprint,
+  resolveWorkdir,
+} from './job-file-paths';
 import type { Problem } from './job-file-problem';
 import { JobFile, type PolicyTable } from './job-file-schema';
 import { locateTomlKeys, type KeyPositions } from './toml-key-positions';
@@ -82,7 +87,7 @@ export function parseJobToml(text: string, opts: ParseJobTomlOptions): LoadedJob
     failOn(problemsFromIssues(doc, parsed.error.issues));
     throw BadInputError.at(file, undefined, 'not a job file'); // every issue maps to a problem
   }
-  const { job: table, pool = PoolSpec.parse({}), policy = {} } = parsed.data;
+  const { job: table, pool = PoolSpec.parse({}), policy = {}, recovery } = parsed.data;
 
   const env = resolveEnv(table.env, opts.env ?? process.env);
   // Without a [job.workspace], the folder holding the job file is the workspace.
@@ -98,10 +103,16 @@ export function parseJobToml(text: string, opts: ParseJobTomlOptions): LoadedJob
     ...checkParams(table.params),
     ...checkProvider(pool.provider, opts.knownProviders),
     ...checkHostResources(pool),
+    ...checkCheckpoints(table.checkpoints),
   ]);
 
+  const { checkpoint_every, ...jobTable } = table;
   const job = JobSpec.parse({
-    ...table,
+    ...jobTable,
+    ...(checkpoint_every
+      ? { checkpoint_every_s: Math.round(parseDuration(checkpoint_every)! / 1000) }
+      : {}),
+    ...(recovery ? { recovery } : {}),
     workspace: { workdir: workdir.workdir, exclude: table.workspace?.exclude ?? [] },
     outputs: outputs.outputs,
     env: env.env,

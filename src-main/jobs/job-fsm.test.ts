@@ -121,3 +121,90 @@ describe('job FSM: the event → command table', () => {
     expect(jobTransition(at('collecting'), E.exit0!).ignored).toBeTruthy();
   });
 });
+
+describe('recovery ([recovery] max_restarts, on)', () => {
+  const rules = (on: string[], attempt = 0, maxRestarts = 2) =>
+    ({ recoverOn: on, maxRestarts, attempt }) satisfies Partial<JobState>;
+  const exit137: JobEvent = { type: 'JobExited', code: 137, signal: null };
+  const lost: JobEvent = { type: 'NodeLost', reason: 'the lease is gone' };
+  const fault: JobEvent = { type: 'NodeFault', reason: 'link closed' };
+
+  it.each<[string, JobState, JobEvent, string[], number, string]>([
+    [
+      'a listed exit starts attempt 1',
+      at('run', rules(['exit_code:137'])),
+      exit137,
+      ['RecoverNode'],
+      1,
+      'provisioning',
+    ],
+    [
+      'an exit not listed fails',
+      at('run', rules(['exit_code:1'])),
+      exit137,
+      ['CollectOutputs'],
+      0,
+      'collecting',
+    ],
+    [
+      'a node proved lost while running',
+      at('run', rules(['node_lost'])),
+      lost,
+      ['RecoverNode'],
+      1,
+      'provisioning',
+    ],
+    [
+      'a node proved lost during setup',
+      at('setup', rules(['node_lost'])),
+      lost,
+      ['RecoverNode'],
+      1,
+      'provisioning',
+    ],
+    [
+      'a fault is never a recovery (only proof is)',
+      at('run', rules(['node_lost'])),
+      fault,
+      ['TeardownNode'],
+      0,
+      'tearing_down',
+    ],
+    [
+      'restarts exhausted: the run fails',
+      at('run', rules(['exit_code:137'], 2, 2)),
+      exit137,
+      ['CollectOutputs'],
+      2,
+      'collecting',
+    ],
+    ['no rules: nothing is recovered', at('run'), lost, ['TeardownNode'], 0, 'tearing_down'],
+    [
+      'a loss while collecting is not recovered (the job had ended)',
+      at('collecting', rules(['node_lost'])),
+      lost,
+      ['TeardownNode'],
+      0,
+      'tearing_down',
+    ],
+  ])('%s', (_, from, event, commands, attempt, phase) => {
+    const step = jobTransition(from, event);
+    expect(step.commands).toEqual(commands);
+    expect(step.state.attempt).toBe(attempt);
+    expect(step.state.phase).toBe(phase);
+  });
+
+  it('a recovered attempt is running again, its cause kept, no exit code', () => {
+    const step = jobTransition(at('run', rules(['exit_code:137'])), exit137);
+    expect(step.state).toMatchObject({
+      status: 'running',
+      exitCode: null,
+      reason: null,
+      recoveredFrom: 'run exited 137',
+    });
+    // …and goes through the whole job again.
+    expect(jobTransition(step.state, { type: 'NodeReady' }).commands).toEqual([
+      'MaterializeWorkspace',
+    ]);
+  });
+});

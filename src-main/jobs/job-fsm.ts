@@ -10,6 +10,7 @@ export type JobEvent =
   | { type: 'OutputsCollected'; missing: string[] }
   | { type: 'OutputsFailed'; error: string }
   | { type: 'NodeFault'; reason: string }
+  /** The node is proved gone (the provider no longer lists it, or says it exited). */
   | { type: 'NodeLost'; reason: string }
   /** Without `reason`: the user cancelled (status `cancelled`). With it: a stop by policy,
    *  e.g. "budget reached ($25.00 of $25.00)" (status `failed`). */
@@ -23,7 +24,9 @@ export type JobCommand =
   | 'RunJob'
   | 'CancelJob'
   | 'CollectOutputs'
-  | 'TeardownNode';
+  | 'TeardownNode'
+  /** A recovery: the old lease destroyed and confirmed, a new one booted (a new attempt). */
+  | 'RecoverNode';
 
 export interface JobState {
   status: JobStatus;
@@ -32,6 +35,13 @@ export interface JobState {
   reason: string | null;
   hasWorkspace: boolean;
   hasSetup: boolean;
+  /** 0 for the first attempt; each recovery counts up (TENDER_ATTEMPT). */
+  attempt: number;
+  /** `[recovery]`: how many recoveries, and on what (`node_lost`, `exit_code:137`). */
+  maxRestarts: number;
+  recoverOn: string[];
+  /** Why the current attempt began (null for the first). */
+  recoveredFrom?: string | null;
 }
 
 export interface JobStep {
@@ -40,8 +50,39 @@ export interface JobStep {
   ignored?: string;
 }
 
-export function initialJobState(opts: { hasWorkspace: boolean; hasSetup: boolean }): JobState {
-  return { status: 'pending', phase: 'provisioning', exitCode: null, reason: null, ...opts };
+export function initialJobState(opts: {
+  hasWorkspace: boolean;
+  hasSetup: boolean;
+  maxRestarts?: number;
+  recoverOn?: string[];
+}): JobState {
+  return {
+    status: 'pending',
+    phase: 'provisioning',
+    exitCode: null,
+    reason: null,
+    attempt: 0,
+    maxRestarts: 0,
+    recoverOn: [],
+    ...opts,
+  };
+}
+
+/** A new attempt when the recovery rules cover `cause` and restarts are left. */
+function recovered(s: JobState, cause: string, why: string): JobStep | null {
+  if (!s.recoverOn.includes(cause) || s.attempt >= s.maxRestarts) return null;
+  return {
+    state: {
+      ...s,
+      status: 'running',
+      phase: 'provisioning',
+      exitCode: null,
+      reason: null,
+      recoveredFrom: why,
+      attempt: s.attempt + 1,
+    },
+    commands: ['RecoverNode'],
+  };
 }
 
 /** The event → command table of one job attempt. Pure. Collection always comes before teardown,
@@ -71,7 +112,10 @@ export function jobTransition(s: JobState, e: JobEvent): JobStep {
     case 'JobExited':
       if (s.phase !== 'run') return ignore();
       if (e.code === 0) return collect({ ...s, exitCode: 0 });
-      return collect({ ...s, status: 'failed', exitCode: e.code, reason: `run ${exitText(e)}` });
+      return (
+        (e.code !== null && recovered(s, `exit_code:${e.code}`, `run ${exitText(e)}`)) ||
+        collect({ ...s, status: 'failed', exitCode: e.code, reason: `run ${exitText(e)}` })
+      );
 
     case 'OutputsCollected':
     case 'OutputsFailed': {
@@ -89,12 +133,20 @@ export function jobTransition(s: JobState, e: JobEvent): JobStep {
     }
 
     case 'NodeFault':
-    case 'NodeLost':
+    case 'NodeLost': {
       if (s.phase === 'tearing_down') return ignore();
+      // Only a node proved gone is recovered (a lost link alone never is), and only while
+      // the job had not ended.
+      const again =
+        e.type === 'NodeLost' && s.phase !== 'collecting'
+          ? recovered(s, 'node_lost', `the node was lost (${e.reason})`)
+          : null;
+      if (again) return again;
       return {
         state: { ...s, status: 'failed', reason: s.reason ?? e.reason, phase: 'tearing_down' },
         commands: ['TeardownNode'],
       };
+    }
 
     case 'OperatorStop': {
       const stopped: JobStatus = e.reason === undefined ? 'cancelled' : 'failed';

@@ -19,30 +19,34 @@ type Waiter = { seq: number; release: () => void };
 export class AgentLogSink {
   private readonly waiters = new Set<Waiter>();
 
-  /** `baseSeq`: a claimed warm node's agent log up to here belongs to the runs before. */
+  /** `baseSeq`: a claimed warm node's agent log up to here belongs to the runs before.
+   *  `offset()`: a recovered attempt's new agent counts from 1 again; its records are
+   *  stored after the ones before, at `seq + offset`. */
   constructor(
     private readonly datastream: Datastream,
     private readonly nodeId: string,
     private readonly baseSeq = 0,
+    private readonly offset: () => number = () => 0,
   ) {}
 
   /** The first agent seq not yet stored: the link resumes the stream from here. */
   fromSeq(): number {
-    return this.stored() + 1;
+    return this.stored() - this.offset() + 1;
   }
 
   store(records: AgentLogRecord[]): void {
+    const offset = this.offset();
     for (const r of records) {
-      if (r.seq <= this.baseSeq) continue;
+      if (r.seq + offset <= this.baseSeq) continue;
       this.datastream.append(this.nodeId, 'agent', {
-        seq: r.seq,
+        seq: r.seq + offset,
         ts: r.ts,
         source: r.src,
         stream: r.stream,
         line: r.line,
       });
     }
-    const stored = this.stored();
+    const stored = this.stored() - offset;
     for (const w of this.waiters) if (stored >= w.seq) w.release();
   }
 
@@ -50,7 +54,7 @@ export class AgentLogSink {
    *  never comes must not hold the job). Records only arrive through `store`, so it is what
    *  wakes the wait: nothing polls. */
   waitStored(seq: number, timeoutMs: number): Promise<void> {
-    if (this.stored() >= seq) return Promise.resolve();
+    if (this.stored() - this.offset() >= seq) return Promise.resolve();
     return new Promise((resolve) => {
       const w: Waiter = {
         seq,

@@ -28,7 +28,12 @@ export function configureEnv(jobEnv: JobSpec['env']): ConfigureEnv {
 /** The `configure` request for a job's phases; throws what `configureEnv` refuses. A job
  *  whose setup names fingerprint files gets a persistent environment (`setupEnv`); its
  *  run_setup runs before every run (`runSetup`). */
-export function configureParams(jobId: string, job: JobSpec, freshSetup = false): ConfigureParams {
+export function configureParams(
+  jobId: string,
+  job: JobSpec,
+  freshSetup = false,
+  attempt = 0,
+): ConfigureParams {
   const split = configureEnv(job.env);
   if (!split.ok) throw new Error(split.error);
   const { env, secretEnv } = split;
@@ -38,7 +43,7 @@ export function configureParams(jobId: string, job: JobSpec, freshSetup = false)
       : {};
   return {
     jobId,
-    attempt: 0,
+    attempt,
     env,
     ...(secretEnv ? { secretEnv } : {}),
     params: job.params,

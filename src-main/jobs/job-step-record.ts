@@ -12,7 +12,13 @@ export function journalJobStep(
 ): void {
   ledger.updateAttempt(
     nodeId,
-    { status: next.status, phase: next.phase, exitCode: next.exitCode, reason: next.reason },
+    {
+      status: next.status,
+      phase: next.phase,
+      exitCode: next.exitCode,
+      reason: next.reason,
+      attempt: next.attempt,
+    },
     {
       kind: `job.${event.type}`,
       data: { from: `${prev.status}/${prev.phase}`, to: `${next.status}/${next.phase}` },

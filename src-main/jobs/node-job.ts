@@ -23,6 +23,7 @@ import {
 import { PhaseTracker } from './phase-tracker';
 import { CLAIM_CHECK_DEADLINE_MS, claimProblem } from './claimed-node';
 import { provisionNode } from './provision-node';
+import { pullCheckpoints, restoreCheckpoints } from './checkpoints';
 import { teardownOutcome, teardownPlan } from './teardown-plan';
 
 export type { DeadManWiring, NodeJobDeps, RenewalState } from './node-job-deps';
@@ -54,6 +55,8 @@ export class NodeJob {
   /** During the check: told the reason once the link has failed twice in a row. */
   private claimLinkLost: ((reason: string) => void) | null = null;
   private claimLinkFailures = 0;
+  /** Leases found gone (each is acted on once). */
+  private readonly lostLeases = new Set<string>();
   /** Set when the node's own dead-man switch fired: the destroy reason the ledger shows. */
   private selfTeardown: string | null = null;
 
@@ -66,6 +69,7 @@ export class NodeJob {
       deps.datastream,
       nodeId,
       deps.manager.record.claimedFrom?.agentSeq ?? 0,
+      () => deps.manager.record.agentSeqOffset ?? 0,
     );
     this.note = eventNotes(deps.datastream, nodeId, deps.now);
     this.done = new Promise((r) => (this.finish = r));
@@ -123,10 +127,14 @@ export class NodeJob {
   private async execute(commands: JobCommand[]): Promise<void> {
     for (const cmd of commands) {
       if (this.detached) return;
+      const attempt = this.state.attempt;
       const event = await this.run(cmd).catch((err: Error): JobEvent => ({
         type: 'NodeFault',
         reason: `${cmd}: ${err.message}`,
       }));
+      // A command of an attempt that a recovery has since replaced (its link closed under
+      // it) reports nothing about the attempt now running.
+      if (this.state.attempt !== attempt) return;
       if (event) this.dispatch(event);
     }
   }
@@ -147,7 +155,37 @@ export class NodeJob {
         return this.collect();
       case 'TeardownNode':
         return this.teardown();
+      case 'RecoverNode':
+        return this.recover();
     }
+  }
+
+  /** A new attempt: the lost (or failed) node's lease is destroyed — confirmed by the
+   *  provider — before another is rented; the new agent's log continues the same panes. */
+  private async recover(): Promise<JobEvent> {
+    const rec = this.deps.manager.record;
+    this.closeLink();
+    this.renewer = null;
+    this.phases.reset([]);
+    this.jobEndedAt = null;
+    this.collected = false;
+    this.selfTeardown = null;
+    const n = this.state.attempt;
+    this.note(
+      `── attempt ${n + 1} after ${this.state.recoveredFrom ?? 'a failure'}: ${rec.lease?.leaseId ?? rec.label} is destroyed (confirmed) before another node is rented ──`,
+    );
+    const event = await provisionNode(
+      { ...this.deps, note: this.note },
+      {
+        replaceFirst: `recovery after ${this.state.recoveredFrom ?? 'a failure'}`,
+        agentSeqOffset: this.deps.datastream.lastSeq(this.nodeId, 'agent'),
+      },
+    );
+    if (event.type === 'NodeReady') {
+      const now = this.deps.manager.record;
+      this.note(`── attempt ${n + 1} on ${now.lease?.leaseId ?? now.label} ──`);
+    }
+    return event;
   }
 
   /** Brings the node up, replacing a lease that fails to boot (provision-node.ts). A
@@ -178,10 +216,55 @@ export class NodeJob {
   private async materialize(): Promise<JobEvent> {
     const plan = await this.deps.workspacePlan();
     if (!plan) return { type: 'WorkspaceMaterialized' };
-    return pushJobWorkspace(this.transfers(), plan, {
+    const pushed = await pushJobWorkspace(this.transfers(), plan, {
       hashCacheFile: this.deps.hashCacheFile,
       memory: { store: this.deps.manifestMemory, key: this.deps.manager.record.label },
     });
+    const ckpt = this.deps.job.checkpoints;
+    if (ckpt && this.state.attempt > 0) await this.restore(ckpt);
+    return pushed;
+  }
+
+  /** A recovered attempt resumes from the last checkpoints pulled. */
+  private async restore(path: string): Promise<void> {
+    const shell = await this.ensureLink().bulkShell();
+    try {
+      const ok = await restoreCheckpoints(shell, this.address(), path, this.deps.outputsDir);
+      this.note(
+        ok ? `checkpoints restored into ${path}` : `no checkpoints to restore into ${path}`,
+      );
+    } finally {
+      await shell.close();
+    }
+  }
+
+  /** Pulls the checkpoints every `checkpoint_every_s` while the run phase runs; never two
+   *  at once, never holding the job. Returns the stop. */
+  private pullCheckpointsWhileRunning(): () => void {
+    const path = this.deps.job.checkpoints;
+    if (!path) return () => {};
+    let busy = false;
+    const everyMs = (this.deps.job.checkpoint_every_s ?? 300) * 1000;
+    const timer = setInterval(() => {
+      if (busy || this.detached) return;
+      busy = true;
+      void this.pullCheckpointsNow(path).finally(() => (busy = false));
+    }, everyMs);
+    return () => clearInterval(timer);
+  }
+
+  private async pullCheckpointsNow(path: string): Promise<void> {
+    try {
+      const shell = await this.ensureLink().bulkShell();
+      try {
+        const n = await pullCheckpoints(shell, this.address(), path, this.deps.outputsDir);
+        this.note(`checkpoints pulled: ${n} file(s) from ${path}`);
+      } finally {
+        await shell.close();
+      }
+    } catch (err) {
+      this.note(`checkpoints not pulled: ${(err as Error).message}`);
+    }
   }
 
   private async runPhase(phase: Phase): Promise<JobEvent | null> {
@@ -200,7 +283,10 @@ export class NodeJob {
       if (host.kind === 'stopped') return null;
       if (host.kind === 'failed') return { type: 'NodeFault', reason: host.reason };
     }
-    await link.request('configure', configureParams(this.deps.jobId, job, this.deps.freshSetup));
+    await link.request(
+      'configure',
+      configureParams(this.deps.jobId, job, this.deps.freshSetup, this.state.attempt),
+    );
     // What the agent holds after configure is what counts: a warm node reports the phases
     // of the job before until this job is configured (which clears them).
     this.phases.reset(Object.values((await link.request('status', {})).phases));
@@ -211,8 +297,11 @@ export class NodeJob {
       this.markRunStarted();
       this.deps.crashPoint('job-running');
     }
-    const st = await exited;
+    const stopPulls = phase === 'run' ? this.pullCheckpointsWhileRunning() : () => {};
+    const st = await exited.finally(stopPulls);
     await this.drainLogs(link);
+    // The checkpoints as the run left them (a recovery after a nonzero exit resumes there).
+    if (phase === 'run' && job.checkpoints) await this.pullCheckpointsNow(job.checkpoints);
     if (phase === 'run') {
       const at = { runId: this.deps.manager.record.runId, nodeId: this.nodeId, now: this.deps.now };
       await journalNodeCache(this.deps.ledger, request, at);
@@ -353,6 +442,10 @@ export class NodeJob {
   private async checkLost(rec: NodeRecord, detail: string): Promise<void> {
     const isLeaseGone = await this.deps.isLeaseGone(rec).catch(() => false);
     if (!isNodeLost({ isLeaseGone, isDetached: this.detached })) return;
+    // Once per lease, and only for the lease the job is on now: a link of a lease that a
+    // recovery already replaced may still report its losses.
+    if (rec.label !== this.deps.manager.record.label || this.lostLeases.has(rec.label)) return;
+    this.lostLeases.add(rec.label);
     const loss = leaseGoneDecision({
       explained: this.deps.deadMan?.explainLoss() ?? null,
       detail,

@@ -22,7 +22,7 @@ export interface ProvisionDeps {
  *  gone — replaced by a lease on another host, up to `maxBootAttempts` leases in all. */
 export async function provisionNode(
   d: ProvisionDeps,
-  opts: { replaceFirst?: string } = {},
+  opts: { replaceFirst?: string; agentSeqOffset?: number } = {},
 ): Promise<JobEvent> {
   const { manager } = d;
   if (opts.replaceFirst) {
@@ -31,7 +31,12 @@ export async function provisionNode(
     const gone = await manager.waitFor((r) => isDestroySettled(r, d.teardownMaxAttempts));
     if (gone.stage !== 'destroyed')
       return { type: 'NodeFault', reason: `${opts.replaceFirst}; its destroy is not confirmed` };
-    manager.send({ type: 'Replace', label: d.nextLabel(gone.attempt + 1), excludeMachine: null });
+    manager.send({
+      type: 'Replace',
+      label: d.nextLabel(gone.attempt + 1),
+      excludeMachine: null,
+      ...(opts.agentSeqOffset !== undefined ? { agentSeqOffset: opts.agentSeqOffset } : {}),
+    });
     manager.send({ type: 'Start' });
   } else if (manager.record.stage === 'new') manager.send({ type: 'Start' });
   else manager.resume();

@@ -4,7 +4,9 @@ import { appendEvent } from './journal';
 import { toAttemptRow, type RawAttempt } from './row-mapping';
 import type { AttemptRow } from './rows';
 
-export type AttemptPatch = Partial<Pick<AttemptRow, 'status' | 'phase' | 'exitCode' | 'reason'>>;
+export type AttemptPatch = Partial<
+  Pick<AttemptRow, 'status' | 'phase' | 'exitCode' | 'reason' | 'attempt'>
+>;
 
 /** Inserts a node's first job attempt, pending and provisioning (inside the caller's
  *  transaction). */
@@ -34,8 +36,8 @@ export function updateAttempt(
   const next = { ...cur, ...patch };
   db.transaction(() => {
     db.prepare(
-      'UPDATE attempts SET status = ?, phase = ?, exit_code = ?, reason = ?, updated_at = ? WHERE node_id = ?',
-    ).run(next.status, next.phase, next.exitCode, next.reason, now, nodeId);
+      'UPDATE attempts SET status = ?, phase = ?, exit_code = ?, reason = ?, attempt = ?, updated_at = ? WHERE node_id = ?',
+    ).run(next.status, next.phase, next.exitCode, next.reason, next.attempt, now, nodeId);
     appendEvent(db, { ts: now, runId: cur.runId, nodeId, kind: event.kind, data: event.data });
   })();
 }

@@ -191,7 +191,7 @@ export class Ledger {
 
   updateAttempt(
     nodeId: string,
-    patch: Partial<Pick<AttemptRow, 'status' | 'phase' | 'exitCode' | 'reason'>>,
+    patch: Partial<Pick<AttemptRow, 'status' | 'phase' | 'exitCode' | 'reason' | 'attempt'>>,
     event: { kind: string; data: Record<string, unknown> },
     now: number,
   ): void {

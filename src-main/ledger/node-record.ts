@@ -70,6 +70,9 @@ export interface NodeRecord {
   claimedFrom?: WarmClaim;
   /** Stage `released`: the node of the later run that holds this node's lease now. */
   releasedTo?: string;
+  /** A recovered attempt: its new agent's log seqs are stored after the attempt before's
+   *  (the datastream's last agent seq when it was replaced). */
+  agentSeqOffset?: number;
 }
 
 export interface WarmClaim {

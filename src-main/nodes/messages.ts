@@ -31,7 +31,13 @@ export type NodeMsg =
   | { type: 'GetStatus' }
   | { type: 'GetRecord' }
   /** A new lease for this node after a boot failure, once the failed one is destroyed. */
-  | { type: 'Replace'; label: string; excludeMachine: string | null }
+  | {
+      type: 'Replace';
+      label: string;
+      excludeMachine: string | null;
+      /** A recovery: where the new agent's log seqs continue (AgentLogSink). */
+      agentSeqOffset?: number;
+    }
   /** Reconciliation: the provider no longer lists the lease, and Tender did not destroy it. */
   /** `selfDestroyedAt`: the node's own dead-man switch explains the loss; the
    *  lease is then destroyed (not lost) from that moment, with `reason`. */

@@ -183,6 +183,7 @@ function replaced(rec: NodeRecord, msg: Extract<NodeMsg, { type: 'Replace' }>, n
     attempt: rec.attempt + 1,
     desired: { ...rec.desired, shape },
     ...NO_LEASE_YET,
+    ...(msg.agentSeqOffset !== undefined ? { agentSeqOffset: msg.agentSeqOffset } : {}),
   });
 }
 

@@ -146,6 +146,8 @@ export class NodeFactory {
         initialJobState({
           hasWorkspace: w.job.workspace !== undefined,
           hasSetup: w.job.setup !== undefined,
+          maxRestarts: w.job.recovery?.max_restarts ?? 0,
+          recoverOn: w.job.recovery?.on ?? [],
         }),
       {
         ledger: ctx.ledger,

@@ -1,7 +1,12 @@
 import type { JobSpec } from '../../contract';
 import { TenderError } from '../../base/tender-error';
 import { checkName, checkParams } from '../../jobs/job-file-env';
-import { checkOutputs, checkSetupFingerprint, resolveWorkdir } from '../../jobs/job-file-paths';
+import {
+  checkCheckpoints,
+  checkOutputs,
+  checkSetupFingerprint,
+  resolveWorkdir,
+} from '../../jobs/job-file-paths';
 
 /** Checks a job that came through the contract (the job-file loader checks its own). */
 export function checkJob(job: JobSpec): JobSpec {
@@ -12,6 +17,8 @@ export function checkJob(job: JobSpec): JobSpec {
   }
   const { outputs, problems } = checkOutputs(job.outputs);
   if (problems.length > 0) throw new TenderError('bad_input', problems[0]!.text);
+  const ckpt = checkCheckpoints(job.checkpoints);
+  if (ckpt.length > 0) throw new TenderError('bad_input', ckpt[0]!.text, ckpt[0]!.hint);
   if (!job.workspace && job.setup_fingerprint.length > 0)
     throw new TenderError(
       'bad_input',

@@ -58,6 +58,9 @@ export function assembleRun(d: RunAssemblyDeps, r: RunToAssemble): AssembledRun 
       reason: attempt.reason,
       hasWorkspace: r.job.workspace !== undefined,
       hasSetup: r.job.setup !== undefined,
+      attempt: attempt.attempt,
+      maxRestarts: r.job.recovery?.max_restarts ?? 0,
+      recoverOn: r.job.recovery?.on ?? [],
     };
     const wiring = {
       job: r.job,

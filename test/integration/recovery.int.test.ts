@@ -1,0 +1,188 @@
+// Recovery on the local provider (real agent processes, a real ledger): a node proved lost
+// or a run exit listed in [recovery] starts a new attempt on a new node — the old lease
+// destroyed first — which resumes from the checkpoints pulled from the one before.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CommandInput, JobSpecInput, RunView } from '../../src-main/contract';
+import { TenderCore } from '../../src-main/core/tender-core';
+import { agentBundlePath } from '../helpers/agent-bundle';
+
+const cores: TenderCore[] = [];
+const roots: string[] = [];
+afterEach(async () => {
+  for (const c of cores.splice(0)) {
+    await c.client.invoke('lease.destroyAll', {});
+    await c.close();
+  }
+  for (const r of roots.splice(0)) {
+    try {
+      execFileSync('pkill', ['-KILL', '-f', r]);
+    } catch {
+      // nothing left running
+    }
+    rmSync(r, { recursive: true, force: true });
+  }
+});
+
+function setup() {
+  const root = mkdtempSync(join(tmpdir(), 'tender-recovery-'));
+  roots.push(root);
+  const home = join(root, 'home');
+  const work = join(root, 'work');
+  mkdirSync(work, { recursive: true });
+  writeFileSync(join(work, 'hello.txt'), 'hi\n');
+  const core = TenderCore.open({ home, env: { TENDER_AGENT_BUNDLE: agentBundlePath() } });
+  cores.push(core);
+  return { home, work, core };
+}
+
+async function runToEnd(core: TenderCore, input: CommandInput<'run.start'>): Promise<RunView> {
+  const started = await core.client.invoke('run.start', input);
+  if (!started.ok) throw new Error(started.error.message);
+  await core.waitRun(started.value.id);
+  const v = await core.client.invoke('run.get', { runId: started.value.id });
+  if (!v.ok) throw new Error(v.error.message);
+  return v.value;
+}
+
+async function lines(core: TenderCore, runId: string, channel: 'agent' | 'events') {
+  const out = await core.client.invoke('logs.read', { runId, channel, limit: 100_000 });
+  return out.ok ? out.value.records : [];
+}
+
+/** Step 1 writes a checkpoint and dies with 137 (as an OOM kill would); a resumed attempt
+ *  reads it back and finishes. */
+const resumable = (work: string, extra: Partial<JobSpecInput> = {}): JobSpecInput => ({
+  name: 'resumable',
+  run: [
+    'echo "attempt $TENDER_ATTEMPT resume=${TENDER_RESUME:-0}"',
+    'if [ -f ckpt/step ]; then echo "resumed from step $(cat ckpt/step)"; echo done > out.txt; exit 0; fi',
+    'mkdir -p ckpt && echo 41 > ckpt/step && exit 137',
+  ].join('; '),
+  checkpoints: 'ckpt/',
+  outputs: ['out.txt'],
+  workspace: { workdir: work, exclude: [] },
+  ...extra,
+});
+
+const pool = { provider: 'local', count: 1, verify: [] };
+
+describe('recovery', () => {
+  it('exit 137 listed in [recovery]: attempt 2 on a new node resumes from the checkpoint and completes', async () => {
+    const { core, work } = setup();
+    const run = await runToEnd(core, {
+      job: resumable(work, { recovery: { max_restarts: 2, on: ['exit_code:137'] } }),
+      pool,
+    });
+    expect(run.status, run.failedReason ?? '').toBe('completed');
+    const job = (await lines(core, run.id, 'agent'))
+      .filter((r) => r.source === 'run')
+      .map((r) => r.line);
+    expect(job).toEqual(['attempt 0 resume=0', 'attempt 1 resume=1', 'resumed from step 41']);
+    const events = (await lines(core, run.id, 'events')).map((r) => r.line).join('\n');
+    expect(events).toMatch(/── attempt 2 after run exited 137: .* is destroyed \(confirmed\)/);
+    expect(events).toMatch(/checkpoints restored into ckpt\//);
+    // Two leases, both destroyed, the first before the second was requested.
+    const leases = core.ledger.leasesOfRun(run.id);
+    expect(leases.map((l) => l.state)).toEqual(['destroyed', 'destroyed']);
+    expect(leases[0]!.destroyedAt!).toBeLessThanOrEqual(leases[1]!.requestedAt);
+    expect(readFileSync(join(run.outputsDir, 'node-0', 'outputs', 'out.txt'), 'utf8')).toBe(
+      'done\n',
+    );
+    expect(core.ledger.getAttempt(run.nodes[0]!.id)?.attempt).toBe(1);
+  });
+
+  it('without [recovery] the same exit fails the run', async () => {
+    const { core, work } = setup();
+    const run = await runToEnd(core, { job: resumable(work), pool });
+    expect(run.status).toBe('failed');
+    expect(run.failedReason).toMatch(/run exited 137/);
+    expect(core.ledger.leasesOfRun(run.id)).toHaveLength(1);
+  });
+
+  it('max_restarts exhausted: the run fails, every lease destroyed, the reasons listed', async () => {
+    const { core, work } = setup();
+    const run = await runToEnd(core, {
+      job: {
+        name: 'always-oom',
+        run: 'exit 137',
+        workspace: { workdir: work, exclude: [] },
+        recovery: { max_restarts: 1, on: ['exit_code:137'] },
+      },
+      pool,
+    });
+    expect(run.status).toBe('failed');
+    expect(run.failedReason).toMatch(/run exited 137/);
+    const leases = core.ledger.leasesOfRun(run.id);
+    expect(leases.map((l) => l.state)).toEqual(['destroyed', 'destroyed']);
+    const events = (await lines(core, run.id, 'events')).map((r) => r.line).join('\n');
+    expect(events).toMatch(/attempt 2 after run exited 137/);
+  });
+
+  it('a node proved lost mid-run (its lease gone) is recovered on node_lost', async () => {
+    const { core, work, home } = setup();
+    const started = await core.client.invoke('run.start', {
+      job: {
+        name: 'lost',
+        run: 'echo "attempt $TENDER_ATTEMPT"; if [ "$TENDER_ATTEMPT" = 0 ]; then sleep 60; fi',
+        workspace: { workdir: work, exclude: [] },
+        recovery: { max_restarts: 1, on: ['node_lost'] },
+      },
+      pool,
+    });
+    if (!started.ok) throw new Error(started.error.message);
+    await core.waitJobsStarted(started.value.id);
+    // The machine goes away: its agent and its lease folder.
+    const label = core.ledger.nodesOfRun(started.value.id)[0]!.label;
+    execFileSync('pkill', ['-KILL', '-f', label]);
+    rmSync(join(home, 'local', 'leases', label), { recursive: true, force: true });
+    await core.waitRun(started.value.id);
+    const v = await core.client.invoke('run.get', { runId: started.value.id });
+    if (!v.ok) throw new Error(v.error.message);
+    const ev = (await lines(core, started.value.id, 'events')).map((r) => r.line);
+    expect(v.value.status, `${v.value.failedReason}\n${ev.join('\n')}`).toBe('completed');
+    const job = (await lines(core, started.value.id, 'agent'))
+      .filter((r) => r.source === 'run')
+      .map((r) => r.line);
+    expect(job).toEqual(['attempt 0', 'attempt 1']);
+  });
+
+  it('5 link cuts during a healthy run cause zero recoveries', async () => {
+    const { core, work } = setup();
+    const started = await core.client.invoke('run.start', {
+      job: {
+        name: 'healthy',
+        run: 'for i in 1 2 3 4 5 6; do echo "tick $i"; sleep 0.5; done',
+        workspace: { workdir: work, exclude: [] },
+        recovery: { max_restarts: 3, on: ['node_lost'] },
+      },
+      pool,
+    });
+    if (!started.ok) throw new Error(started.error.message);
+    await core.waitJobsStarted(started.value.id);
+    const label = core.ledger.nodesOfRun(started.value.id)[0]!.label;
+    for (let i = 0; i < 5; i++) {
+      try {
+        execFileSync('pkill', ['-KILL', '-f', `attach --dir .*${label}`]);
+      } catch {
+        // between reconnects: nothing to cut this time
+      }
+      await new Promise((r) => setTimeout(r, 400));
+    }
+    await core.waitRun(started.value.id);
+    const v = await core.client.invoke('run.get', { runId: started.value.id });
+    if (!v.ok) throw new Error(v.error.message);
+    expect(v.value.status, v.value.failedReason ?? '').toBe('completed');
+    expect(core.ledger.leasesOfRun(started.value.id)).toHaveLength(1);
+    expect(core.ledger.getAttempt(v.value.nodes[0]!.id)?.attempt).toBe(0);
+    const job = (await lines(core, started.value.id, 'agent'))
+      .filter((r) => r.source === 'run')
+      .map((r) => r.line);
+    expect(job).toEqual(['tick 1', 'tick 2', 'tick 3', 'tick 4', 'tick 5', 'tick 6']);
+    const events = (await lines(core, started.value.id, 'events')).map((r) => r.line);
+    expect(events.filter((l) => l.startsWith('link lost')).length).toBeGreaterThanOrEqual(3);
+  });
+});
