@@ -36,7 +36,7 @@ export async function* mergedPages(
       return page;
     };
     for (let next: Promise<LogRecord[]> | null = read(sources[0]!.fromSeq); next;) {
-      const page = await next;
+      const page: LogRecord[] = await next;
       next = page.length < pageSize ? null : read(page[page.length - 1]!.seq + 1);
       if (page.length > 0) yield page;
     }
