@@ -2,7 +2,7 @@
 // Runs a TypeScript bench (bench/<name>.ts) against the real code: bundles it with esbuild
 // (dependencies stay external) into out/bench/ and runs it with the arguments that follow.
 // Usage: node bench/run.mjs push [reps]   |   node bench/run.mjs push-shaped [reps] [dataMB]
-//        node bench/run.mjs join [runs]
+//        node bench/run.mjs join [runs]   |   node bench/run.mjs logs-cli [lines]
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
@@ -14,7 +14,7 @@ const root = resolve(import.meta.dirname, '..');
 const entry = name?.endsWith('.ts') ? resolve(name) : join(root, 'bench', `${name}.ts`);
 if (!name || !existsSync(entry)) {
   console.error(
-    'usage: node bench/run.mjs <push|push-shaped|join|teardown|ui-logs> [args]   (npm run build first)',
+    'usage: node bench/run.mjs <push|push-shaped|join|teardown|ui-logs|logs-cli> [args]   (npm run build first)',
   );
   process.exit(2);
 }

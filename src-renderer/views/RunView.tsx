@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import { describeError } from '../api/backend';
+import { call, describeError } from '../api/backend';
 import { useRun, useStatus } from '../api/queries';
 import { useUi } from '../store/ui';
 import type { RunView as Run } from '../../src-main/contract';
@@ -79,6 +79,12 @@ function RunDetail({ runId }: { runId: string }): React.JSX.Element {
     setRouter(r);
     return () => r.close();
   }, [runId]);
+  // A detached run's agent holds what nobody was attached to receive: fetched once as the
+  // run opens, it reaches the panes as log.lines, as live records do.
+  const isDetached = run?.detached === true;
+  useEffect(() => {
+    if (isDetached) call('logs.backfill', { runId }).catch(() => {}); // panes show what is stored
+  }, [runId, isDetached]);
 
   if (error) return <div className="alert">{describeError(error)}</div>;
   if (!run || !router) return <div className="empty">Loading {runId}…</div>;
