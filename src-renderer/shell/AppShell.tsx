@@ -13,6 +13,7 @@ import { RunView } from '../views/RunView';
 import { SettingsView } from '../views/SettingsView';
 import { BurnRate } from './BurnRate';
 import { TeardownAll } from './TeardownAll';
+import { useBrowserNotices } from './use-browser-notices';
 
 const NAV: { view: View; label: string; icon: React.JSX.Element }[] = [
   { view: 'ledger', label: 'Ledger', icon: <LedgerIcon /> },
@@ -29,6 +30,7 @@ export function AppShell(): React.JSX.Element {
   const running =
     data?.runs.filter((r) => r.status === 'pending' || r.status === 'running').length ?? 0;
   const live = data?.leases.filter(isLive).length ?? 0;
+  useBrowserNotices();
   // The desktop app's File › Open tender.toml…: the composer fills itself from the file.
   useEffect(
     () =>

@@ -6,9 +6,11 @@ import { Spinner } from '../shell/icons';
 import { ApiKeySection } from './settings/ApiKeySection';
 import { DefaultsSection } from './settings/DefaultsSection';
 import { HostsSection } from './settings/HostsSection';
+import { NotifySection } from './settings/NotifySection';
 import './settings/settings.css';
 
-/** Provider keys, defaults for new runs, your own machines, and where Tender keeps its data. */
+/** Provider keys, defaults for new runs, notifications, your own machines, and where Tender
+ *  keeps its data. */
 export function SettingsView(): React.JSX.Element {
   const settings = useSettings();
   return (
@@ -36,6 +38,7 @@ export function SettingsView(): React.JSX.Element {
         <div className="set-stack">
           <ApiKeySection settings={settings.data} />
           <DefaultsSection key={JSON.stringify(settings.data.defaults)} settings={settings.data} />
+          <NotifySection key={settings.data.notify.webhookUrl ?? ''} settings={settings.data} />
           <HostsSection publicKey={settings.data.sshPublicKey} />
           <DataSection folder={settings.data.dataFolder} shell={settings.data.shell} />
         </div>
