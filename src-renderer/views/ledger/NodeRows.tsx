@@ -7,9 +7,11 @@ import { clockTime, duration, logicalOf, money, perHour, runOf } from '../../lib
 import { idleEndsText, servedText } from '../../lib/warm';
 import { ChevronIcon } from '../../shell/icons';
 import { shortLeaseId } from '../../shell/teardown-progress';
+import { canRaiseBid, interruptionBadge } from './bid-model';
 import { capabilityEntries, hardwareSummary } from './hardware';
 import { rowAccrued, type NodeRow } from './ledger-model';
 import { StageClock, StageHistory, StageStrip } from './StageTimeline';
+import { RaiseBidButton } from './RaiseBidDialog';
 import { nodeAge } from './timeline';
 
 export const LEDGER_COLUMNS = 10;
@@ -32,12 +34,23 @@ function LeaseCell(props: { lease: LeaseView | null; provider: string; node?: No
       </span>
     );
   if (!lease) return <span className="faint">none yet</span>;
+  const stopped = interruptionBadge(lease);
   return (
     <span className="lg-lease-cell">
       <span className="mono lg-ellipsis" title={lease.leaseId ?? lease.label}>
         {shortLeaseId(lease.leaseId, provider)}
       </span>
       <LeaseBadge state={lease.state} />
+      {stopped && (
+        <span
+          className={`badge ${stopped.colour}`}
+          data-testid="lease-interruption"
+          data-interruption={lease.interruption}
+          title={stopped.title}
+        >
+          {stopped.text}
+        </span>
+      )}
     </span>
   );
 }
@@ -135,6 +148,7 @@ export function NodeRowView(props: {
           {duration(age)}
         </td>
         <td className="lg-actions-cell">
+          {canRaiseBid(lease) && <RaiseBidButton lease={lease} />}
           {canDestroy(row) && (
             <button
               className="btn btn-danger btn-sm"

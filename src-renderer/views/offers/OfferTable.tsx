@@ -13,6 +13,13 @@ const COLUMNS: { key: SortKey | null; label: string; num?: boolean; title?: stri
     num: true,
     title: 'GPU plus storage for the disk asked for',
   },
+  {
+    key: 'bid',
+    label: 'Interruptible',
+    num: true,
+    title:
+      'The lowest bid plus storage, all-in: what an interruptible lease bills while its bid wins (outbid, it stops and keeps its disk)',
+  },
   { key: 'reliability', label: 'Reliability', num: true },
   { key: 'down', label: 'Down', num: true, title: 'Download, Mb/s' },
   { key: 'up', label: 'Up', num: true, title: 'Upload, Mb/s' },
@@ -123,6 +130,26 @@ export function OfferTable(props: {
               >
                 {perHour(o.pricePerHour)}
                 <span className="of-price-sub">{money(o.pricePerHour * 24)}/day</span>
+              </td>
+              <td
+                className="num of-price-cell of-bid-cell"
+                data-testid="offer-bid-price"
+                title={
+                  o.interruptiblePricePerHour === undefined
+                    ? 'This offer takes no bid'
+                    : `Lowest bid ${perHour(o.interruptiblePricePerHour - o.storagePricePerHour)} + disk ${perHour(o.storagePricePerHour)}`
+                }
+              >
+                {o.interruptiblePricePerHour === undefined ? (
+                  <span className="faint">—</span>
+                ) : (
+                  <>
+                    {perHour(o.interruptiblePricePerHour)}
+                    <span className="of-price-sub">
+                      {Math.round((1 - o.interruptiblePricePerHour / o.pricePerHour) * 100)}% less
+                    </span>
+                  </>
+                )}
               </td>
               <td className={`num ${o.reliability < 0.95 ? 'of-amber' : ''}`}>
                 {(o.reliability * 100).toFixed(1)}%

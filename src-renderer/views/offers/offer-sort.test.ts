@@ -29,6 +29,22 @@ const mid = offer('3', { pricePerHour: 0.5, vramGb: 48, gpuName: 'RTX A6000' });
 const ids = (list: Offer[]) => list.map((o) => o.offerId);
 
 describe('offer sorting', () => {
+  it('sorts by the interruptible price, offers that take no bid last either way', () => {
+    const bidCheap = offer('4', { pricePerHour: 0.9, interruptiblePricePerHour: 0.15 });
+    const bidDear = offer('5', { pricePerHour: 0.4, interruptiblePricePerHour: 0.3 });
+    expect(ids(sortOffers([cheap, bidDear, bidCheap], { key: 'bid', dir: 'asc' }))).toEqual([
+      '4',
+      '5',
+      '1',
+    ]);
+    expect(ids(sortOffers([cheap, bidCheap, bidDear], { key: 'bid', dir: 'desc' }))).toEqual([
+      '5',
+      '4',
+      '1',
+    ]);
+    expect(nextSort({ key: 'price', dir: 'asc' }, 'bid')).toEqual({ key: 'bid', dir: 'asc' });
+  });
+
   it('sorts by any column, either way', () => {
     expect(ids(sortOffers([big, cheap, mid], { key: 'price', dir: 'asc' }))).toEqual([
       '1',

@@ -1,7 +1,17 @@
 import type { Offer } from '../../../src-main/contract';
 
 export type SortKey =
-  'price' | 'gpu' | 'vram' | 'reliability' | 'down' | 'up' | 'region' | 'cuda' | 'dlperf' | 'value';
+  | 'price'
+  | 'bid'
+  | 'gpu'
+  | 'vram'
+  | 'reliability'
+  | 'down'
+  | 'up'
+  | 'region'
+  | 'cuda'
+  | 'dlperf'
+  | 'value';
 export type SortDir = 'asc' | 'desc';
 export interface Sort {
   key: SortKey;
@@ -11,6 +21,7 @@ export interface Sort {
 /** The first click on a column sorts the way people want it: cheapest, biggest, fastest. */
 export const FIRST_DIR: Record<SortKey, SortDir> = {
   price: 'asc',
+  bid: 'asc',
   gpu: 'asc',
   vram: 'desc',
   reliability: 'desc',
@@ -29,6 +40,8 @@ export function valueOf(o: Offer): number | null {
 
 const VALUE: Record<SortKey, (o: Offer) => number | string | null> = {
   price: (o) => o.pricePerHour,
+  // The interruptible price (lowest bid plus storage); offers that take no bid sort last.
+  bid: (o) => o.interruptiblePricePerHour ?? null,
   gpu: (o) => `${o.gpuName} ${String(o.gpuCount).padStart(2, '0')}`,
   vram: (o) => o.vramGb * o.gpuCount,
   reliability: (o) => o.reliability,
