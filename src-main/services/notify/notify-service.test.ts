@@ -192,9 +192,7 @@ describe('NotifyService', () => {
 
   it('tells an outbid lease (lease.changed with interruption: outbid) and a recovery', async () => {
     const { bus, posts, service } = setup({ desktop: null });
-    const outbid = Object.assign(leaseView({ runId: 'r-abc123', leaseId: 'vastai:7' }), {
-      interruption: 'outbid' as const,
-    });
+    const outbid = leaseView({ runId: 'r-abc123', leaseId: 'vastai:7', interruption: 'outbid' });
     bus.emit('lease.changed', outbid);
     bus.emit('lease.changed', outbid);
     bus.emit('lease.changed', leaseView({ runId: 'r-abc123', leaseId: 'vastai:8' }));

@@ -75,8 +75,8 @@ export class NotifyService {
     });
   }
 
-  /** Hook for the interruptible market: a lease was outbid. Called from `lease.changed`
-   *  when its view says `interruption: 'outbid'`; a `lease.interrupted` event can call it. */
+  /** A lease was outbid: called from `lease.changed` when its view says `interruption:
+   *  'outbid'` (the ledger journals `lease.interrupted` in the same change). */
   leaseInterrupted(lease: Pick<LeaseView, 'runId' | 'leaseId' | 'label' | 'reason'>): void {
     const run = lease.runId === null ? null : this.d.runView(lease.runId);
     if (!run) return;

@@ -30,8 +30,7 @@ export function runNoticeEvent(
   }
 }
 
-/** A lease the provider lists as outbid. `interruption` is the interruptible-market work's
- *  field (LeaseView); read loosely so this holds whether or not that field exists yet. */
+/** A lease the provider lists as outbid (the reconciler marks it within one pass). */
 export function isOutbid(lease: LeaseView): boolean {
-  return (lease as { interruption?: unknown }).interruption === 'outbid';
+  return lease.interruption === 'outbid';
 }
