@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { writeFileAtomic } from '../atomic-file';
 import { type NodePaths, nodePaths } from '../wire/paths';
 import type { HostKeyInput } from '../wire/host-key';
@@ -11,6 +12,7 @@ import { probeGpus } from './capabilities';
 import { Connection } from './connection';
 import type { DaemonContext } from './context';
 import { setUpDeadMan } from './dead-man-setup';
+import { GpuSampler, sampleEveryMs } from './gpu-sampler';
 import { HostSetup } from './host-setup';
 import type { DeclaredOptions } from './host-setup-queue';
 import { loadHostIdentity } from './host-identity';
@@ -54,18 +56,32 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   const host = loadHostIdentity(paths, options.hostDeclaration);
   const listeners: DaemonContext['listeners'] = new Set();
   const cache = new NodeCache(paths.cache);
+  const gpuSampler = new GpuSampler({
+    log,
+    everyMs: sampleEveryMs(process.env),
+    nowMono: () => performance.now(),
+    now: Date.now,
+  });
   const supervisor = new Supervisor({
     paths,
     log,
     now: Date.now,
     onPhase: (state) => {
       if (state.state === 'exited') cache.markStale();
+      if (state.phase === 'run' && state.state === 'running') gpuSampler.restartIdleClock();
       deadMan.switch.onPhaseChange(state.phase === 'run' && state.state === 'exited');
       for (const l of listeners) l.onPhase(state, log.durableSeq);
     },
   });
   supervisor.recover();
-  const deadMan = setUpDeadMan({ paths, log, supervisor, listeners, ctx: () => ctx });
+  const deadMan = setUpDeadMan({
+    paths,
+    log,
+    supervisor,
+    listeners,
+    gpu: gpuSampler,
+    ctx: () => ctx,
+  });
   let resolveExit!: (code: number) => void;
   const exited = new Promise<number>((resolve) => (resolveExit = resolve));
   const sockets = new Set<Socket>();
@@ -82,6 +98,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     refreshCapabilities: async () => {
       ctx.gpus = probeGpus();
       const { gpus } = await ctx.gpus;
+      if (!ctx.isShuttingDown) gpuSampler.setEnabled(gpus.length > 0);
       return `capabilities re-probed: ${gpus.length} GPU(s)${gpus.length ? ` (${gpus.map((g) => g.name).join(', ')})` : ''}`;
     },
     mayStart: () => !ctx.isShuttingDown && !ctx.teardown(),
@@ -108,6 +125,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     isShuttingDown: false,
     shutdown: (graceMs) => {
       deadMan.switch.disarm();
+      gpuSampler.stop();
       return shutdownDaemon(ctx, { server, lock, graceMs });
     },
     exit: () => {
@@ -135,6 +153,10 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   recordGroup(paths.pids, process.pid); // started by `start`, the daemon leads its own group
   log.append('agent', 'info', `agent ${AGENT_VERSION} started (pid ${process.pid})`);
   deadMan.resume();
+  // Sampled only where nvidia-smi found a GPU: none at all elsewhere.
+  void ctx.gpus.then(({ gpus }) => {
+    if (!ctx.isShuttingDown) gpuSampler.setEnabled(gpus.length > 0);
+  });
   hostSetup.recover();
   hostSetup.seed(ctx.hostDeclaration?.host_setup ?? [], options.hostSetup ?? []);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

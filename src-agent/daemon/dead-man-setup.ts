@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { NodePaths } from '../wire/paths';
 import type { ClientListener, DaemonContext } from './context';
 import { DeadManSwitch } from './dead-man-switch';
+import type { GpuSampler } from './gpu-sampler';
 import type { LogStore } from './log-store';
 import { runSelfTeardown } from './self-teardown';
 import type { Supervisor } from './supervisor';
@@ -14,6 +15,8 @@ export interface DeadManSetupDeps {
   log: LogStore;
   supervisor: Supervisor;
   listeners: Set<ClientListener>;
+  /** The GPU samples' idle clock, for the policy's `idleGpuUtilBelow`. */
+  gpu: Pick<GpuSampler, 'idle'>;
   /** The daemon's context, once built (the teardown ends the agent through it). */
   ctx: () => DaemonContext;
 }
@@ -51,6 +54,12 @@ export function setUpDeadMan(deps: DeadManSetupDeps) {
     isPhaseRunning: () =>
       Object.values(supervisor.states()).some((s) => s.state === 'running') ||
       !deps.ctx().hostSetup.isDrained(),
+    // Only the job's run phase is judged by its GPUs: setup and a host-setup entry (a
+    // driver install) leave them idle by nature.
+    gpuIdleSince: (threshold) =>
+      supervisor.states().run?.state === 'running' && deps.ctx().hostSetup.isDrained()
+        ? deps.gpu.idle.belowSince(threshold)
+        : null,
     isShuttingDown: () => deps.ctx().isShuttingDown,
     firedRecord: () => recorder.record,
     reopen: () => {

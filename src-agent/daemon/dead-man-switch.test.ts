@@ -14,10 +14,19 @@ const policy: LeaseParams = {
 function harness() {
   const fired: { firing: Firing; teardown: SelfTeardown }[] = [];
   let record: TeardownRecord | null = null;
-  const world = { isRunning: false, isShuttingDown: false };
+  const world = {
+    isRunning: false,
+    isShuttingDown: false,
+    gpuIdleSince: null as number | null,
+    thresholds: [] as number[],
+  };
   const sw = new DeadManSwitch({
     nowMono: () => Date.now(),
     isPhaseRunning: () => world.isRunning,
+    gpuIdleSince: (threshold) => {
+      world.thresholds.push(threshold);
+      return world.gpuIdleSince;
+    },
     isShuttingDown: () => world.isShuttingDown,
     firedRecord: () => record,
     onFire: (firing, teardown) => {
@@ -79,6 +88,31 @@ describe('DeadManSwitch', () => {
     expect(fired).toEqual([]);
     vi.advanceTimersByTime(200);
     expect(fired.map((f) => f.firing.cause)).toEqual(['idle']);
+  });
+
+  it('fires idle on a running job whose GPUs sat below the threshold for idle_timeout', () => {
+    const { sw, fired, world } = harness();
+    world.isRunning = true;
+    sw.renew({ ...policy, graceMs: 60_000, idleTimeoutMs: 1_000, idleGpuUtilBelow: 5 });
+    vi.advanceTimersByTime(5_000);
+    expect(fired).toEqual([]); // GPUs busy
+    world.gpuIdleSince = Date.now();
+    vi.advanceTimersByTime(900);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(200);
+    expect(fired.map((f) => f.firing.cause)).toEqual(['idle']);
+    expect(fired[0]!.firing.reason).toMatch(/^GPU-idle: every GPU below 5%/);
+    expect(new Set(world.thresholds)).toEqual(new Set([5]));
+  });
+
+  it('never asks about the GPUs without a threshold, and a running job then never idles', () => {
+    const { sw, fired, world } = harness();
+    world.isRunning = true;
+    world.gpuIdleSince = 0;
+    sw.renew({ ...policy, graceMs: 60_000, idleTimeoutMs: 1_000 });
+    vi.advanceTimersByTime(30_000);
+    expect(fired).toEqual([]);
+    expect(world.thresholds).toEqual([]);
   });
 
   it('does nothing once the daemon shuts down or is disarmed', () => {

@@ -17,6 +17,9 @@ export interface DeadManSwitchDeps {
   /** Monotonic ms (`performance.now`): a wall-clock jump changes no deadline. */
   nowMono: () => number;
   isPhaseRunning: () => boolean;
+  /** While the job's run phase runs: since when (monotonic) every GPU has read below
+   *  `threshold` percent; null when one did not, none was read, or no run phase runs. */
+  gpuIdleSince?: (threshold: number) => number | null;
   /** The daemon is stopping on request (`shutdown`, SIGTERM): nothing is due any more. */
   isShuttingDown: () => boolean;
   /** The record of a teardown already begun (by this daemon or an earlier one), or null. */
@@ -57,7 +60,7 @@ export class DeadManSwitch {
     this.state = renewState(this.state, policy, now);
     if (isRunning) this.state = noteBusy(this.state, now);
     this.schedule(policy.checkMs ?? defaultCheckMs(policy.graceMs));
-    return nextDeadline(this.state, now, isRunning);
+    return nextDeadline(this.state, now, isRunning, this.gpuIdleSince(policy));
   }
 
   /** A phase started or ended: the node was busy until now; `jobEnded`: the run phase
@@ -75,6 +78,11 @@ export class DeadManSwitch {
     this.checkMs = 0;
   }
 
+  private gpuIdleSince(policy: LeaseParams): number | null {
+    const below = policy.idleGpuUtilBelow;
+    return below == null ? null : (this.deps.gpuIdleSince?.(below) ?? null);
+  }
+
   private schedule(checkMs: number): void {
     if (this.timer && checkMs === this.checkMs) return;
     clearInterval(this.timer);
@@ -88,7 +96,7 @@ export class DeadManSwitch {
     const now = this.deps.nowMono();
     const isRunning = this.deps.isPhaseRunning();
     if (isRunning) this.state = noteBusy(this.state, now);
-    const firing = due(this.state, now, isRunning);
+    const firing = due(this.state, now, isRunning, this.gpuIdleSince(this.state.policy));
     if (!firing) return;
     const { teardown } = this.state.policy;
     this.disarm();

@@ -242,6 +242,111 @@ describe('due', () => {
     expect(due(stateAfter(policy, steps), now, isRunning ?? false)?.cause ?? null).toBe(want);
   });
 
+  // idle_gpu_util_below: a running job whose GPUs sit below the threshold is idle too.
+  const gpuIdle = { graceMs: 10_000, idleTimeoutMs: 2_000, idleGpuUtilBelow: 5 };
+  const gpuCases: {
+    name: string;
+    policy: Partial<LeaseParams>;
+    steps?: [number, Partial<LeaseParams> | 'busy' | 'ended'][];
+    now: number;
+    isRunning: boolean;
+    gpuIdleSince: number | null;
+    want: string | null;
+  }[] = [
+    {
+      name: 'GPU-idle: fires idle_timeout after the GPUs went idle',
+      policy: gpuIdle,
+      now: 3_000,
+      isRunning: true,
+      gpuIdleSince: 1_000,
+      want: 'idle',
+    },
+    {
+      name: 'GPU-idle: not before idle_timeout',
+      policy: gpuIdle,
+      now: 2_999,
+      isRunning: true,
+      gpuIdleSince: 1_000,
+      want: null,
+    },
+    {
+      name: 'GPU-idle: off without a threshold (the default)',
+      policy: { graceMs: 10_000, idleTimeoutMs: 2_000 },
+      now: 60_000,
+      isRunning: true,
+      gpuIdleSince: 0,
+      want: null,
+    },
+    {
+      name: 'GPU-idle: off without an idle timeout',
+      policy: { graceMs: 10_000, idleGpuUtilBelow: 5 },
+      now: 60_000,
+      isRunning: true,
+      gpuIdleSince: 0,
+      want: null,
+    },
+    {
+      name: 'GPU-idle: busy GPUs (or no reading) keep a running job',
+      policy: gpuIdle,
+      now: 60_000,
+      isRunning: true,
+      gpuIdleSince: null,
+      want: null,
+    },
+    {
+      name: 'GPU-idle: counted from arming at the earliest',
+      policy: gpuIdle,
+      steps: [[0, 'busy']],
+      now: 1_999,
+      isRunning: true,
+      gpuIdleSince: -50_000,
+      want: null,
+    },
+    {
+      name: 'GPU-idle: an attached app (inUse) does not hold it off',
+      policy: gpuIdle,
+      steps: [[2_500, { ...gpuIdle, inUse: true }]],
+      now: 3_000,
+      isRunning: true,
+      gpuIdleSince: 1_000,
+      want: 'idle',
+    },
+    {
+      name: 'GPU-idle: the app being away still never stops a busy job',
+      policy: gpuIdle,
+      now: 86_400_000,
+      isRunning: true,
+      gpuIdleSince: null,
+      want: null,
+    },
+    {
+      name: 'GPU-idle: with no job running, the ordinary idle rule',
+      policy: gpuIdle,
+      now: 2_000,
+      isRunning: false,
+      gpuIdleSince: null,
+      want: 'idle',
+    },
+    {
+      name: 'GPU-idle: max duration still comes first when earlier',
+      policy: { ...gpuIdle, maxDurationMs: 1_500 },
+      now: 3_000,
+      isRunning: true,
+      gpuIdleSince: 1_000,
+      want: 'max_duration',
+    },
+  ];
+  it.each(gpuCases)('$name', ({ policy, steps, now, isRunning, gpuIdleSince, want }) => {
+    expect(due(stateAfter(policy, steps), now, isRunning, gpuIdleSince)?.cause ?? null).toBe(want);
+  });
+
+  it('says a GPU-idle firing is about the GPUs', () => {
+    const s = stateAfter({ graceMs: 1e7, idleTimeoutMs: 1_200_000, idleGpuUtilBelow: 5 });
+    expect(due(s, 1_200_000, true, 0)?.reason).toBe(
+      'GPU-idle: every GPU below 5% for 20 min while the job ran',
+    );
+  });
+
   it('says for how long the app was unreachable, and why the others fired', () => {
     expect(due(stateAfter({ graceMs: 2_100_000 }), 2_100_000, false)?.reason).toBe(
       'app unreachable for 35 min',
@@ -286,6 +391,15 @@ describe('nextDeadline', () => {
     const s = stateAfter({ graceMs: 10_000, idleTimeoutMs: 1_000 });
     expect(nextDeadline(s, 0, false).cause).toBe('idle');
     expect(nextDeadline(s, 0, true).cause).toBe('unreachable');
+  });
+
+  it('counts the GPU-idle deadline of a running job once its GPUs are idle', () => {
+    const s = stateAfter({ graceMs: 10_000, idleTimeoutMs: 4_000, idleGpuUtilBelow: 5 });
+    expect(nextDeadline(s, 1_000, true, null)).toEqual({
+      firesInMs: 10_000,
+      cause: 'unreachable',
+    });
+    expect(nextDeadline(s, 1_000, true, 500)).toEqual({ firesInMs: 3_500, cause: 'idle' });
   });
 });
 

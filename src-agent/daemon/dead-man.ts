@@ -1,5 +1,6 @@
 // The dead-man switch's rules (docs/agent-protocol.md, "The dead-man switch"). Pure: the
-// daemon's dead-man-switch.ts passes in the monotonic time and whether a phase runs.
+// daemon's dead-man-switch.ts passes in the monotonic time, whether a phase runs and, for
+// the GPU-idle rule, since when the job's GPUs have sat below the policy's threshold.
 import type { LeaseParams, LeaseResult, TeardownCause } from '../wire/protocol';
 
 /** However long the grace, a collected node waits at most this for the app to destroy it. */
@@ -56,9 +57,16 @@ export function noteBusy(state: DeadManState, now: number): DeadManState {
   return { ...state, lastBusyAt: now };
 }
 
-/** What fires now, if anything: of the deadlines passed, the earliest. */
-export function due(state: DeadManState, now: number, isPhaseRunning: boolean): Firing | null {
-  const passed = deadlines(state, isPhaseRunning).filter((d) => d.at <= now);
+/** What fires now, if anything: of the deadlines passed, the earliest. `gpuIdleSince`:
+ *  while the run phase runs, since when every GPU has read below the policy's
+ *  `idleGpuUtilBelow` (null: one is busy, no reading, or no run phase). */
+export function due(
+  state: DeadManState,
+  now: number,
+  isPhaseRunning: boolean,
+  gpuIdleSince: number | null = null,
+): Firing | null {
+  const passed = deadlines(state, isPhaseRunning, gpuIdleSince).filter((d) => d.at <= now);
   const first = earliest(passed);
   return first ? { cause: first.cause, reason: first.reason(now) } : null;
 }
@@ -68,8 +76,9 @@ export function nextDeadline(
   state: DeadManState,
   now: number,
   isPhaseRunning: boolean,
+  gpuIdleSince: number | null = null,
 ): LeaseResult {
-  const first = earliest(deadlines(state, isPhaseRunning));
+  const first = earliest(deadlines(state, isPhaseRunning, gpuIdleSince));
   // While a job runs with no other limit, nothing is due: report the renewal's horizon.
   if (!first) return { firesInMs: state.policy.graceMs, cause: 'unreachable' };
   return { firesInMs: Math.max(0, Math.round(first.at - now)), cause: first.cause };
@@ -80,7 +89,11 @@ export function defaultCheckMs(graceMs: number): number {
   return Math.min(15_000, Math.max(100, graceMs / 4));
 }
 
-function deadlines(state: DeadManState, isPhaseRunning: boolean): Deadline[] {
+function deadlines(
+  state: DeadManState,
+  isPhaseRunning: boolean,
+  gpuIdleSince: number | null,
+): Deadline[] {
   const p = state.policy;
   const renewed = state.lastRenewalAt;
   const out: Deadline[] = [];
@@ -129,6 +142,19 @@ function deadlines(state: DeadManState, isPhaseRunning: boolean): Deadline[] {
       cause: 'idle',
       at: since + p.idleTimeoutMs,
       reason: (now) => `idle for ${formatDuration(now - since)} with no job running`,
+    });
+  }
+  // Opt-in (off unless the policy sets a threshold): a job whose GPUs sit idle is as idle
+  // as no job. Counted from arming at the earliest; an app that is attached (`inUse`) does
+  // not hold it off — a hung job idles its GPUs whether or not anyone watches.
+  const below = p.idleGpuUtilBelow;
+  if (p.idleTimeoutMs != null && below != null && isPhaseRunning && gpuIdleSince !== null) {
+    const since = Math.max(state.armedAt, gpuIdleSince);
+    out.push({
+      cause: 'idle',
+      at: since + p.idleTimeoutMs,
+      reason: (now) =>
+        `GPU-idle: every GPU below ${below}% for ${formatDuration(now - since)} while the job ran`,
     });
   }
   return out;

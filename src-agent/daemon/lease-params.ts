@@ -19,6 +19,7 @@ export function parseLease(req: Fields): LeaseParams {
     budgetMs: optionalNumber(req, 'budgetMs') ?? null,
     afterJob: oneOf(req, 'afterJob', ['destroy', 'keep_warm'] as const) as LeaseParams['afterJob'],
     idleTimeoutMs: optionalNumber(req, 'idleTimeoutMs') ?? null,
+    ...optionalGpuIdle(req),
     collectGraceMs: optionalNumber(req, 'collectGraceMs') ?? null,
     inUse: optionalBoolean(req, 'inUse'),
     collected: optionalBoolean(req, 'collected'),
@@ -57,6 +58,15 @@ function optionalBoolean(req: Fields, key: string): boolean {
   if (v === undefined || v === null) return false;
   if (typeof v !== 'boolean') throw bad(key, 'true or false');
   return v;
+}
+
+/** Absent unless given: an older app never sends it, and the result stays as it was. */
+function optionalGpuIdle(req: Fields): { idleGpuUtilBelow?: number } {
+  const v = req.idleGpuUtilBelow;
+  if (v === undefined || v === null) return {};
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || v > 100)
+    throw bad('idleGpuUtilBelow', 'a percentage above 0 and at most 100');
+  return { idleGpuUtilBelow: v };
 }
 
 function optionalCheck(req: Fields): { checkMs?: number } {

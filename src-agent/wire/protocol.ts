@@ -9,8 +9,9 @@ export type Phase = 'setup' | 'run';
 export const PHASES: readonly Phase[] = ['setup', 'run'];
 
 /** `host_setup`: an entry of the host-setup FIFO (host-setup.ts); `run_setup`: the job's
- *  run_setup, run at the start of the run phase. */
-export type LogSource = Phase | 'agent' | 'host_setup' | 'run_setup';
+ *  run_setup, run at the start of the run phase; `gpu`: a GPU sample (gpu-sample.ts), one
+ *  JSON line, never job output. */
+export type LogSource = Phase | 'agent' | 'host_setup' | 'run_setup' | 'gpu';
 export type LogStream = 'stdout' | 'stderr' | 'info';
 
 /** One line of `D/logs/log.jsonl`; `seq` is node-wide, from 1, without gaps in normal use.
@@ -165,6 +166,9 @@ export interface LeaseParams {
   afterJob: 'destroy' | 'keep_warm';
   /** Fires after this long with no phase running and the app not using the node (null: none). */
   idleTimeoutMs?: number | null;
+  /** With `idleTimeoutMs`: a node whose run phase has kept every GPU below this utilisation
+   *  (percent, 0 < x ≤ 100) for `idleTimeoutMs` is idle too, job or not (null: off). */
+  idleGpuUtilBelow?: number | null;
   /** After the job ended with its outputs not collected: how long the node waits for a
    *  Tender to collect them (at least graceMs) before its switch fires (null: graceMs). */
   collectGraceMs?: number | null;

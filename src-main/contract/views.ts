@@ -164,7 +164,8 @@ export const StatusView = z.object({
 export type StatusView = z.infer<typeof StatusView>;
 
 /** `host_setup`: the node's host-setup FIFO (docs/host-setup.md); `run_setup`: the job's
- *  run_setup, at the start of each run. */
+ *  run_setup, at the start of each run; `gpu`: a GPU sample of the node's agent (one JSON
+ *  line, src-agent/wire/gpu-sample.ts): data, never printed as the job's output. */
 export const LogSource = z.enum([
   'bootstrap',
   'setup',
@@ -173,6 +174,7 @@ export const LogSource = z.enum([
   'event',
   'host_setup',
   'run_setup',
+  'gpu',
 ]);
 export type LogSource = z.infer<typeof LogSource>;
 export const LogChannel = z.enum(['bootstrap', 'agent', 'events']);
