@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CommandInput, CommandName, CommandOutput, LogRecord } from '../../src-main/contract';
 import { TenderCore } from '../../src-main/core/tender-core';
+import { Datastream } from '../../src-main/datastream/datastream';
+import { connectorFor } from '../../src-main/nodes/ssh-connect';
+import { agentBackfill } from '../../src-main/services/logs/agent-backfill';
 import { agentBundlePath } from '../helpers/agent-bundle';
 import { until } from '../helpers/wait';
 
@@ -45,7 +48,7 @@ function setup() {
     cores.push(r);
     return r;
   };
-  return { home, work, core, reader };
+  return { root, home, work, core, reader };
 }
 
 async function invoke<C extends CommandName>(
@@ -77,28 +80,40 @@ async function storedJobLines(core: TenderCore, runId: string): Promise<string[]
 
 const expected = Array.from({ length: LINES }, (_, i) => `line ${i + 1}`);
 
+/** A run detached before its job printed; resolves once the job has ended on its node. The
+ *  job waits before printing, so every line comes while nobody is attached. */
+async function detachedRunThatPrinted(core: TenderCore, work: string) {
+  const started = await invoke(core, 'run.start', {
+    job: {
+      name: 'unattended',
+      run: `sleep 1.5; for i in $(seq 1 ${LINES}); do echo "line $i"; done`,
+      workspace: { workdir: work, exclude: [] },
+    },
+    pool: { provider: 'local', count: 1, verify: [] },
+    keep: false,
+  });
+  const runId = started.id;
+  await core.waitJobsStarted(runId);
+  await invoke(core, 'run.detach', { runId });
+  const node = core.ledger.nodesOfRun(runId)[0]!;
+  const nodeLog = join((node.connection as { dir: string }).dir, 'logs', 'log.jsonl');
+  await until(
+    () => existsSync(nodeLog) && readFileSync(nodeLog, 'utf8').includes('run exited with code 0'),
+    30_000,
+  );
+  return { runId, node, nodeLog };
+}
+
+const seqsOf = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { seq: number }).seq);
+
 describe('logs.backfill', () => {
   it('fills a detached run’s log from the agent, each line once, and a second backfill adds nothing', async () => {
     const { core, work, reader, home } = setup();
-    // The job waits before printing, so every line comes while nobody is attached.
-    const started = await invoke(core, 'run.start', {
-      job: {
-        name: 'unattended',
-        run: `sleep 1.5; for i in $(seq 1 ${LINES}); do echo "line $i"; done`,
-        workspace: { workdir: work, exclude: [] },
-      },
-      pool: { provider: 'local', count: 1, verify: [] },
-      keep: false,
-    });
-    const runId = started.id;
-    await core.waitJobsStarted(runId);
-    await invoke(core, 'run.detach', { runId });
-    const node = core.ledger.nodesOfRun(runId)[0]!;
-    const nodeLog = join((node.connection as { dir: string }).dir, 'logs', 'log.jsonl');
-    await until(
-      () => existsSync(nodeLog) && readFileSync(nodeLog, 'utf8').includes('run exited with code 0'),
-      30_000,
-    );
+    const { runId, node, nodeLog } = await detachedRunThatPrinted(core, work);
     expect(await storedJobLines(core, runId)).toEqual([]);
     const agentFile = join(home, 'datastream', runId, 'node-0', 'agent.jsonl');
     const fileBefore = readFileSync(agentFile, 'utf8');
@@ -124,15 +139,7 @@ describe('logs.backfill', () => {
     expect(first.nodes).toMatchObject([{ nodeId: node.id, outcome: 'stored', detail: null }]);
     expect(first.nodes[0]!.records).toBeGreaterThanOrEqual(LINES);
     expect(await storedJobLines(core, runId)).toEqual(expected);
-    const agentSeqs = readFileSync(nodeLog, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => (JSON.parse(l) as { seq: number }).seq);
-    const storedSeqs = readFileSync(agentFile, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => (JSON.parse(l) as { seq: number }).seq);
-    expect(storedSeqs).toEqual(agentSeqs);
+    expect(seqsOf(agentFile)).toEqual(seqsOf(nodeLog));
 
     // Asked again: nothing new, nothing twice.
     const second = await invoke(core, 'logs.backfill', { runId });
@@ -147,6 +154,38 @@ describe('logs.backfill', () => {
     expect(await storedJobLines(core, runId)).toEqual(expected);
     const after = await invoke(core, 'logs.backfill', { runId });
     expect(after.nodes).toMatchObject([{ outcome: 'no_agent', records: 0 }]);
+  });
+
+  it('stores a recovered attempt’s agent records after the attempt before’s, as its link does', async () => {
+    const { core, work, root } = setup();
+    const { runId, node, nodeLog } = await detachedRunThatPrinted(core, work);
+    // The same node and agent, seen as a second attempt whose first left 1 000 records in a
+    // datastream of its own.
+    const datastream = new Datastream(join(root, 'other-datastream'));
+    datastream.append(node.id, 'agent', {
+      seq: 1_000,
+      ts: 1,
+      source: 'run',
+      stream: 'stdout',
+      line: 'attempt 1',
+    });
+    const backfill = agentBackfill({
+      ledger: {
+        getRun: (id) => core.ledger.getRun(id),
+        nodesOfRun: () => [{ ...node, agentSeqOffset: 1_000 }],
+      },
+      datastream,
+      connect: (endpoint, deadlineMs) =>
+        connectorFor({ home: core.home, ledger: core.ledger, now: Date.now }, endpoint, deadlineMs),
+      isDriven: () => false,
+      canStore: true,
+      emit: () => {},
+    });
+    expect(await backfill(runId)).toMatchObject([{ outcome: 'stored', detail: null }]);
+    expect(await backfill(runId)).toMatchObject([{ outcome: 'complete', records: 0 }]);
+    datastream.close();
+    const file = join(root, 'other-datastream', runId, 'node-0', 'agent.jsonl');
+    expect(seqsOf(file)).toEqual([1_000, ...seqsOf(nodeLog).map((s) => s + 1_000)]);
   });
 
   it('leaves a run this process drives to its link', async () => {

@@ -60,10 +60,12 @@ async function backfillNode(
   rec: NodeRecord,
   tail: number | undefined,
 ): Promise<LogBackfill> {
-  // A claimed warm node's log up to here belongs to the runs before (as AgentLogSink has it).
+  // A claimed warm node's log up to here belongs to the runs before (as AgentLogSink has
+  // it); a recovered attempt's new agent counts from 1 again, stored after `offset`.
   const base = rec.claimedFrom?.agentSeq ?? 0;
+  const offset = rec.agentSeqOffset ?? 0;
   const stored = d.canStore ? d.datastream.lastSeq(rec.id, 'agent') : await lastOnDisk(d, rec);
-  let from = Math.max(base, stored) + 1;
+  let from = Math.max(1, Math.max(base, stored) + 1 - offset); // the agent's seq
   const abort = new AbortController();
   let shell: NodeShell;
   try {
@@ -78,19 +80,13 @@ async function backfillNode(
     const kept = batch.filter((r) => r.seq >= from);
     if (kept.length === 0) return;
     if (d.canStore) {
-      for (const r of kept)
-        if (
-          d.datastream.append(rec.id, 'agent', {
-            seq: r.seq,
-            ts: r.ts,
-            source: r.src,
-            stream: r.stream,
-            line: r.line,
-          })
-        )
+      for (const r of kept) {
+        const { ts, src: source, stream, line } = r;
+        if (d.datastream.append(rec.id, 'agent', { seq: r.seq + offset, ts, source, stream, line }))
           count++;
+      }
     } else {
-      d.emit(kept.map((r) => toLogRecord(rec, r)));
+      d.emit(kept.map((r) => toLogRecord(rec, r, offset)));
       count += kept.length;
     }
     highest = kept[kept.length - 1]!.seq;
@@ -165,12 +161,12 @@ async function lastOnDisk(d: AgentBackfillDeps, rec: NodeRecord): Promise<number
   return last.at(-1)?.seq ?? 0;
 }
 
-function toLogRecord(rec: NodeRecord, r: AgentLogRecord): LogRecord {
+function toLogRecord(rec: NodeRecord, r: AgentLogRecord, offset: number): LogRecord {
   return {
     run: rec.runId,
     node: rec.id,
     channel: 'agent',
-    seq: r.seq,
+    seq: r.seq + offset,
     ts: r.ts,
     source: r.src,
     stream: r.stream,
