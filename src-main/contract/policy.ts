@@ -37,6 +37,10 @@ export const LeasePolicy = z
       .min(1_000)
       .max(7 * 24 * 3_600_000)
       .optional(),
+    /** With `idleTimeoutMs`: a node whose job's GPUs all sat below this utilisation
+     *  (percent) for the idle timeout counts as idle too, job running or not. Absent: off
+     *  (the default) — a running job is then never idle. */
+    idleGpuUtilBelow: z.number().gt(0).max(100).optional(),
   })
   .strict();
 export type LeasePolicy = z.infer<typeof LeasePolicy>;

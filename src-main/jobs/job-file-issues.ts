@@ -58,7 +58,12 @@ function fromIssue(doc: unknown, issue: z.core.$ZodIssue, base: KeyPath): Proble
         return [{ path, text: `${name} must not be empty`, hint }];
       }
       if (issue.origin === 'array') return [{ path, text: `${name} must not be empty` }];
-      return [{ path, text: `${name} must be at least ${String(issue.minimum)}` }];
+      return [
+        {
+          path,
+          text: `${name} must be ${issue.inclusive === false ? 'above' : 'at least'} ${String(issue.minimum)}`,
+        },
+      ];
     case 'too_big': {
       const unit = issue.origin === 'string' ? ' characters' : '';
       return [{ path, text: `${name} must be at most ${String(issue.maximum)}${unit}` }];

@@ -57,6 +57,8 @@ export const PolicyTable = z
     collect_grace: DurationText.refine((t) => (parseDuration(t) ?? 0) >= 1_000, {
       message: 'collect_grace must be a duration of at least 1s ("none" is not allowed)',
     }).optional(),
+    /** Percent: a job whose GPUs all sit below it for idle_timeout counts as idle. */
+    idle_gpu_util_below: z.number().gt(0).max(100).optional(),
   })
   .strict();
 export type PolicyTable = z.infer<typeof PolicyTable>;

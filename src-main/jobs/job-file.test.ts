@@ -335,6 +335,21 @@ describe('[policy]', () => {
     expect(err.hint).toMatch(/budget_usd/);
   });
 
+  test('idle_gpu_util_below is a percentage, off unless written', async () => {
+    expect((await load(`${HEAD}[policy]\nidle_gpu_util_below = 5\n`)).policy).toEqual({
+      idleGpuUtilBelow: 5,
+    });
+    for (const [value, why] of [
+      ['0', /above 0/],
+      ['150', /at most 100/],
+      ['"5%"', /must be a number/],
+    ] as const) {
+      const err = await failure(`${HEAD}[policy]\nidle_gpu_util_below = ${value}\n`);
+      expect(err.message).toMatch(/tender\.toml:5:\d+: /);
+      expect(err.message).toMatch(why);
+    }
+  });
+
   test('after_job must be destroy or keep_warm', async () => {
     const err = await failure(`${HEAD}[policy]\nafter_job = "stop"\n`);
     expect(err.message).toMatch(/after_job/);

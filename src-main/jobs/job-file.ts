@@ -130,6 +130,7 @@ export function policyInput(t: PolicyTable): PolicyInput {
   if (t.collect_grace !== undefined)
     out.collectGraceMs = parseDuration(t.collect_grace) ?? undefined;
   if (t.budget_usd !== undefined) out.budgetUsd = t.budget_usd;
+  if (t.idle_gpu_util_below !== undefined) out.idleGpuUtilBelow = t.idle_gpu_util_below;
   if (t.after_job !== undefined) out.afterJob = t.after_job;
   return out;
 }

@@ -59,6 +59,13 @@ describe('dead-man renewals', () => {
     });
   });
 
+  it('sends idle_gpu_util_below only when the policy sets it', () => {
+    expect(renewalParams(input)).not.toHaveProperty('idleGpuUtilBelow');
+    expect(
+      renewalParams({ ...input, policy: { ...policy, idleGpuUtilBelow: 5 } }).idleGpuUtilBelow,
+    ).toBe(5);
+  });
+
   it('a passed deadline is sent as 0, never negative; none as null', () => {
     const p = renewalParams({
       ...input,

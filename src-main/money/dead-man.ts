@@ -35,6 +35,8 @@ export function renewalParams(r: RenewalInput): LeaseParams {
     afterJob: policy.afterJob,
     idleTimeoutMs: policy.idleTimeoutMs,
     collectGraceMs: policy.collectGraceMs ?? null,
+    // Sent only when set: an agent from before the field ignores it; absent means off.
+    ...(policy.idleGpuUtilBelow !== undefined ? { idleGpuUtilBelow: policy.idleGpuUtilBelow } : {}),
     inUse: r.inUse,
     collected: r.collected,
     teardown: r.teardown,

@@ -98,5 +98,7 @@ export function resolvePolicy(input: PolicyInput, d: Defaults): LeasePolicy {
     afterJob: input.afterJob ?? d.afterJob,
     unreachableGraceMs: input.unreachableGraceMs ?? Math.round(d.unreachableGraceMin * 60_000),
     collectGraceMs: input.collectGraceMs ?? Math.round(d.collectGraceMin * 60_000),
+    // Per run only (off unless its job file asks): no Settings default.
+    ...(input.idleGpuUtilBelow !== undefined ? { idleGpuUtilBelow: input.idleGpuUtilBelow } : {}),
   };
 }
