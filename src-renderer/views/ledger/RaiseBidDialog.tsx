@@ -80,7 +80,7 @@ function RaiseBidDialog(props: { lease: LeaseView; onClose: () => void }): React
       <dl className="lg-confirm-facts">
         <dt>Bid now</dt>
         <dd>{perHour(lease.bid)}</dd>
-        <dt>Runs from</dt>
+        <dt>Minimum</dt>
         <dd className="lg-amber">{perHour(lease.minBid)}</dd>
       </dl>
       <div className="field">
