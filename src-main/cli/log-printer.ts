@@ -6,13 +6,14 @@ const JOB_SOURCES: ReadonlySet<string> = new Set(['setup', 'run', 'run_setup', '
 
 /** Prints datastream records: the job's own output (setup, run, run_setup, host setup) on
  *  stdout exactly as it was written, everything else (bootstrap, events, agent notices,
- *  section headers) dimmed on stderr. With more than one node every line is prefixed by
- *  its node. */
+ *  section headers) dimmed on stderr. GPU samples (`gpu`) are data, never printed. With
+ *  more than one node every line is prefixed by its node. */
 export function makeLogPrinter(opts: { prefixNodes: boolean; showBootstrap: boolean }) {
   return (records: LogRecord[]) => {
     let out = '';
     let err = '';
     for (const r of records) {
+      if (r.source === 'gpu') continue;
       const prefix = opts.prefixNodes ? `[${r.node.slice(r.node.indexOf('/') + 1)}] ` : '';
       const isJobOutput = r.channel === 'agent' && JOB_SOURCES.has(r.source);
       if (isJobOutput && r.stream !== 'info') {

@@ -2,6 +2,7 @@ export * from './billing';
 export * from './client';
 export * from './commands';
 export * from './errors';
+export * from './gpu-text';
 export * from './job';
 export * from './notice';
 export * from './log-backfill';

@@ -55,6 +55,33 @@ export const LeaseView = z.object({
 });
 export type LeaseView = z.infer<typeof LeaseView>;
 
+/** A node's GPUs as its agent last sampled them (every 5 s; docs/agent-protocol.md, "GPU
+ *  samples"). Times are epoch ms on the node's clock. */
+export const NodeGpu = z.object({
+  /** When the latest sample was taken. */
+  at: z.number(),
+  /** Per GPU, in nvidia-smi's index order: utilisation (percent) and memory (MiB); null
+   *  where nvidia-smi could not read it (a MIG-enabled GPU has no utilisation). */
+  gpus: z.array(
+    z.object({
+      index: z.number().int(),
+      util: z.number().nullable(),
+      memUsedMiB: z.number().nullable(),
+      memTotalMiB: z.number().nullable(),
+    }),
+  ),
+  /** The sparkline: the GPUs' mean utilisation per sample, oldest first (the last 60). */
+  history: z.array(z.object({ at: z.number(), util: z.number().nullable() })),
+  /** The latest sample is minutes old (the link is down, or nobody streams the log). */
+  stale: z.boolean(),
+  /** "stalled?": the job runs, its log has had no line for a while (10 min) and every GPU
+   *  sat below the idle threshold all that time. Shown, never acted on. */
+  stalled: z.boolean(),
+  /** The node's last log line that is not a sample; null: none seen by this process. */
+  lastLineAt: z.number().nullable(),
+});
+export type NodeGpu = z.infer<typeof NodeGpu>;
+
 export const NodeView = z.object({
   id: NodeKey,
   runId: z.string(),
@@ -88,6 +115,9 @@ export const NodeView = z.object({
   claimedFrom: z.object({ runId: z.string(), nodeId: z.string() }).nullable().optional(),
   /** Stage `released`: the later run's node that holds this node's lease now. */
   releasedTo: z.string().nullable().optional(),
+  /** Its GPUs' latest sample and sparkline, while its agent is up; null or absent: no
+   *  sample (no GPU, not joined yet, gone, or not streamed to this process). */
+  gpu: NodeGpu.nullable().optional(),
 });
 export type NodeView = z.infer<typeof NodeView>;
 

@@ -38,6 +38,7 @@ import { statusHandlers } from '../services/status/status-handlers';
 import { terminalHandlers } from '../services/terminals/terminal-handlers';
 import { Terminals } from '../services/terminals/terminals';
 import { EventProjector } from '../services/views/event-projector';
+import { GpuSamples } from '../services/views/gpu-samples';
 import { workspaceHandlers } from '../services/workspace/workspace-handlers';
 import { writerGuard } from '../services/writer-guard';
 import { defaultProviders } from './default-providers';
@@ -67,9 +68,24 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
   const requireWriter = writerGuard(home, isWriter);
   const timing = new TimingStore(home, opts.timing);
   const bus = new EventBus();
-  const datastream = new Datastream(homePaths(home).datastream, (records) =>
-    bus.emit('log.lines', { records }),
-  );
+  const datastream = new Datastream(homePaths(home).datastream, (records) => {
+    gpuSamples.feed(records);
+    bus.emit('log.lines', { records });
+  });
+  // Each node's GPU samples, from the same batches; a new sample re-emits the node's view.
+  const gpuSamples: GpuSamples = new GpuSamples({
+    now,
+    readTail: (nodeId, limit) =>
+      datastream.read(nodeId.slice(0, nodeId.indexOf('/')), {
+        nodeId,
+        channel: 'agent',
+        fromSeq: 1,
+        limit,
+        tail: limit,
+      }),
+    onChange: (nodeIds) => nodeIds.forEach((id) => projector.emitNode(id)),
+  });
+  const gpuOf = gpuSamples.summary.bind(gpuSamples);
   const providers = new ProviderRegistry(
     (opts.providers ?? defaultProviders)({ home, now, ledger, env, secrets }),
   );
@@ -85,6 +101,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     linkState: (id) => runs.linkState(id),
     // A node going away takes its workspace session (and that process on it) along.
     onNodeLeaseGone: (nodeId) => void workspaceSessions.closeNode(nodeId),
+    gpuOf,
   });
   const factory = new NodeFactory({
     home,
@@ -142,7 +159,13 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
       requireWriter();
       return { attached: await collectDue({ ledger, runs, factory }, { all }) };
     },
-    ...statusHandlers({ ledger, now, runs, survey }),
+    ...statusHandlers({
+      ledger,
+      now,
+      runs,
+      survey,
+      gpu: { prime: (ids) => gpuSamples.prime(ids), of: gpuOf },
+    }),
     ...logHandlers({
       ledger,
       datastream,

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { StatusView } from '../../contract';
+import { gpuText, type NodeView, type StatusView } from '../../contract';
 import { TenderCore } from '../../core/tender-core';
 import { formatBytes } from '../../jobs/workspace/human-units';
 import { call, type CliContext } from '../context';
@@ -166,7 +166,7 @@ function render(s: StatusView, note: string | null): string {
   }
   if (s.runs.length > 0) {
     const rows = [
-      ['RUN', 'JOB', 'STATUS', 'NODE', 'STAGE', 'PHASE', 'EXIT', 'CACHE', 'AGE', 'COST'],
+      ['RUN', 'JOB', 'STATUS', 'NODE', 'STAGE', 'PHASE', 'EXIT', 'GPU', 'CACHE', 'AGE', 'COST'],
     ];
     for (const r of s.runs.slice(0, 20)) {
       const status =
@@ -182,6 +182,7 @@ function render(s: StatusView, note: string | null): string {
           n.stage,
           n.jobPhase ?? '-',
           n.exitCode === null ? '-' : String(n.exitCode),
+          gpuCell(n, o),
           // TENDER_CACHE on the machine after its latest run (docs/host-setup.md)
           n.cacheBytes == null ? '-' : formatBytes(n.cacheBytes),
           i === 0 ? ago(r.createdAt) : '',
@@ -193,6 +194,15 @@ function render(s: StatusView, note: string | null): string {
   }
   if (note) out(`(${note})`);
   return lines.join('\n') + '\n';
+}
+
+/** "GPU 87% · 31/80 GB", "stalled?" in red when the job is quiet on idle GPUs (never
+ *  acted on), "(5m ago)" when the latest sample is old. */
+function gpuCell(n: NodeView, o: NodeJS.WriteStream): string {
+  if (!n.gpu) return '-';
+  const text = gpuText(n.gpu);
+  if (n.gpu.stalled) return `${text} ${red('stalled?', o)}`;
+  return n.gpu.stale ? `${text} (${ago(n.gpu.at)} ago)` : text;
 }
 
 function runCost(r: StatusView['runs'][number]): string {

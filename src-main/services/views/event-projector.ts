@@ -2,7 +2,14 @@ import type { EventBus } from '../../base/event-bus';
 import type { Ledger } from '../../ledger/ledger';
 import type { Timing } from '../settings/timing';
 import { warmLeases } from '../runs/warm-view';
-import { leaseView, nodeView, runView, type LinkStateOf } from './view-builders';
+import {
+  type GpuOf,
+  leaseView,
+  nodeView,
+  runView,
+  withGpu,
+  type LinkStateOf,
+} from './view-builders';
 
 export interface EventProjectorDeps {
   ledger: Ledger;
@@ -12,6 +19,8 @@ export interface EventProjectorDeps {
   linkState: LinkStateOf;
   /** A node's lease went past `created` (destroying, destroyed, lost). */
   onNodeLeaseGone: (nodeId: string) => void;
+  /** The GPU summaries of the samples this process holds; none without. */
+  gpuOf?: GpuOf;
 }
 
 /** Turns ledger changes into the contract's events: `node.changed`, `run.changed` and
@@ -44,11 +53,16 @@ export class EventProjector {
     const { ledger } = this.d;
     const rec = ledger.getNode(nodeId);
     if (!rec) return;
-    const createdAt = ledger.getRun(rec.runId)?.createdAt ?? rec.stageSince;
-    this.d.bus.emit(
-      'node.changed',
-      nodeView(ledger, rec, this.d.linkState, this.d.timing(), createdAt),
+    const run = ledger.getRun(rec.runId);
+    const view = nodeView(
+      ledger,
+      rec,
+      this.d.linkState,
+      this.d.timing(),
+      run?.createdAt ?? rec.stageSince,
     );
+    const { gpuOf } = this.d;
+    this.d.bus.emit('node.changed', gpuOf ? withGpu(view, run?.policy ?? null, gpuOf) : view);
   };
 
   readonly emitRun = (runId: string): void => {
@@ -57,7 +71,7 @@ export class EventProjector {
     if (!run) return;
     this.d.bus.emit(
       'run.changed',
-      runView(ledger, run, this.d.linkState, this.d.timing(), this.d.now()),
+      runView(ledger, run, this.d.linkState, this.d.timing(), this.d.now(), this.d.gpuOf),
     );
   };
 

@@ -1,13 +1,34 @@
-import type { LeaseView, NodeStage, NodeView, RunView } from '../../contract';
+import type { LeasePolicy, LeaseView, NodeGpu, NodeStage, NodeView, RunView } from '../../contract';
 import { BUDGET_WARNING } from '../../contract';
 import type { Ledger } from '../../ledger/ledger';
 import type { LeaseRow, RunRow } from '../../ledger/rows';
 import type { NodeRecord } from '../../ledger/node-record';
 import type { Timing } from '../settings/timing';
 import { leaseCost, summarize } from '../../money/cost';
+import type { GpuSummaryFacts } from './gpu-samples';
+import { STALL_UTIL_BELOW } from './stall-rule';
 
 export type LinkState = 'none' | 'connected' | 'lost';
 export type LinkStateOf = (nodeId: string) => LinkState;
+/** A node's GPU summary from the samples this process holds (gpu-samples.ts). */
+export type GpuOf = (nodeId: string, facts: GpuSummaryFacts) => NodeGpu | null;
+
+/** Stages in which a node's agent runs: only they show GPU samples. */
+const AGENT_UP: ReadonlySet<NodeStage> = new Set(['agent_joined', 'handed_off', 'dormant']);
+
+/** The node with its GPU summary (`gpu`), judged by the run's idle threshold. */
+export function withGpu(node: NodeView, policy: LeasePolicy | null, gpuOf: GpuOf): NodeView {
+  if (!AGENT_UP.has(node.stage)) return { ...node, gpu: null };
+  const isJobRunning =
+    node.jobStatus === 'running' && (node.jobPhase === 'setup' || node.jobPhase === 'run');
+  const utilBelow = policy?.idleGpuUtilBelow ?? STALL_UTIL_BELOW;
+  return { ...node, gpu: gpuOf(node.id, { isJobRunning, utilBelow }) };
+}
+
+/** Every node of the run with its GPU summary. */
+export function runWithGpu(run: RunView, gpuOf: GpuOf): RunView {
+  return { ...run, nodes: run.nodes.map((n) => withGpu(n, run.policy, gpuOf)) };
+}
 
 export function nodeView(
   ledger: Ledger,
@@ -81,6 +102,7 @@ export function runView(
   linkState: LinkStateOf,
   timing: Timing,
   now: number,
+  gpuOf?: GpuOf,
 ): RunView {
   const cost = summarize(ledger.leasesOfRun(run.id), now);
   const budgetUsd = run.policy?.budgetUsd ?? null;
@@ -97,9 +119,10 @@ export function runView(
     endedAt: run.endedAt,
     failedReason: run.failedReason,
     outputsDir: run.outputsDir,
-    nodes: ledger
-      .nodesOfRun(run.id)
-      .map((n) => nodeView(ledger, n, linkState, timing, run.createdAt)),
+    nodes: ledger.nodesOfRun(run.id).map((n) => {
+      const view = nodeView(ledger, n, linkState, timing, run.createdAt);
+      return gpuOf ? withGpu(view, run.policy, gpuOf) : view;
+    }),
     policy: run.policy,
     cost: {
       accruedUsd: cost.accruedUsd,

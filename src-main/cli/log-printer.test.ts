@@ -1,0 +1,35 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { LogRecord } from '../contract';
+import { makeLogPrinter } from './log-printer';
+
+const rec = (seq: number, source: LogRecord['source'], line: string): LogRecord => ({
+  run: 'r-abc123',
+  node: 'r-abc123/node-0',
+  channel: 'agent',
+  source,
+  stream: source === 'gpu' ? 'info' : 'stdout',
+  seq,
+  ts: 0,
+  line,
+});
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('makeLogPrinter', () => {
+  it.each([false, true])(
+    'never prints GPU samples as output (showBootstrap %s)',
+    (showBootstrap) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      vi.spyOn(process.stdout, 'write').mockImplementation((s) => (out.push(String(s)), true));
+      vi.spyOn(process.stderr, 'write').mockImplementation((s) => (err.push(String(s)), true));
+      makeLogPrinter({ prefixNodes: false, showBootstrap })([
+        rec(1, 'run', 'epoch 1'),
+        rec(2, 'gpu', '{"t":1,"gpus":[{"i":0,"util":87,"memUsed":1,"memTotal":2}]}'),
+        rec(3, 'run', 'epoch 2'),
+      ]);
+      expect(out.join('')).toBe('epoch 1\nepoch 2\n');
+      expect(err.join('')).toBe('');
+    },
+  );
+});
