@@ -180,6 +180,22 @@ describe('recovery ([recovery] max_restarts, on)', () => {
     ],
     ['no rules: nothing is recovered', at('run'), lost, ['TeardownNode'], 0, 'tearing_down'],
     [
+      'preempted, listed',
+      at('run', rules(['preempted'])),
+      { type: 'NodeLost', reason: 'outbid', cause: 'preempted' },
+      ['RecoverNode'],
+      1,
+      'provisioning',
+    ],
+    [
+      'preempted, only node_lost listed: fails',
+      at('run', rules(['node_lost'])),
+      { type: 'NodeLost', reason: 'outbid', cause: 'preempted' },
+      ['TeardownNode'],
+      0,
+      'tearing_down',
+    ],
+    [
       'a loss while collecting is not recovered (the job had ended)',
       at('collecting', rules(['node_lost'])),
       lost,

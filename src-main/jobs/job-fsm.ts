@@ -10,8 +10,9 @@ export type JobEvent =
   | { type: 'OutputsCollected'; missing: string[] }
   | { type: 'OutputsFailed'; error: string }
   | { type: 'NodeFault'; reason: string }
-  /** The node is proved gone (the provider no longer lists it, or says it exited). */
-  | { type: 'NodeLost'; reason: string }
+  /** The node is proved gone (the provider no longer lists it, or says it exited), or
+   *  `preempted`: the provider says it took an interruptible node back (outbid). */
+  | { type: 'NodeLost'; reason: string; cause?: 'node_lost' | 'preempted' }
   /** Without `reason`: the user cancelled (status `cancelled`). With it: a stop by policy,
    *  e.g. "budget reached ($25.00 of $25.00)" (status `failed`). */
   | { type: 'OperatorStop'; reason?: string }
@@ -139,7 +140,13 @@ export function jobTransition(s: JobState, e: JobEvent): JobStep {
       // the job had not ended.
       const again =
         e.type === 'NodeLost' && s.phase !== 'collecting'
-          ? recovered(s, 'node_lost', `the node was lost (${e.reason})`)
+          ? recovered(
+              s,
+              e.cause ?? 'node_lost',
+              e.cause === 'preempted'
+                ? `the node was preempted (${e.reason})`
+                : `the node was lost (${e.reason})`,
+            )
           : null;
       if (again) return again;
       return {

@@ -28,6 +28,9 @@ export interface NodeJobDeps {
   connect(endpoint: NodeEndpoint): (signal: AbortSignal) => Promise<NodeShell>;
   workspacePlan(): Promise<PushPlan | null>;
   isLeaseGone(rec: NodeRecord): Promise<boolean>;
+  /** What the provider last said of an interruptible lease it took back (`outbid`,
+   *  `stopped`, `exited`), as the reconciler recorded it; null: nothing. */
+  leaseInterruption(rec: NodeRecord): string | null;
   onChange(): void;
   crashPoint(name: string): void;
   now(): number;

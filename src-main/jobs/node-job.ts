@@ -441,6 +441,7 @@ export class NodeJob {
 
   private async checkLost(rec: NodeRecord, detail: string): Promise<void> {
     const isLeaseGone = await this.deps.isLeaseGone(rec).catch(() => false);
+    if (!isLeaseGone) return this.checkPreempted(rec);
     if (!isNodeLost({ isLeaseGone, isDetached: this.detached })) return;
     // Once per lease, and only for the lease the job is on now: a link of a lease that a
     // recovery already replaced may still report its losses.
@@ -457,6 +458,17 @@ export class NodeJob {
       this.note(loss.selfTeardown);
     }
     this.nodeGone(loss.action, loss.reason);
+  }
+
+  /** The link dropped and the lease is still listed: an interruptible node the provider
+   *  took back (the reconciler saw it stopped) is recovered elsewhere when `[recovery]`
+   *  covers `preempted`; otherwise the job waits (a raised bid resumes it). */
+  private checkPreempted(rec: NodeRecord): void {
+    const taken = this.deps.leaseInterruption(rec);
+    if (!taken || this.detached || !this.state.recoverOn.includes('preempted')) return;
+    if (rec.label !== this.deps.manager.record.label || this.lostLeases.has(rec.label)) return;
+    this.lostLeases.add(rec.label);
+    this.dispatch({ type: 'NodeLost', reason: `the provider says ${taken}`, cause: 'preempted' });
   }
 
   private nodeGone(action: NodeGoneAction, reason: string): void {

@@ -164,6 +164,7 @@ export class NodeFactory {
         workspacePlan: w.workspacePlan,
         isLeaseGone: async (r) =>
           r.lease ? provider.isGone(r.lease.destroyHandle, new AbortController().signal) : false,
+        leaseInterruption: (r) => ctx.ledger.getLease(r.label)?.interruption ?? null,
         onChange: w.onChange,
         crashPoint: (name) => crashPoint(name, ctx.env),
         now: ctx.now,
