@@ -8,6 +8,7 @@ import type {
   StatusView,
 } from '../../src-main/contract';
 import { call, subscribe } from './backend';
+import { keepGpu } from './keep-gpu';
 import { mergeLease } from './lease-merge';
 
 /** Warm facts (which leases are warm, which runs a lease served, what `run.plan` says) are
@@ -40,9 +41,11 @@ export function useStatus() {
 }
 
 export function useRun(runId: string | null) {
+  const qc = useQueryClient();
   return useQuery({
     queryKey: keys.run(runId ?? ''),
-    queryFn: () => call('run.get', { runId: runId! }),
+    queryFn: async () =>
+      keepGpu(qc.getQueryData<RunView>(keys.run(runId!)), await call('run.get', { runId: runId! })),
     enabled: runId !== null,
   });
 }
@@ -74,9 +77,22 @@ export function applyEvents(qc: QueryClient): () => void {
     }, WARM_REFRESH_MS);
   };
   const patchRun = (run: RunView) => {
-    qc.setQueryData<RunView>(keys.run(run.id), run);
+    qc.setQueryData<RunView>(keys.run(run.id), (prev) => keepGpu(prev, run));
     qc.setQueryData<StatusView>(keys.status, (s) =>
-      s ? { ...s, runs: upsert(s.runs, run, (r) => r.id === run.id, true) } : s,
+      s
+        ? {
+            ...s,
+            runs: upsert(
+              s.runs,
+              keepGpu(
+                s.runs.find((r) => r.id === run.id),
+                run,
+              ),
+              (r) => r.id === run.id,
+              true,
+            ),
+          }
+        : s,
     );
   };
   const patchNode = (node: NodeView) => {

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { LeaseView, NodeView } from '../../../src-main/contract';
+import { GpuUsage } from '../../components/GpuUsage';
 import { RunLink } from '../../components/RunLink';
 import { LeaseBadge, StageBadge } from '../../components/StageBadge';
 import { accrued, isLive, needsAttention } from '../../lib/billing';
@@ -131,6 +132,7 @@ export function NodeRowView(props: {
           {hw ? (
             <>
               <span className={hw.gpu ? '' : 'faint'}>{hw.gpu ?? 'no GPU found'}</span>
+              {node.gpu && <GpuUsage gpu={node.gpu} />}
               <span className="lg-hw-host">{hw.host}</span>
             </>
           ) : (

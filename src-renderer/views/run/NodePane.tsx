@@ -1,6 +1,7 @@
 import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'react';
 import type { NodeView } from '../../../src-main/contract';
+import { GpuUsage } from '../../components/GpuUsage';
 import { RunLink } from '../../components/RunLink';
 import { StageBadge } from '../../components/StageBadge';
 import { runOf } from '../../lib/format';
@@ -170,6 +171,7 @@ function NodeHeader(props: { node: NodeView; children: React.ReactNode }): React
         </span>
       )}
       {node.linkState === 'lost' && <span className="badge amber">link lost, reconnecting</span>}
+      {node.gpu && <GpuUsage gpu={node.gpu} />}
       {node.claimedFrom && (
         <span
           className="pane-warm"

@@ -50,7 +50,9 @@ export function PaneSearch(props: {
     setWhole({ query, records: null, truncated: false, error: null });
     try {
       const r = await call('logs.search', { runId, nodeId, query, limit: 500 });
-      setWhole({ query, records: r.records, truncated: r.truncated, error: null });
+      // GPU samples are stored with the log but are not its lines.
+      const records = r.records.filter((x) => x.source !== 'gpu');
+      setWhole({ query, records, truncated: r.truncated, error: null });
     } catch (err) {
       setWhole({ query, records: [], truncated: false, error: describeError(err) });
     }

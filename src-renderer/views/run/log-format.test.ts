@@ -15,6 +15,23 @@ const r = (patch: Partial<LogRecord>): LogRecord => ({
 });
 
 describe('formatRecords', () => {
+  it('never writes GPU samples, and they start no section', () => {
+    const state: FormatState = { phase: 'run' };
+    const out = formatRecords(
+      [
+        r({ source: 'run', line: 'step 1' }),
+        r({ source: 'gpu', stream: 'info', line: '{"t":1,"gpus":[]}' }),
+        r({ source: 'run', line: 'step 2' }),
+      ],
+      state,
+    );
+    expect(out).toEqual({ text: 'step 1\r\nstep 2\r\n', lines: 2 });
+    expect(formatRecords([r({ source: 'gpu', line: '{}' })], state)).toEqual({
+      text: '',
+      lines: 0,
+    });
+  });
+
   it('passes job output through byte for byte and marks each phase once', () => {
     const state: FormatState = { phase: null };
     const a = formatRecords(

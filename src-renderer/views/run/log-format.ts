@@ -28,7 +28,8 @@ export interface FormatState {
 /**
  * Records as terminal text. The job's own output (setup, run) goes through byte for byte,
  * colours and carriage returns included; what Tender adds (bootstrap lines, job events,
- * agent notices) is dimmed and marked, so it never passes for the job's output.
+ * agent notices) is dimmed and marked, so it never passes for the job's output. GPU
+ * samples (`gpu`) are data for the pane's header, never written.
  */
 export function formatRecords(
   records: readonly LogRecord[],
@@ -37,6 +38,7 @@ export function formatRecords(
   let text = '';
   let lines = 0;
   for (const r of records) {
+    if (r.source === 'gpu') continue;
     if (PHASES.includes(r.source) && r.source !== state.phase) {
       state.phase = r.source;
       text += divider(r.source, r.ts);

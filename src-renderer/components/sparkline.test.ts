@@ -1,0 +1,91 @@
+import { createElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { describe, expect, it } from 'vitest';
+import type { NodeGpu } from '../../src-main/contract';
+import { GpuUsage } from './GpuUsage';
+import { sparklinePath } from './sparkline-geometry';
+
+describe('sparklinePath', () => {
+  it.each([
+    { name: 'nothing', points: [], want: '' },
+    {
+      name: 'utilisation over time, 100% at the top',
+      points: [
+        { at: 0, util: 0 },
+        { at: 5, util: 50 },
+        { at: 10, util: 100 },
+      ],
+      want: 'M0.0,20.0 L50.0,10.0 L100.0,0.0',
+    },
+    {
+      name: 'x by time, not by index',
+      points: [
+        { at: 0, util: 10 },
+        { at: 90, util: 10 },
+        { at: 100, util: 90 },
+      ],
+      want: 'M0.0,18.0 L90.0,18.0 L100.0,2.0',
+    },
+    {
+      name: 'a sample without a reading breaks the line',
+      points: [
+        { at: 0, util: 40 },
+        { at: 5, util: null },
+        { at: 10, util: 40 },
+        { at: 20, util: 60 },
+      ],
+      want: 'M0.0,12.0 M50.0,12.0 L100.0,8.0',
+    },
+    {
+      name: 'one reading: a short flat stroke at the end',
+      points: [{ at: 7, util: 25 }],
+      want: 'M97.0,15.0 L100.0,15.0',
+    },
+    {
+      name: 'out-of-range readings are clamped',
+      points: [
+        { at: 0, util: -5 },
+        { at: 1, util: 130 },
+      ],
+      want: 'M0.0,20.0 L100.0,0.0',
+    },
+  ])('$name', ({ points, want }) => {
+    expect(sparklinePath(points, 100, 20)).toBe(want);
+  });
+});
+
+const gpu = (over: Partial<NodeGpu> = {}): NodeGpu => ({
+  at: Date.UTC(2025, 11, 1, 14, 2, 11),
+  gpus: [{ index: 0, util: 87, memUsedMiB: 31_245, memTotalMiB: 81_920 }],
+  history: [
+    { at: 0, util: 80 },
+    { at: 5_000, util: 87 },
+  ],
+  stale: false,
+  stalled: false,
+  lastLineAt: null,
+  ...over,
+});
+
+const html = (g: NodeGpu) => renderToStaticMarkup(createElement(GpuUsage, { gpu: g }));
+
+describe('GpuUsage', () => {
+  it('shows the sparkline and "GPU 87% · 31/80 GB"', () => {
+    const out = html(gpu());
+    expect(out).toContain('GPU 87% · 31/80 GB');
+    expect(out).toMatch(
+      /<svg class="sparkline"[^>]*aria-label="GPU utilisation over the last minutes"/,
+    );
+    // 80% then 87% across the 56 × 14 box.
+    expect(out).toContain('d="M0.0,2.8 L56.0,1.8"');
+    expect(out).toContain('GPU 0: 87% · 31/80 GB');
+    expect(out).not.toContain('stalled?');
+    expect(out).not.toContain('is-stale');
+  });
+
+  it('asks "stalled?" when the job is quiet on idle GPUs, and dims a stale sample', () => {
+    expect(html(gpu({ stalled: true }))).toMatch(/data-testid="gpu-stalled"[^>]*>stalled\?</);
+    expect(html(gpu({ stale: true }))).toContain('gpu-usage is-stale');
+    expect(html(gpu({ stale: true }))).toContain('No sample since');
+  });
+});
