@@ -3,7 +3,8 @@ import type { LogRecord } from '../../contract';
 
 /** Prints each (node, channel, seq) once, in order, whatever mix of pages, backfill and
  *  live batches it is handed; what it printed last of each is where the next page starts.
- *  Job output goes to stdout whole, so `> file` captures it. */
+ *  Job output goes to stdout whole, so `> file` captures it; GPU samples (`gpu`) are data,
+ *  never printed. */
 export class LogPrinter {
   private readonly last = new Map<string, number>();
 
@@ -42,6 +43,7 @@ export class LogPrinter {
       }
       if (r.seq <= last) continue;
       last = r.seq;
+      if (r.source === 'gpu') continue;
       text += `${shown}${r.line}\n`;
     }
     if (node) this.last.set(`${node}|${channel}`, last);

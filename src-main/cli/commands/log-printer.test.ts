@@ -1,0 +1,29 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { LogRecord } from '../../contract';
+import { LogPrinter } from './log-printer';
+
+const rec = (seq: number, source: LogRecord['source'], line: string): LogRecord => ({
+  run: 'r-abc123',
+  node: 'r-abc123/node-0',
+  channel: 'agent',
+  source,
+  stream: source === 'gpu' ? 'info' : 'stdout',
+  seq,
+  ts: 0,
+  line,
+});
+
+describe('LogPrinter', () => {
+  it('never prints GPU samples, yet counts them as printed', () => {
+    const out = new PassThrough();
+    const printer = new LogPrinter(out, false);
+    printer.write([
+      rec(1, 'run', 'epoch 1'),
+      rec(2, 'gpu', '{"t":1,"gpus":[{"i":0,"util":87,"memUsed":1,"memTotal":2}]}'),
+    ]);
+    expect(printer.lastSeq('r-abc123/node-0', 'agent')).toBe(2);
+    printer.write([rec(2, 'gpu', '{}'), rec(3, 'run', 'epoch 2')]);
+    expect(String(out.read())).toBe('epoch 1\nepoch 2\n');
+  });
+});
