@@ -83,7 +83,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
         limit,
         tail: limit,
       }),
-    onChange: (nodeIds) => nodeIds.forEach((id) => projector.emitNode(id)),
+    onChange: (nodeIds) => nodeIds.forEach((id) => projector.emitGpu(id)),
   });
   const gpuOf = gpuSamples.summary.bind(gpuSamples);
   const providers = new ProviderRegistry(

@@ -8,6 +8,7 @@ import {
   nodeView,
   runView,
   withGpu,
+  isAgentUp,
   type LinkStateOf,
 } from './view-builders';
 
@@ -63,6 +64,13 @@ export class EventProjector {
     );
     const { gpuOf } = this.d;
     this.d.bus.emit('node.changed', gpuOf ? withGpu(view, run?.policy ?? null, gpuOf) : view);
+  };
+
+  /** A node's GPU summary changed: its view again, while its agent is up (a node being
+   *  torn down is not re-announced for a last sample). */
+  readonly emitGpu = (nodeId: string): void => {
+    const rec = this.d.ledger.getNode(nodeId);
+    if (rec && isAgentUp(rec.stage)) this.emitNode(nodeId);
   };
 
   readonly emitRun = (runId: string): void => {

@@ -16,9 +16,13 @@ export type GpuOf = (nodeId: string, facts: GpuSummaryFacts) => NodeGpu | null;
 /** Stages in which a node's agent runs: only they show GPU samples. */
 const AGENT_UP: ReadonlySet<NodeStage> = new Set(['agent_joined', 'handed_off', 'dormant']);
 
+export function isAgentUp(stage: NodeStage): boolean {
+  return AGENT_UP.has(stage);
+}
+
 /** The node with its GPU summary (`gpu`), judged by the run's idle threshold. */
 export function withGpu(node: NodeView, policy: LeasePolicy | null, gpuOf: GpuOf): NodeView {
-  if (!AGENT_UP.has(node.stage)) return { ...node, gpu: null };
+  if (!isAgentUp(node.stage)) return { ...node, gpu: null };
   const isJobRunning =
     node.jobStatus === 'running' && (node.jobPhase === 'setup' || node.jobPhase === 'run');
   const utilBelow = policy?.idleGpuUtilBelow ?? STALL_UTIL_BELOW;
