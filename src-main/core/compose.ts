@@ -126,6 +126,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
   });
   const runs: RunService = new RunService({
     home,
+    gpuOf,
     ledger,
     datastream,
     providers,

@@ -17,7 +17,7 @@ import type { ProviderRegistry } from '../../providers/registry';
 import { readDefaults, resolvePolicy } from '../settings/settings-store';
 import type { Timing } from '../settings/timing';
 import type { LinkState } from '../views/view-builders';
-import { runView } from '../views/view-builders';
+import { runView, type GpuOf } from '../views/view-builders';
 import { checkJob } from './job-checks';
 import { assembleRun, type RunAssemblyDeps, type RunToAssemble } from './run-assembly';
 import { planRun } from './run-plan';
@@ -31,6 +31,8 @@ export interface RunServiceDeps extends Omit<RunAssemblyDeps, 'guardEveryMs'> {
   timing: () => Timing;
   requireWriter: () => void;
   crashPoint: (name: string) => void;
+  /** The GPU summary of a node (services/views/gpu-samples.ts), for run views. */
+  gpuOf?: GpuOf;
 }
 
 /** Runs: start, cancel, attach, detach, and the registry of the run drivers this process
@@ -147,14 +149,14 @@ export class RunService {
         `no run ${runId}`,
         'See `tender status` for the runs Tender knows.',
       );
-    return runView(this.d.ledger, run, this.linkState, this.d.timing(), this.d.now());
+    return runView(this.d.ledger, run, this.linkState, this.d.timing(), this.d.now(), this.d.gpuOf);
   }
 
   list(): RunView[] {
     const timing = this.d.timing();
     return this.d.ledger
       .listRuns()
-      .map((r) => runView(this.d.ledger, r, this.linkState, timing, this.d.now()));
+      .map((r) => runView(this.d.ledger, r, this.linkState, timing, this.d.now(), this.d.gpuOf));
   }
 
   isDriven(runId: string): boolean {
