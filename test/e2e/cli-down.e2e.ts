@@ -20,9 +20,11 @@ const lastJson = <T>(stdout: string): T => JSON.parse(stdout.trim().split('\n').
 
 /** A completed run of the hello example whose node is kept warm (its lease still live). */
 async function keptRun(home: string): Promise<RunJson> {
-  const r = await runCli(['run', join(EXAMPLES, 'hello', 'tender.toml'), '--keep', '--json'], {
-    home,
-  });
+  // --new-node: each run its own lease (a kept node would otherwise serve the next run).
+  const r = await runCli(
+    ['run', join(EXAMPLES, 'hello', 'tender.toml'), '--keep', '--new-node', '--json'],
+    { home },
+  );
   expect(r.code, r.stderr).toBe(0);
   return lastJson<RunJson>(r.stdout);
 }

@@ -8,8 +8,12 @@ import type { RunService } from './run-service';
 /** A node that does not answer within this is left for the reconciler and a later try. */
 const PROBE_DEADLINE_MS = 15_000;
 
+/** Phases in which a job can have ended on its node while nobody drove it. Before them
+ *  the agent still answers for the job before (a claimed warm node): nothing is due. */
+const STARTED = new Set(['setup', 'run', 'collecting']);
+
 export interface CollectDueDeps {
-  ledger: Pick<Ledger, 'listRuns' | 'nodesOfRun'>;
+  ledger: Pick<Ledger, 'listRuns' | 'nodesOfRun' | 'getAttempt'>;
   runs: Pick<RunService, 'attach' | 'isDriven'>;
   factory: Pick<NodeFactory, 'connector'>;
 }
@@ -25,7 +29,10 @@ export async function collectDue(d: CollectDueDeps, opts: { all: boolean }): Pro
     if (run.status !== 'pending' && run.status !== 'running') continue;
     const nodes = d.ledger.nodesOfRun(run.id).filter(isJoined);
     if (nodes.length === 0) continue;
-    const ended = opts.all || (await Promise.all(nodes.map((n) => jobEnded(d, n)))).every(Boolean);
+    const started = nodes.every((n) => STARTED.has(d.ledger.getAttempt(n.id)?.phase ?? ''));
+    const ended =
+      opts.all ||
+      (started && (await Promise.all(nodes.map((n) => jobEnded(d, n)))).every(Boolean));
     if (!ended) continue;
     try {
       d.runs.attach(run.id);
