@@ -198,6 +198,8 @@ export class NodeJob {
     // Checked on the job's own link (one connection, which the job then keeps); while the
     // check runs a drop or a fired switch is the check's to judge, not a lost node's.
     this.checkingClaim = true;
+    // The workspace scan (shared by the run's nodes) runs while the link handshakes.
+    void this.deps.workspacePlan().catch(() => null);
     const lost = new Promise<string>((r) => (this.claimLinkLost = r));
     const hello = await Promise.race([
       this.ensureLink().helloWithin(CLAIM_CHECK_DEADLINE_MS),
