@@ -31,8 +31,7 @@ export async function collectDue(d: CollectDueDeps, opts: { all: boolean }): Pro
     if (nodes.length === 0) continue;
     const started = nodes.every((n) => STARTED.has(d.ledger.getAttempt(n.id)?.phase ?? ''));
     const ended =
-      opts.all ||
-      (started && (await Promise.all(nodes.map((n) => jobEnded(d, n)))).every(Boolean));
+      opts.all || (started && (await Promise.all(nodes.map((n) => jobEnded(d, n)))).every(Boolean));
     if (!ended) continue;
     try {
       d.runs.attach(run.id);

@@ -3,8 +3,7 @@ import { TenderError } from '../../base/tender-error';
 import { hostDeclaration, hostKey } from '../../jobs/host-declaration';
 import type { Ledger } from '../../ledger/ledger';
 import type { Provider } from '../../providers/provider';
-import { planWarmClaims } from './warm-match';
-import { warmLeases } from './warm-view';
+import { idleEndsAt, planWarmClaims } from './warm-match';
 
 export interface RunPlanDeps {
   ledger: Pick<Ledger, 'dormantNodes' | 'jobSpec'>;
@@ -33,7 +32,6 @@ export function planRun(
       plan.conflicts[0]!,
       'that host is kept warm for another declaration: `tender down <lease>` frees it, or declare the same host_setup, image and resources',
     );
-  const warm = warmLeases(d.ledger, now, provider.kind);
   return {
     hostKey: key,
     nodes: shapes.map((_, i) => {
@@ -46,7 +44,7 @@ export function planRun(
           leaseId: node.lease?.leaseId ?? node.label,
           fromRun: node.runId,
           pricePerHour: c.lease?.pricePerHour ?? null,
-          idleEndsAt: warm.get(node.label)?.idleEndsAt ?? null,
+          idleEndsAt: idleEndsAt(c.lease),
           setupCached: isSetupCached(d.ledger.jobSpec(c.run.jobId), args.job, c.run.status),
         },
       };

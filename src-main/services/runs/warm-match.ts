@@ -39,10 +39,8 @@ const IDLE_MARGIN_MS = 30_000;
  *  lease billing and not on its way out. */
 export function isWarm(c: WarmCandidate, now: number): boolean {
   const { node, run, attempt, lease } = c;
-  const dm = lease?.deadMan;
   // Past its idle deadline the node is tearing itself down (its own switch): not a host.
-  const idleEnds =
-    dm?.idleTimeoutMs != null && dm.jobEndedAt !== null ? dm.jobEndedAt + dm.idleTimeoutMs : null;
+  const idleEnds = idleEndsAt(lease);
   return (
     node.stage === 'dormant' &&
     node.ready &&
@@ -53,9 +51,18 @@ export function isWarm(c: WarmCandidate, now: number): boolean {
     attempt?.phase === 'done' &&
     (run.keep || run.policy?.afterJob === 'keep_warm') &&
     lease?.state === 'created' &&
-    !dm?.selfTeardown &&
+    !lease.deadMan?.selfTeardown &&
     (idleEnds === null || idleEnds > now + IDLE_MARGIN_MS)
   );
+}
+
+/** When a kept node's idle timeout tears it down, as its switch was last told (null: no
+ *  idle timeout, or its job has not ended). */
+export function idleEndsAt(lease: LeaseRow | undefined): number | null {
+  const dm = lease?.deadMan;
+  return dm?.idleTimeoutMs != null && dm.jobEndedAt !== null
+    ? dm.jobEndedAt + dm.idleTimeoutMs
+    : null;
 }
 
 /** The key a warm node was declared with: what its agent advertised at join, else what the

@@ -1,7 +1,7 @@
 import type { EventBus } from '../../base/event-bus';
 import type { Ledger } from '../../ledger/ledger';
 import type { Timing } from '../settings/timing';
-import { warmLeases } from '../runs/warm-view';
+import { warmFactsOfLease } from '../runs/warm-view';
 import {
   type GpuOf,
   leaseView,
@@ -35,12 +35,12 @@ export class EventProjector {
       if (!row) return;
       // The same view status.get gives: the runs it served, and whether it is warm now.
       const now = d.now();
-      const warm = row.state === 'created' ? warmLeases(d.ledger, now, row.provider) : null;
+      const warm = row.state === 'created' ? warmFactsOfLease(d.ledger, row, now) : null;
       d.bus.emit(
         'lease.changed',
         leaseView(row, now, {
           servedRuns: d.ledger.servedRuns(label),
-          warm: warm?.get(label) ?? null,
+          warm,
         }),
       );
       if (row.nodeId && row.state !== 'requested' && row.state !== 'created')
