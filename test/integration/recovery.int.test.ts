@@ -2,50 +2,19 @@
 // or a run exit listed in [recovery] starts a new attempt on a new node — the old lease
 // destroyed first — which resumes from the checkpoints pulled from the one before.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { CommandInput, JobSpecInput, RunView } from '../../src-main/contract';
-import { TenderCore } from '../../src-main/core/tender-core';
-import { agentBundlePath } from '../helpers/agent-bundle';
+import { describe, expect, it } from 'vitest';
+import type { JobSpecInput } from '../../src-main/contract';
+import type { TenderCore } from '../../src-main/core/tender-core';
+import { runToEnd, useLocalHomes } from '../helpers/local-cores';
 
-const cores: TenderCore[] = [];
-const roots: string[] = [];
-afterEach(async () => {
-  for (const c of cores.splice(0)) {
-    await c.client.invoke('lease.destroyAll', {});
-    await c.close();
-  }
-  for (const r of roots.splice(0)) {
-    try {
-      execFileSync('pkill', ['-KILL', '-f', r]);
-    } catch {
-      // nothing left running
-    }
-    rmSync(r, { recursive: true, force: true });
-  }
-});
+const localHome = useLocalHomes('tender-recovery-');
 
+/** A home with its writer core open. */
 function setup() {
-  const root = mkdtempSync(join(tmpdir(), 'tender-recovery-'));
-  roots.push(root);
-  const home = join(root, 'home');
-  const work = join(root, 'work');
-  mkdirSync(work, { recursive: true });
-  writeFileSync(join(work, 'hello.txt'), 'hi\n');
-  const core = TenderCore.open({ home, env: { TENDER_AGENT_BUNDLE: agentBundlePath() } });
-  cores.push(core);
-  return { home, work, core };
-}
-
-async function runToEnd(core: TenderCore, input: CommandInput<'run.start'>): Promise<RunView> {
-  const started = await core.client.invoke('run.start', input);
-  if (!started.ok) throw new Error(started.error.message);
-  await core.waitRun(started.value.id);
-  const v = await core.client.invoke('run.get', { runId: started.value.id });
-  if (!v.ok) throw new Error(v.error.message);
-  return v.value;
+  const h = localHome();
+  return { home: h.home, work: h.work, core: h.open() };
 }
 
 async function lines(core: TenderCore, runId: string, channel: 'agent' | 'events') {

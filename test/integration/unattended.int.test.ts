@@ -1,46 +1,14 @@
 // Unattended runs on the local provider (real agent processes, a real ledger): the app
 // going away never stops a running job; its uncollected outputs wait the collect grace;
 // the next Tender that looks collects them and the whole log.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { CommandInput, RunView } from '../../src-main/contract';
-import { TenderCore } from '../../src-main/core/tender-core';
-import { agentBundlePath } from '../helpers/agent-bundle';
+import { describe, expect, it } from 'vitest';
+import type { CommandInput } from '../../src-main/contract';
+import type { TenderCore } from '../../src-main/core/tender-core';
+import { runView as view, useLocalHomes } from '../helpers/local-cores';
 
-const cores: TenderCore[] = [];
-const roots: string[] = [];
-afterEach(async () => {
-  for (const c of cores.splice(0)) {
-    await c.client.invoke('lease.destroyAll', {});
-    await c.close();
-  }
-  for (const r of roots.splice(0)) {
-    try {
-      execFileSync('pkill', ['-KILL', '-f', r]);
-    } catch {
-      // nothing left running
-    }
-    rmSync(r, { recursive: true, force: true });
-  }
-});
-
-function setup() {
-  const root = mkdtempSync(join(tmpdir(), 'tender-unattended-'));
-  roots.push(root);
-  const home = join(root, 'home');
-  const work = join(root, 'work');
-  mkdirSync(work, { recursive: true });
-  writeFileSync(join(work, 'hello.txt'), 'hi\n');
-  const open = () => {
-    const core = TenderCore.open({ home, env: { TENDER_AGENT_BUNDLE: agentBundlePath() } });
-    cores.push(core);
-    return core;
-  };
-  return { home, work, open };
-}
+const setup = useLocalHomes('tender-unattended-');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -66,12 +34,6 @@ async function startDetached(core: TenderCore, input: CommandInput<'run.start'>)
   return started.value.id;
 }
 
-async function view(core: TenderCore, runId: string): Promise<RunView> {
-  const v = await core.client.invoke('run.get', { runId });
-  if (!v.ok) throw new Error(v.error.message);
-  return v.value;
-}
-
 async function jobLines(core: TenderCore, runId: string): Promise<string[]> {
   const out = await core.client.invoke('logs.read', { runId, channel: 'agent', limit: 100_000 });
   return out.ok ? out.value.records.filter((r) => r.source === 'run').map((r) => r.line) : [];
@@ -79,15 +41,14 @@ async function jobLines(core: TenderCore, runId: string): Promise<string[]> {
 
 describe('unattended runs', () => {
   it('a job outlives the app far past the unreachable grace; the next Tender collects it whole', async () => {
-    const { open, work } = setup();
+    const { open, close, work } = setup();
     const core1 = open();
     // 25 ticks × 0.2 s ≈ 5 s with nobody attached, against a 1 s unreachable grace.
     const runId = await startDetached(
       core1,
       ticker(work, 25, { unreachableGraceMs: 1_000, collectGraceMs: 60_000 }),
     );
-    await core1.close();
-    cores.splice(cores.indexOf(core1), 1);
+    await close(core1);
     await sleep(7_000); // the job has ended, and the grace has passed twice over since
 
     const core2 = open();
@@ -104,14 +65,13 @@ describe('unattended runs', () => {
   });
 
   it('past the collect grace, a machine that does not bill keeps the outputs for the next Tender', async () => {
-    const { open, work } = setup();
+    const { open, close, work } = setup();
     const core1 = open();
     const runId = await startDetached(
       core1,
       ticker(work, 3, { unreachableGraceMs: 1_000, collectGraceMs: 1_500 }),
     );
-    await core1.close();
-    cores.splice(cores.indexOf(core1), 1);
+    await close(core1);
     await sleep(5_000); // job ≈ 0.6 s, then the collect grace: the switch has fired
 
     const core2 = open();

@@ -2,46 +2,14 @@
 // node serves the next run with the same host key — no create, no bootstrap, its own log
 // — and each run is charged its own share; another key rents anew and says why.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { CommandInput, JobSpecInput, RunView } from '../../src-main/contract';
-import { TenderCore } from '../../src-main/core/tender-core';
-import { agentBundlePath } from '../helpers/agent-bundle';
+import { describe, expect, it } from 'vitest';
+import type { CommandInput, JobSpecInput } from '../../src-main/contract';
+import type { TenderCore } from '../../src-main/core/tender-core';
+import { runToEnd, useLocalHomes } from '../helpers/local-cores';
 
-const cores: TenderCore[] = [];
-const roots: string[] = [];
-
-afterEach(async () => {
-  for (const c of cores.splice(0)) {
-    await c.client.invoke('lease.destroyAll', {});
-    await c.close();
-  }
-  for (const r of roots.splice(0)) {
-    try {
-      execFileSync('pkill', ['-KILL', '-f', r]);
-    } catch {
-      // nothing left running
-    }
-    rmSync(r, { recursive: true, force: true });
-  }
-});
-
-function setup() {
-  const root = mkdtempSync(join(tmpdir(), 'tender-warm-'));
-  roots.push(root);
-  const home = join(root, 'home');
-  const work = join(root, 'work');
-  mkdirSync(work, { recursive: true });
-  writeFileSync(join(work, 'hello.txt'), 'hi\n');
-  const open = () => {
-    const core = TenderCore.open({ home, env: { TENDER_AGENT_BUNDLE: agentBundlePath() } });
-    cores.push(core);
-    return core;
-  };
-  return { root, home, work, open };
-}
+const setup = useLocalHomes('tender-warm-');
 
 const job = (work: string, extra: Partial<JobSpecInput> = {}): JobSpecInput => ({
   name: 'loop',
@@ -49,15 +17,6 @@ const job = (work: string, extra: Partial<JobSpecInput> = {}): JobSpecInput => (
   workspace: { workdir: work, exclude: [] },
   ...extra,
 });
-
-async function runToEnd(core: TenderCore, input: CommandInput<'run.start'>): Promise<RunView> {
-  const started = await core.client.invoke('run.start', input);
-  if (!started.ok) throw new Error(started.error.message);
-  await core.waitRun(started.value.id);
-  const view = await core.client.invoke('run.get', { runId: started.value.id });
-  if (!view.ok) throw new Error(view.error.message);
-  return view.value;
-}
 
 async function lines(
   core: TenderCore,
@@ -119,11 +78,10 @@ describe('warm nodes (local provider)', () => {
   });
 
   it('a new process claims the node a previous process kept (the ledger is the truth)', async () => {
-    const { open, work } = setup();
+    const { open, close, work } = setup();
     const core1 = open();
     const first = await runToEnd(core1, kept(work));
-    await core1.close();
-    cores.splice(cores.indexOf(core1), 1);
+    await close(core1);
     const core2 = open();
     const second = await runToEnd(core2, kept(work));
     expect(second.status).toBe('completed');
