@@ -8,8 +8,8 @@ import { TenderError } from '../../base/tender-error';
 import type { Datastream } from '../../datastream/datastream';
 import type { Ledger } from '../../ledger/ledger';
 import type { NodeRecord } from '../../ledger/node-record';
-import { AgentClient } from '../../nodes/agent-client';
-import { agentCommand } from '../../nodes/node-layout';
+import type { AgentClient } from '../../nodes/agent-client';
+import { withAgent } from '../../nodes/agent-session';
 import type { NodeEndpoint } from '../../providers/provider';
 import type { NodeShell } from '../../transport/node-shell';
 
@@ -92,11 +92,8 @@ async function backfillNode(
     highest = kept[kept.length - 1]!.seq;
     wake();
   };
-  const client = AgentClient.open(shell, agentCommand(rec.agent!.address, 'attach'), {
-    onLog: take,
-    onClose: () => wake(),
-  });
-  try {
+  const handlers = { onLog: take, onClose: () => wake() };
+  const ask = async (client: AgentClient): Promise<LogBackfill> => {
     if (tail !== undefined) {
       const { lastSeq } = await client.request('hello', {});
       from = Math.max(from, lastSeq - tail + 1);
@@ -114,13 +111,14 @@ async function backfillNode(
       ? `the agent stopped sending at seq ${highest} of ${lastSeq}: ${missing}`
       : null;
     return report(rec, d.canStore ? 'stored' : 'sent', count, lastSeq, detail);
+  };
+  try {
+    return await withAgent(shell, rec.agent!.address, handlers, 'log backfilled', ask);
   } catch (err) {
     if (d.canStore) d.datastream.flush();
     return report(rec, 'unreachable', count, null, (err as Error).message);
   } finally {
-    client.close('log backfilled');
     abort.abort();
-    await shell.close();
   }
 }
 

@@ -9,8 +9,8 @@ import type {
 import type { CommandOutput } from '../../contract';
 import type { NodeRecord } from '../../ledger/node-record';
 import { TenderError } from '../../base/tender-error';
-import { AgentClient, AgentRequestError } from '../../nodes/agent-client';
-import { agentCommand } from '../../nodes/node-layout';
+import { type AgentClient, AgentRequestError } from '../../nodes/agent-client';
+import { withAgent } from '../../nodes/agent-session';
 import type { NodeShell } from '../../transport/node-shell';
 
 /** Polls the entry's state this often while it runs (an install takes minutes). */
@@ -33,9 +33,20 @@ export async function appendHostSetup(
     );
   });
   const records: AgentLogRecord[] = [];
-  const client = AgentClient.open(shell, agentCommand(rec.agent!.address, 'attach'), {
-    onLog: (batch) => records.push(...batch),
-  });
+  const onLog = (batch: AgentLogRecord[]) => records.push(...batch);
+  return withAgent(shell, rec.agent!.address, { onLog }, 'host setup appended', (client) =>
+    appendAndFollow(client, rec, name, records, entry, wait),
+  );
+}
+
+async function appendAndFollow(
+  client: AgentClient,
+  rec: NodeRecord,
+  name: string,
+  records: AgentLogRecord[],
+  entry: HostSetupAppend,
+  wait: boolean,
+): Promise<NodeSetupResult> {
   try {
     const { id, position } = await client.request('host_setup.append', entry);
     let e = await entryOf(client, id);
@@ -59,9 +70,6 @@ export async function appendHostSetup(
     // The agent refused (it is shutting down, or too old to know the op): say which node.
     const code = err instanceof AgentRequestError ? 'conflict' : 'infrastructure';
     throw new TenderError(code, `node ${name}: ${(err as Error).message}`);
-  } finally {
-    client.close('host setup appended');
-    await shell.close();
   }
 }
 

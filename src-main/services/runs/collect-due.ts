@@ -1,5 +1,4 @@
-import { AgentClient } from '../../nodes/agent-client';
-import { agentCommand } from '../../nodes/node-layout';
+import { withAgent } from '../../nodes/agent-session';
 import type { Ledger } from '../../ledger/ledger';
 import type { NodeRecord } from '../../ledger/node-record';
 import type { NodeFactory } from '../nodes/node-factory';
@@ -52,18 +51,15 @@ function isJoined(n: NodeRecord): boolean {
 async function jobEnded(d: CollectDueDeps, n: NodeRecord): Promise<boolean> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), PROBE_DEADLINE_MS);
-  let shell;
-  let client: AgentClient | null = null;
   try {
-    shell = await d.factory.connector(n.connection!, PROBE_DEADLINE_MS)(abort.signal);
-    client = AgentClient.open(shell, agentCommand(n.agent!.address, 'attach'));
-    const status = await client.request('status', {}, PROBE_DEADLINE_MS);
+    const shell = await d.factory.connector(n.connection!, PROBE_DEADLINE_MS)(abort.signal);
+    const status = await withAgent(shell, n.agent!.address, {}, 'probed', (client) =>
+      client.request('status', {}, PROBE_DEADLINE_MS),
+    );
     return status.phases.run?.state === 'exited' || status.teardown?.state === 'outputs_kept';
   } catch {
     return false;
   } finally {
     clearTimeout(timer);
-    client?.close();
-    await shell?.close().catch(() => {});
   }
 }
