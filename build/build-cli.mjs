@@ -1,4 +1,5 @@
-// Bundles the `tender` command line (plain Node; no electron) into out/cli/tender.js.
+// Bundles the `tender` command line (plain Node; no electron) into out/cli/tender-main.js,
+// and its launcher (launch.ts: the compile cache, then tender-main.js) into out/cli/tender.js.
 // Dependencies stay external: they are installed beside it and better-sqlite3 is native.
 // CommonJS, not ESM: every `tender` command pays the module loader at start-up, and
 // loading the (CommonJS) dependencies through the ESM loader costs ~45 ms more per command
@@ -8,20 +9,32 @@ import { build } from 'esbuild';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 const outfile = 'out/cli/tender.js';
+const mainfile = 'out/cli/tender-main.js';
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 
 mkdirSync('out/cli', { recursive: true });
 writeFileSync('out/cli/package.json', '{ "type": "commonjs" }\n');
 await build({
-  entryPoints: ['src-main/cli/main.ts'],
+  entryPoints: ['src-main/cli/launch.ts'],
   outfile,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  external: ['./tender-main.js'],
+  banner: { js: '#!/usr/bin/env node' },
+  logLevel: 'warning',
+});
+await build({
+  entryPoints: ['src-main/cli/main.ts'],
+  outfile: mainfile,
   bundle: true,
   platform: 'node',
   format: 'cjs',
   target: 'node20',
   packages: 'external',
   banner: {
-    js: '#!/usr/bin/env node\nconst __importMetaUrl = require("node:url").pathToFileURL(__filename).href;',
+    js: 'const __importMetaUrl = require("node:url").pathToFileURL(__filename).href;',
   },
   define: {
     __TENDER_VERSION__: JSON.stringify(pkg.version),

@@ -22,6 +22,7 @@ const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 export class Connection implements ClientListener {
   private readonly decoder = new StringDecoder('utf8');
   private partial = '';
+  private isCorked = false;
   private queue: Promise<void> = Promise.resolve();
   private subscription: LogSubscription | undefined;
   /** Last seq this client was sent; phase events wait until it covers their place. */
@@ -137,6 +138,17 @@ export class Connection implements ClientListener {
 
   private write(text: string): boolean {
     if (this.socket.destroyed || !this.socket.writable) return false;
+    // What one tick writes (an answer, the phase event and log records it caused) leaves
+    // as one write: sshd relaying the socket then sends one packet, not a small one that
+    // Nagle holds behind the first until the app's delayed ACK (~40 ms a round trip).
+    if (!this.isCorked) {
+      this.isCorked = true;
+      this.socket.cork();
+      process.nextTick(() => {
+        this.isCorked = false;
+        this.socket.uncork();
+      });
+    }
     return this.socket.write(text);
   }
 

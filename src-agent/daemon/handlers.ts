@@ -1,6 +1,7 @@
 // One handler per op of docs/agent-protocol.md; the table's type makes a missing one a
 // compile error.
 import { existsSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { finishPendingApply } from '../commands/delta-apply';
 import { PROTOCOL_VERSION, type OpName, type Ops, PHASES } from '../wire/protocol';
 import { AGENT_VERSION } from '../version';
@@ -47,6 +48,7 @@ export const handlers: { [K in OpName]: Handler<K> } = {
       lastSeq: ctx.log.durableSeq,
       capabilities: capabilities(ctx.paths.dir, await ctx.gpus),
       teardown: ctx.teardown(),
+      socket: resolve(ctx.paths.socket),
     };
   },
 

@@ -55,6 +55,9 @@ export interface HelloResult {
   lastSeq: number;
   capabilities: Capabilities;
   teardown: TeardownRecord | null;
+  /** The absolute path of the socket the daemon serves: the app reaches it there directly
+   *  (OpenSSH streamlocal) next time, with no `attach` process started on the node. */
+  socket?: string;
 }
 
 export interface ConfigureParams {

@@ -7,6 +7,7 @@ import { EventBus } from '../base/event-bus';
 import { homePaths } from '../base/paths';
 import type { Handlers } from '../contract';
 import { Datastream } from '../datastream/datastream';
+import { hashCacheSaves } from '../jobs/workspace/hash-cache';
 import { NodeManifestMemory, nodeManifestDir } from '../jobs/workspace/node-manifest-memory';
 import { WorkspaceSessions } from '../jobs/workspace/session-pool';
 import type { Ledger } from '../ledger/ledger';
@@ -232,6 +233,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
       await reconciler.stop();
       terminals.closeAll();
       await workspaceSessions.closeAll();
+      await hashCacheSaves(); // a job's push saves its hashes behind it
       runs.close();
       // Managers outlive their drivers (a destroy still retrying): none may act after this.
       factory.stopAll();

@@ -12,6 +12,8 @@ import {
 import type { NodeManifestMemory } from './workspace/node-manifest-memory';
 import type { PushPlan } from './workspace/push';
 import { syncWorkspace } from './workspace/sync';
+import { WorkspaceSession } from './workspace/sync-session';
+import type { NodeShell } from '../transport/node-shell';
 
 // The job's bulk transfers: each opens its own shell beside the agent link, and closes it.
 
@@ -23,18 +25,44 @@ export interface TransferDeps {
   now(): number;
 }
 
-/** Pushes the workspace (a delta against what the node last had, when it is known). */
+/** A `serve-workspace` session on a bulk shell, opened before the push needs it. */
+export interface EarlySession {
+  shell: NodeShell;
+  session: WorkspaceSession;
+}
+
+/** Opens the push's session while the link still handshakes (a warm node: the address is
+ *  known), so the node's process start is not on the way to the job's first line. Null
+ *  when it cannot (the push then opens its own exec). Nothing on the node changes. */
+export async function openEarlySession(d: TransferDeps): Promise<EarlySession | null> {
+  let shell: NodeShell | undefined;
+  try {
+    shell = await d.link.bulkShell({ beforeJoin: true });
+    const session = await WorkspaceSession.open(shell, d.address());
+    session.prepare(); // the node checks its workspace while this side scans
+    return { shell, session };
+  } catch {
+    await shell?.close();
+    return null;
+  }
+}
+
+/** Pushes the workspace (a delta against what the node last had, when it is known), over
+ *  `early` when that session opened. */
 export async function pushJobWorkspace(
   d: TransferDeps,
   plan: PushPlan,
   opts: { hashCacheFile: string; memory: { store: NodeManifestMemory; key: string } },
+  early: EarlySession | null = null,
 ): Promise<Extract<JobEvent, { type: 'WorkspaceMaterialized' }>> {
-  const shell = await d.link.bulkShell();
+  const shell = early?.shell ?? (await d.link.bulkShell());
   try {
     d.note(pushStartNote(plan));
     let lastNote = d.now();
     const res = await syncWorkspace(shell, d.address(), plan, {
       ...opts,
+      ...(early?.session.isOpen ? { via: early.session } : {}),
+      saveCacheBehind: true,
       onProgress: (p) => {
         if (d.now() - lastNote < PROGRESS_NOTE_MS) return;
         lastNote = d.now();
@@ -44,6 +72,7 @@ export async function pushJobWorkspace(
     d.note(pushResultNote(res));
     return { type: 'WorkspaceMaterialized' };
   } finally {
+    await early?.session.close();
     await shell.close();
   }
 }

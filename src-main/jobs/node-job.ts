@@ -11,7 +11,13 @@ import { hostSetupScript } from './host-declaration';
 import { type AgentRequest, waitForHostSetup } from './host-setup-wait';
 import { journalNodeCache } from './node-cache-journal';
 import { journalJobStep, stepNote } from './job-step-record';
-import { pullJobOutputs, pushJobWorkspace, type TransferDeps } from './job-transfers';
+import {
+  type EarlySession,
+  openEarlySession,
+  pullJobOutputs,
+  pushJobWorkspace,
+  type TransferDeps,
+} from './job-transfers';
 import { linkViewChange, type ViewLinkState } from './link-view';
 import type { NodeJobDeps, RenewalState } from './node-job-deps';
 import {
@@ -55,6 +61,8 @@ export class NodeJob {
   /** During the check: told the reason once the link has failed twice in a row. */
   private claimLinkLost: ((reason: string) => void) | null = null;
   private claimLinkFailures = 0;
+  /** A claimed warm node's push session, opened while its link handshakes. */
+  private earlySession: Promise<EarlySession | null> | null = null;
   /** Leases found gone (each is acted on once). */
   private readonly lostLeases = new Set<string>();
   /** Set when the node's own dead-man switch fired: the destroy reason the ledger shows. */
@@ -198,9 +206,12 @@ export class NodeJob {
     // Checked on the job's own link (one connection, which the job then keeps); while the
     // check runs a drop or a fired switch is the check's to judge, not a lost node's.
     this.checkingClaim = true;
-    // The workspace scan (shared by the run's nodes) runs while the link handshakes.
+    // The workspace scan (shared by the run's nodes) and the push's session (a process
+    // start on the node) get ready while the link handshakes.
     void this.deps.workspacePlan().catch(() => null);
+    if (this.deps.job.workspace) this.earlySession = openEarlySession(this.transfers());
     const lost = new Promise<string>((r) => (this.claimLinkLost = r));
+
     const hello = await Promise.race([
       this.ensureLink().helloWithin(CLAIM_CHECK_DEADLINE_MS),
       lost,
@@ -217,14 +228,37 @@ export class NodeJob {
 
   private async materialize(): Promise<JobEvent> {
     const plan = await this.deps.workspacePlan();
-    if (!plan) return { type: 'WorkspaceMaterialized' };
-    const pushed = await pushJobWorkspace(this.transfers(), plan, {
-      hashCacheFile: this.deps.hashCacheFile,
-      memory: { store: this.deps.manifestMemory, key: this.deps.manager.record.label },
-    });
+    const early = await this.takeEarlySession();
+    if (!plan) {
+      await early?.session.close();
+      await early?.shell.close();
+      return { type: 'WorkspaceMaterialized' };
+    }
+    const pushed = await pushJobWorkspace(
+      this.transfers(),
+      plan,
+      {
+        hashCacheFile: this.deps.hashCacheFile,
+        memory: { store: this.deps.manifestMemory, key: this.deps.manager.record.label },
+      },
+      early,
+    );
     const ckpt = this.deps.job.checkpoints;
     if (ckpt && this.state.attempt > 0) await this.restore(ckpt);
     return pushed;
+  }
+
+  private async takeEarlySession(): Promise<EarlySession | null> {
+    const early = this.earlySession;
+    this.earlySession = null;
+    return early ? await early : null;
+  }
+
+  private dropEarlySession(): void {
+    void this.takeEarlySession().then(async (e) => {
+      await e?.session.close();
+      await e?.shell.close();
+    });
   }
 
   /** A recovered attempt resumes from the last checkpoints pulled. */
@@ -480,6 +514,7 @@ export class NodeJob {
   }
 
   private closeLink(): void {
+    this.dropEarlySession();
     this.renewer?.stop();
     this.link?.close();
     this.link = null;

@@ -128,4 +128,7 @@ export interface AgentAddress {
   runtime: string;
   bundleWord: string;
   dirWord: string;
+  /** The daemon's socket as the agent reported it (absolute, on the node): reached
+   *  directly when the shell can, else through `attach`. */
+  socket?: string;
 }

@@ -55,10 +55,11 @@ export class AgentClient {
   private constructor(
     private readonly channel: ExecChannel,
     private readonly handlers: AgentClientHandlers,
+    hasMarker = true,
   ) {
-    const scanner = new MarkerScanner();
+    const scanner = hasMarker ? new MarkerScanner() : null;
     channel.stdout.on('data', (chunk: Buffer) => {
-      const rest = scanner.push(chunk);
+      const rest = scanner ? scanner.push(chunk) : chunk;
       if (rest && rest.length > 0) this.onData(rest.toString('utf8'));
     });
     channel.stderr.on('data', (chunk: Buffer) => {
@@ -67,7 +68,8 @@ export class AgentClient {
     channel.stdin.on('error', () => {});
     void channel.exit.then((st) => {
       const why =
-        this.stderrTail.trim().split('\n').pop() || `attach exited (code ${st.code ?? st.signal})`;
+        this.stderrTail.trim().split('\n').pop() ||
+        (scanner ? `attach exited (code ${st.code ?? st.signal})` : "the agent's socket closed");
       this.shutdown(why);
     });
   }
@@ -80,6 +82,12 @@ export class AgentClient {
     handlers: AgentClientHandlers = {},
   ): AgentClient {
     return new AgentClient(shell.exec(attachCommand), handlers);
+  }
+
+  /** Speaks to the agent's socket directly (NodeShell.openSocket): nothing runs on the node
+   *  for it, and no marker precedes the stream. */
+  static overSocket(channel: ExecChannel, handlers: AgentClientHandlers = {}): AgentClient {
+    return new AgentClient(channel, handlers, false);
   }
 
   get isClosed(): boolean {

@@ -6,7 +6,7 @@ import type {
   PhaseState,
   TeardownRecord,
 } from '../../src-agent/wire/protocol';
-import type { NodeShell } from '../transport/node-shell';
+import type { ExecChannel, NodeShell } from '../transport/node-shell';
 import { AgentClient, LinkClosedError } from './agent-client';
 import { agentCommand, type AgentAddress } from './node-layout';
 
@@ -46,6 +46,8 @@ export class AgentLink {
   /** A bulk connection opened ahead of need, so a push or pull does not wait for a
    *  handshake: the next bulkShell() takes it and a new one is opened behind it. */
   private spare: { shell: Promise<NodeShell>; at: number } | null = null;
+  /** The agent's socket could not be reached directly once: `attach` from then on. */
+  private directRefused = false;
 
   constructor(private readonly deps: AgentLinkDeps) {
     this.resetConnected();
@@ -74,13 +76,16 @@ export class AgentLink {
   /** A shell to the node for bulk channels (workspace push, output pull), beside the
    *  control connection so a big transfer never queues the agent's messages. One is kept
    *  open ahead of need: the handshake is paid while the job does something else. */
-  async bulkShell(): Promise<NodeShell> {
+  async bulkShell(opts: { beforeJoin?: boolean } = {}): Promise<NodeShell> {
     const spare = this.spare;
     this.spare = null;
     const fresh = spare && Date.now() - spare.at < SPARE_MAX_AGE_MS;
     if (spare && !fresh) void spare.shell.then((s) => s.close()).catch(() => {});
     const shell = fresh ? spare.shell : this.deps.connect(this.abort.signal);
-    await this.connected;
+    // `beforeJoin`: for work that only prepares (nothing that changes the node), while
+    // the control connection still handshakes.
+    if (opts.beforeJoin) await shell;
+    else await this.connected;
     if (this.closed) {
       void shell.then((s) => s.close()).catch(() => {});
       throw new LinkClosedError('the link was closed');
@@ -136,6 +141,20 @@ export class AgentLink {
     }
   }
 
+  /** The agent's socket reached straight through the shell (no process started on the
+   *  node: ~50 ms less per connection), or null: no socket known, the shell cannot, the
+   *  server forbids it, or nobody listens there (`attach` then says why). */
+  private async openDirect(shell: NodeShell): Promise<ExecChannel | null> {
+    const { socket } = this.deps.address;
+    if (!socket || !shell.openSocket || this.directRefused) return null;
+    try {
+      return await shell.openSocket(socket);
+    } catch {
+      this.directRefused = true; // not asked again on this link: attach works every time
+      return null;
+    }
+  }
+
   /** Connects, resumes the log stream, and resolves with the reason when the link drops. */
   private async connectOnce(): Promise<string> {
     this.deps.onState('connecting', '');
@@ -143,12 +162,16 @@ export class AgentLink {
     this.shell = shell;
     let onClose!: (reason: string) => void;
     const closedPromise = new Promise<string>((r) => (onClose = r));
-    const client = AgentClient.open(shell, agentCommand(this.deps.address, 'attach'), {
-      onLog: (records) => this.deps.onRecords(records),
-      onPhase: (state) => this.deps.onPhase(state),
-      onTeardown: (record) => this.deps.onTeardown?.(record),
-      onClose: (reason) => onClose(reason),
-    });
+    const handlers = {
+      onLog: (records: AgentLogRecord[]) => this.deps.onRecords(records),
+      onPhase: (state: PhaseState) => this.deps.onPhase(state),
+      onTeardown: (record: TeardownRecord) => this.deps.onTeardown?.(record),
+      onClose: (reason: string) => onClose(reason),
+    };
+    const direct = await this.openDirect(shell);
+    const client = direct
+      ? AgentClient.overSocket(direct, handlers)
+      : AgentClient.open(shell, agentCommand(this.deps.address, 'attach'), handlers);
     try {
       const hello = await client.request('hello', {}, HELLO_TIMEOUT_MS);
       this.hello = hello;

@@ -154,7 +154,7 @@ export class BootstrapSession {
           'start_failed',
           `the agent advertises host key ${hello.hostKey ?? 'none'}, not ${this.spec.hostKey}: an agent launched with another declaration holds this node folder`,
         );
-      this.cb.joined(hello, address);
+      this.cb.joined(hello, hello.socket ? { ...address, socket: hello.socket } : address);
       await withDeadline(
         deadlines.joinMs,
         signal,

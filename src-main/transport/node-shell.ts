@@ -24,6 +24,12 @@ export interface NodeShell {
   readonly description: string;
   /** Runs `command` with `bash -c` semantics in the node's home (local: the lease folder). */
   exec(command: string): ExecChannel;
+  /** Connects to a unix socket on the node without running anything there (OpenSSH's
+   *  direct-streamlocal). Rejects when the socket does not answer or the server forbids
+   *  it; the caller then falls back to a command. The channel never has an exit code.
+   *  Local nodes have none: there a link is an `attach` process, which tests kill to cut
+   *  it. */
+  openSocket?(path: string): Promise<ExecChannel>;
   close(): Promise<void>;
 }
 

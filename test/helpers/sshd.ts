@@ -38,6 +38,9 @@ export interface SshdOptions {
   /** Where the fixture's folder (and the fresh user's HOME) is made: the node's disk.
    *  The system temp folder by default. */
   baseDir?: string;
+  /** sshd_config lines put before the fixture's own (sshd keeps a keyword's first value),
+   *  e.g. `AllowStreamLocalForwarding no`. */
+  config?: string[];
 }
 
 export interface ExecResult {
@@ -138,7 +141,7 @@ export class SshdFixture {
       writeFileSync(join(this.dir, 'authorized_keys'), `${pair.public}\n`, { mode: 0o644 });
       this.newHostKey();
       if (this.isFreshUser) this.createUser(opts.bashrc);
-      writeFileSync(join(this.dir, 'sshd_config'), this.config(opts.path));
+      writeFileSync(join(this.dir, 'sshd_config'), this.config(opts.path, opts.config ?? []));
       if (opts.path !== undefined && scratchDirs.delete(opts.path)) this.ownedDirs.push(opts.path);
     } catch (err) {
       this.stopNow();
@@ -379,8 +382,9 @@ export class SshdFixture {
     }
   }
 
-  private config(path: string | undefined): string {
+  private config(path: string | undefined, first: string[]): string {
     const lines = [
+      ...first,
       'ListenAddress 127.0.0.1',
       `HostKey ${join(this.dir, 'host_ed25519')}`,
       `PidFile ${join(this.dir, 'sshd.pid')}`,

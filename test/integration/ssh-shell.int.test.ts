@@ -173,6 +173,61 @@ describe('SshShell over a real sshd', () => {
   });
 });
 
+/** A unix socket the sshd user may reach, answering each line in two writes (the case
+ *  where Nagle on the server's side would hold the second piece). */
+async function twoPieceEcho(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'tender-sock-'));
+  chmodSync(dir, 0o777);
+  const path = join(dir, 's.sock');
+  const srv = createServer((s) =>
+    s.on('error', () => {}).on('data', (d: Buffer) => {
+      s.write(`got ${d.toString().trim()}`);
+      setImmediate(() => s.write('!\n'));
+    }),
+  );
+  await new Promise<void>((r) => srv.listen(path, () => r()));
+  chmodSync(path, 0o777);
+  cleanups.push(() => {
+    srv.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return path;
+}
+
+describe('SshShell.openSocket (OpenSSH direct-streamlocal)', () => {
+  it('reaches a unix socket on the node with no command started there, both ways', async () => {
+    const f = await sshd();
+    const shell = await connect(f);
+    const ch = await shell.openSocket(await twoPieceEcho());
+    let got = '';
+    ch.stdout.on('data', (c: Buffer) => (got += c.toString()));
+    for (const word of ['one', 'two', 'three']) {
+      ch.stdin.write(`${word}\n`);
+      await eventually(() => got.includes(`got ${word}!\n`));
+    }
+    ch.close();
+    expect(await ch.exit).toEqual({ code: null, signal: null });
+    await shell.close();
+  });
+
+  it('rejects, naming the socket, when the server forbids it or nothing listens there', async () => {
+    const forbidding = await sshd({ config: ['AllowStreamLocalForwarding no'] });
+    const path = await twoPieceEcho();
+    const shell = await connect(forbidding);
+    await expect(shell.openSocket(path)).rejects.toThrow(`could not reach ${path}`);
+    // The connection is still good for commands.
+    expect((await execCapture(shell, 'echo ok')).stdout).toBe('ok\n');
+    await shell.close();
+
+    const f = await sshd();
+    const open = await connect(f);
+    await expect(open.openSocket(join(tmpdir(), 'tender-nobody-here.sock'))).rejects.toThrow(
+      /could not reach .*tender-nobody-here\.sock/,
+    );
+    await open.close();
+  });
+});
+
 describe('connectSsh', () => {
   it('waits for an sshd that starts listening 5 s late', async () => {
     const f = await sshd({ startDelayMs: 5_000 });

@@ -86,6 +86,32 @@ describe('warm nodes over real SSH', () => {
   });
 });
 
+describe("reaching a node's agent", () => {
+  // The job counts the `attach` processes on its node while it runs: the link's own.
+  const countAttach = sshJob('', {
+    run: `echo "attach=$(pgrep -fc 'tender-agent-[0-9a-f]*[.]cjs attach' || true)"`,
+  });
+
+  it('goes straight to its socket (no process started on the node), and falls back to attach where sshd forbids that', async () => {
+    for (const forbid of [false, true]) {
+      const f = await startSshd(forbid ? { config: ['AllowStreamLocalForwarding no'] } : {});
+      fixtures.push(f);
+      const t = sshCore([f]);
+      closers.push(() => t.close());
+      writeFileSync(join(t.work, 'hello.txt'), 'v1\n');
+      const job = { ...countAttach, workspace: { workdir: t.work, exclude: [] } };
+      const pool = { provider: 'ssh', hosts: ['h0'] };
+      for (const _ of [1, 2]) {
+        const run = await start(t.core, { job, pool, keep: true });
+        expect(run.status, run.failedReason ?? '').toBe('completed');
+        expect(await lines(t.core, run, 'agent')).toContain(forbid ? 'attach=1' : 'attach=0');
+        const rec = t.core.ledger.getNode(run.nodes[0]!.id)!;
+        expect(rec.agent?.address.socket).toMatch(/\.sock$/); // as the agent reported it
+      }
+    }
+  });
+});
+
 describe('warm nodes on the Vast fake', () => {
   const setup = vastSetups();
   it('the second run claims the kept instance; nothing else is created; each run has its share', async () => {

@@ -181,9 +181,19 @@ export async function acquireHashCache(
         }, LINGER_MS);
         held.linger.unref();
       }
-      await cache.save();
+      const saving = cache.save();
+      pendingSaves.add(saving);
+      await saving.finally(() => pendingSaves.delete(saving));
     },
   };
+}
+
+const pendingSaves = new Set<Promise<void>>();
+
+/** Resolves once every hash cache save begun so far is on disk (before a process exits or
+ *  its home is removed). */
+export async function hashCacheSaves(): Promise<void> {
+  while (pendingSaves.size > 0) await Promise.allSettled([...pendingSaves]);
 }
 
 function isRow(v: unknown): v is Row {

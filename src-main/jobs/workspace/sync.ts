@@ -44,6 +44,9 @@ export interface SyncOptions {
   now?: () => number;
   /** `auto` (default): compressed where that pays (push-compression.ts); `off`: never. */
   compression?: CompressionSetting;
+  /** Resolve once the node has answered, and save the hash cache after (a job's push: the
+   *  file is only a head start for the next process; `hashCacheSaves()` waits for it). */
+  saveCacheBehind?: boolean;
 }
 
 /** The options as the pushes take them: whether this node may get a compressed push. */
@@ -138,7 +141,8 @@ export async function syncWorkspace(
       }
     }
   } finally {
-    await release();
+    if (opts.saveCacheBehind) void release();
+    else await release();
   }
 }
 

@@ -1,0 +1,17 @@
+import { createServer } from 'node:net';
+import { mkdtempSync, chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { startSshd } from '../test/helpers/sshd';
+import { connectSsh } from '../src-main/transport/ssh-shell';
+const f = await startSshd();
+const dir = mkdtempSync(join(tmpdir(), 'rt-')); chmodSync(dir, 0o777);
+const sock = join(dir, 's.sock');
+const srv = createServer((s) => { console.log('conn'); s.on('data', (d) => { console.log('srv got', d.toString()); s.write('a'); setImmediate(() => s.write('b\n')); }); s.on('close', () => console.log('srv close')); });
+await new Promise<void>((r) => srv.listen(sock, () => r())); chmodSync(sock, 0o777);
+const shell = await connectSsh({ host: f.host, port: f.port, user: f.user, privateKey: f.clientKey.privateKey }, { hostKey: () => null, signal: new AbortController().signal, deadlineMs: 5000 });
+const ch = await shell.openSocket!(sock);
+ch.stdout.on('data', (d) => console.log('cli got', d.toString()));
+ch.stdin.write('x\n');
+await new Promise((r) => setTimeout(r, 500));
+ch.close(); await shell.close(); await f.stop(); srv.close(); process.exit(0);
