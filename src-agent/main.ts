@@ -20,11 +20,11 @@ const USAGE = `usage: tender-agent <command>
   recv-workspace --dir D [--in-place] [--sealed] [--unless-manifest]
   workspace-manifest --dir D
   serve-workspace --dir D
-  pack-outputs --dir D --spec B64
+  pack-outputs --dir D --spec B64 [--have-stdin]
 `;
 
 async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, ['in-place', 'sealed', 'unless-manifest']);
+  const args = parseArgs(argv, ['in-place', 'sealed', 'unless-manifest', 'have-stdin']);
   const daemonFlags = () => {
     allowOnly(args, ['dir', 'agent-id', 'host-decl', 'host-setup']);
     const decl = args.flags.get('host-decl');
@@ -63,8 +63,10 @@ async function main(argv: string[]): Promise<number> {
       allowOnly(args, ['dir']);
       return runWorkspaceManifest(requireFlag(args, 'dir'));
     case 'pack-outputs':
-      allowOnly(args, ['dir', 'spec']);
-      return runPackOutputs(requireFlag(args, 'dir'), requireFlag(args, 'spec'));
+      allowOnly(args, ['dir', 'spec', 'have-stdin']);
+      return runPackOutputs(requireFlag(args, 'dir'), requireFlag(args, 'spec'), {
+        haveOnStdin: args.flags.has('have-stdin'),
+      });
     default:
       throw new UsageError(
         args.command ? `unknown command ${JSON.stringify(args.command)}` : 'no command',

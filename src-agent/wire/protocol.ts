@@ -396,9 +396,17 @@ export interface OutputsSpec {
   paths: string[];
 }
 
+/** What the app holds from its last pull (`pack-outputs --have-stdin`, one JSON object on
+ *  stdin): archive path → [size, the node's mtime in ms]. A file that still has both is
+ *  not sent again but listed in `kept`. */
+export type OutputsHave = Record<string, [number, number]>;
+
 /** The last tar entry of `pack-outputs`: `.tender/manifest.json`. */
 export interface OutputsManifest {
-  files: { path: string; size: number; sha256: string }[];
+  /** Sent in this stream (`mtimeMs`: the node's, for the next pull's `have`). */
+  files: { path: string; size: number; sha256: string; mtimeMs?: number }[];
+  /** Files of `have` that are unchanged on the node, not sent: the app keeps its copy. */
+  kept?: { path: string; size: number; mtimeMs: number }[];
   /** Declared paths that do not exist. */
   missing: string[];
   /** Declared paths refused because they leave the workspace. */

@@ -23,7 +23,9 @@ export async function pullCheckpoints(
   path: string,
   outputsDir: string,
 ): Promise<number> {
-  const pulled = await pullOutputs(shell, address, [path], checkpointsDir(outputsDir));
+  const pulled = await pullOutputs(shell, address, [path], checkpointsDir(outputsDir), {
+    incremental: true,
+  });
   return pulled.files.filter((f) => !f.path.startsWith('_output/')).length;
 }
 

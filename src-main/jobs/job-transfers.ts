@@ -87,7 +87,10 @@ export async function pullJobOutputs(
 ): Promise<Extract<JobEvent, { type: 'OutputsCollected' | 'OutputsFailed' }>> {
   const shell = await d.link.bulkShell();
   try {
-    const pulled = await pullOutputs(shell, d.address(), outputs, outputsDir);
+    // Only what changed since the last pull while the job ran.
+    const pulled = await pullOutputs(shell, d.address(), outputs, outputsDir, {
+      incremental: true,
+    });
     d.note(outputsNote(pulled));
     onCollected();
     return { type: 'OutputsCollected', missing: pulled.missing };
@@ -96,5 +99,27 @@ export async function pullJobOutputs(
     return { type: 'OutputsFailed', error: (err as Error).message };
   } finally {
     await shell.close();
+  }
+}
+
+/** The outputs as they stand while the job runs (periodic-pulls.ts): what changed since
+ *  the last pull; a failure is noted, and the next round or the final collection retries. */
+export async function pullRunningOutputs(
+  d: TransferDeps,
+  outputs: string[],
+  outputsDir: string,
+): Promise<void> {
+  try {
+    const shell = await d.link.bulkShell();
+    try {
+      const pulled = await pullOutputs(shell, d.address(), outputs, outputsDir, {
+        incremental: true,
+      });
+      d.note(`while running, ${outputsNote(pulled)}`);
+    } finally {
+      await shell.close();
+    }
+  } catch (err) {
+    d.note(`outputs not pulled while running: ${(err as Error).message}`);
   }
 }

@@ -15,6 +15,7 @@ import {
   type EarlySession,
   openEarlySession,
   pullJobOutputs,
+  pullRunningOutputs,
   pushJobWorkspace,
   type TransferDeps,
 } from './job-transfers';
@@ -26,6 +27,7 @@ import {
   selfTeardownAction,
   type NodeGoneAction,
 } from './node-loss';
+import { DEFAULT_PULL_EVERY_S, PeriodicPulls } from './periodic-pulls';
 import { PhaseTracker } from './phase-tracker';
 import { CLAIM_CHECK_DEADLINE_MS, claimProblem } from './claimed-node';
 import { provisionNode } from './provision-node';
@@ -274,19 +276,16 @@ export class NodeJob {
     }
   }
 
-  /** Pulls the checkpoints every `checkpoint_every_s` while the run phase runs; never two
-   *  at once, never holding the job. Returns the stop. */
-  private pullCheckpointsWhileRunning(): () => void {
-    const path = this.deps.job.checkpoints;
-    if (!path) return () => {};
-    let busy = false;
-    const everyMs = (this.deps.job.checkpoint_every_s ?? 300) * 1000;
-    const timer = setInterval(() => {
-      if (busy || this.detached) return;
-      busy = true;
-      void this.pullCheckpointsNow(path).finally(() => (busy = false));
-    }, everyMs);
-    return () => clearInterval(timer);
+  /** Pulls the outputs and the checkpoints every `checkpoint_every_s` while the run phase
+   *  runs (periodic-pulls.ts). */
+  private pullWhileRunning(): PeriodicPulls {
+    const everyMs = (this.deps.job.checkpoint_every_s ?? DEFAULT_PULL_EVERY_S) * 1000;
+    return new PeriodicPulls(everyMs, async () => {
+      if (this.detached) return;
+      const path = this.deps.job.checkpoints;
+      if (path) await this.pullCheckpointsNow(path);
+      await pullRunningOutputs(this.transfers(), this.deps.job.outputs, this.deps.outputsDir);
+    });
   }
 
   private async pullCheckpointsNow(path: string): Promise<void> {
@@ -333,8 +332,8 @@ export class NodeJob {
       this.markRunStarted();
       this.deps.crashPoint('job-running');
     }
-    const stopPulls = phase === 'run' ? this.pullCheckpointsWhileRunning() : () => {};
-    const st = await exited.finally(stopPulls);
+    const pulls = phase === 'run' ? this.pullWhileRunning() : null;
+    const st = await exited.finally(() => pulls?.stop());
     await this.drainLogs(link);
     // The checkpoints as the run left them (a recovery after a nonzero exit resumes there).
     if (phase === 'run' && job.checkpoints) await this.pullCheckpointsNow(job.checkpoints);

@@ -53,11 +53,34 @@ describe('the progress lines of a job’s transfers', () => {
         files: [{ path: 'm.json', size: 9, sha256: 'x' }],
         missing: [],
         bytes: 9,
+        kept: 0,
+        bytesSent: 9,
       }),
       'outputs: 1 files, 9 bytes in /o',
     ],
     [
-      outputsNote({ dir: '/o', files: [], missing: ['a.json', 'ckpt/'], bytes: 0 }),
+      outputsNote({
+        dir: '/o',
+        files: [
+          { path: 'm.json', size: 9, sha256: 'x' },
+          { path: 'w.bin', size: 90, sha256: 'y' },
+        ],
+        missing: [],
+        bytes: 99,
+        kept: 1,
+        bytesSent: 9,
+      }),
+      'outputs: 2 files, 99 bytes in /o (1 unchanged since the last pull, not sent again)',
+    ],
+    [
+      outputsNote({
+        dir: '/o',
+        files: [],
+        missing: ['a.json', 'ckpt/'],
+        bytes: 0,
+        kept: 0,
+        bytesSent: 0,
+      }),
       'outputs: 0 files, 0 bytes in /o; missing: a.json, ckpt/',
     ],
   ])('%#: %s', (line, want) => {

@@ -30,6 +30,7 @@ export function pushResultNote(res: SyncResult): string {
 export function outputsNote(pulled: PulledOutputs): string {
   return (
     `outputs: ${pulled.files.length} files, ${pulled.bytes} bytes in ${pulled.dir}` +
+    (pulled.kept > 0 ? ` (${pulled.kept} unchanged since the last pull, not sent again)` : '') +
     (pulled.missing.length ? `; missing: ${pulled.missing.join(', ')}` : '')
   );
 }

@@ -3,13 +3,14 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeOutputsSpec } from '../../src-agent/outputs-spec';
 import type {
   CommandError,
+  OutputsHave,
   OutputsManifest,
   RecvWorkspaceOutput,
 } from '../../src-agent/wire/protocol';
@@ -202,6 +203,45 @@ describe('pack-outputs', () => {
       execFileSync('tar', ['-xO', '.tender/manifest.json'], { input: tarBytes }).toString(),
     );
     expect(manifest).toEqual({ files: [], missing: ['a.txt'], refused: [] });
+  });
+
+  it('with --have-stdin sends only what changed: a file of the same size and mtime is kept, unless it is seconds old', async () => {
+    const D = join(await tempDir(), 'node');
+    await writeTree(join(D, 'output'), {
+      'same.bin': 'weights',
+      'grown.txt': 'a',
+      'fresh.txt': 'b',
+    });
+    const old = new Date(Date.now() - 60_000);
+    for (const f of ['same.bin', 'grown.txt']) await utimes(join(D, 'output', f), old, old);
+    // As the agent reads it (a Date: whole milliseconds).
+    const mtime = async (f: string) => (await stat(join(D, 'output', f))).mtime.getTime();
+    const have: OutputsHave = {
+      '_output/same.bin': [7, await mtime('same.bin')],
+      '_output/grown.txt': [99, await mtime('grown.txt')], // the size changed
+      '_output/fresh.txt': [1, await mtime('fresh.txt')], // written just now: may change again
+      '_output/gone.txt': [1, 1],
+    };
+    const spec = encodeOutputsSpec({ paths: [] });
+    const res = await runAgent(
+      ['pack-outputs', '--dir', D, '--spec', spec, '--have-stdin'],
+      Buffer.from(JSON.stringify(have)),
+    );
+    expect(res.code, res.stderr).toBe(0);
+    const tarBytes = res.stdout.subarray(res.stdout.indexOf('TENDER-STREAM/1\n') + 16);
+    const manifest = JSON.parse(
+      execFileSync('tar', ['-xO', '.tender/manifest.json'], { input: tarBytes }).toString(),
+    ) as OutputsManifest;
+    expect(manifest.kept).toEqual([
+      { path: '_output/same.bin', size: 7, mtimeMs: await mtime('same.bin') },
+    ]);
+    expect(manifest.files.map((f) => f.path).sort()).toEqual([
+      '_output/fresh.txt',
+      '_output/grown.txt',
+    ]);
+    expect(manifest.files.every((f) => typeof f.mtimeMs === 'number')).toBe(true);
+    const names = execFileSync('tar', ['-t'], { input: tarBytes }).toString();
+    expect(names).not.toContain('same.bin'); // not sent
   });
 
   it('rejects a spec that is not base64url JSON', async () => {

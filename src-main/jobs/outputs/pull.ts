@@ -1,5 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import {
+  copyFileSync,
+  createWriteStream,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
 import { dirname, join, normalize, sep } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -13,12 +21,23 @@ import { createTarReader } from '../../../src-agent/wire/tar';
 import { TenderError } from '../../base/tender-error';
 import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
 import type { NodeShell } from '../../transport/node-shell';
+import { haveOf, type PulledFile, readPullIndex, writePullIndex } from './pull-index';
 
 export interface PulledOutputs {
   dir: string;
+  /** Everything the landing folder now holds: what came in this pull and what was kept. */
   files: { path: string; size: number; sha256: string }[];
   missing: string[];
   bytes: number;
+  /** Of `files`, those unchanged since the last pull: not sent again, kept from it. */
+  kept: number;
+  /** Bytes that crossed the link in this pull. */
+  bytesSent: number;
+}
+
+export interface PullOptions {
+  /** Ask only for what changed since the last pull into `destDir` (pull-index.ts). */
+  incremental?: boolean;
 }
 
 /** Pulls the declared outputs (and everything under TENDER_OUTPUT, as `_output/`) into
@@ -29,13 +48,34 @@ export async function pullOutputs(
   address: AgentAddress,
   paths: string[],
   destDir: string,
+  opts: PullOptions = {},
+): Promise<PulledOutputs> {
+  const held = opts.incremental ? readPullIndex(destDir) : new Map<string, PulledFile>();
+  try {
+    return await pullOnce(shell, address, paths, destDir, held.size > 0 ? held : null);
+  } catch (err) {
+    // An agent from before incremental pulls: once more, the whole way.
+    if (err instanceof OldAgentError) return pullOnce(shell, address, paths, destDir, null);
+    throw err;
+  }
+}
+
+class OldAgentError extends Error {}
+
+async function pullOnce(
+  shell: NodeShell,
+  address: AgentAddress,
+  paths: string[],
+  destDir: string,
+  held: Map<string, PulledFile> | null,
 ): Promise<PulledOutputs> {
   const spec: OutputsSpec = { paths };
   const b64 = Buffer.from(JSON.stringify(spec)).toString('base64url');
-  const ch = shell.exec(`${agentCommand(address, 'pack-outputs')} --spec ${b64}`);
+  const flag = held ? ' --have-stdin' : '';
+  const ch = shell.exec(`${agentCommand(address, 'pack-outputs')} --spec ${b64}${flag}`);
   let stderr = '';
   ch.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
-  ch.stdin.end();
+  ch.stdin.end(held ? JSON.stringify(haveOf(held)) : undefined);
 
   mkdirSync(dirname(destDir), { recursive: true });
   const staging = `${destDir}.partial-${randomBytes(4).toString('hex')}`;
@@ -77,30 +117,56 @@ export async function pullOutputs(
     });
     await Promise.all([pipeline(ch.stdout, createMarkerSkipper(), reader), ch.exit]);
     const status = await ch.exit;
+    if (held && status.code === 2 && /--have-stdin/.test(stderr)) throw new OldAgentError();
     if (status.code !== 0)
       throw new Error(`pack-outputs exited ${status.code ?? status.signal}: ${lastLine(stderr)}`);
     const m = manifest as OutputsManifest | null;
     if (!m) throw new Error('the output stream ended without its manifest');
+    const now = new Map<string, PulledFile>();
     for (const f of m.files) {
       const have = got.get(f.path);
       if (!have || have.sha256 !== f.sha256 || have.size !== f.size) {
         throw new Error(`output ${f.path} arrived damaged (hash mismatch)`);
       }
+      now.set(f.path, { size: f.size, sha256: f.sha256, nodeMtimeMs: f.mtimeMs ?? 0 });
+    }
+    for (const k of m.kept ?? []) {
+      const mine = held?.get(k.path);
+      if (!mine || mine.size !== k.size)
+        throw new Error(`the node kept ${k.path}, which the last pull did not bring`);
+      keepFrom(join(destDir, k.path), safeJoin(staging, k.path));
+      now.set(k.path, mine);
     }
     if (existsSync(destDir)) rmSync(destDir, { recursive: true, force: true });
     renameSync(staging, destDir);
+    writePullIndex(destDir, now);
+    const files = [...now].map(([path, f]) => ({ path, size: f.size, sha256: f.sha256 }));
     return {
       dir: destDir,
-      files: m.files,
+      files,
       missing: [...m.missing, ...m.refused],
-      bytes: m.files.reduce((n, f) => n + f.size, 0),
+      bytes: files.reduce((n, f) => n + f.size, 0),
+      kept: m.kept?.length ?? 0,
+      bytesSent: m.files.reduce((n, f) => n + f.size, 0),
     };
   } catch (err) {
     rmSync(staging, { recursive: true, force: true });
     ch.close();
+    if (err instanceof OldAgentError) throw err;
     throw err instanceof TenderError
       ? err
       : new TenderError('infrastructure', `collecting outputs failed: ${(err as Error).message}`);
+  }
+}
+
+/** The last pull's copy of a kept file, into the new landing folder: a hard link (the old
+ *  folder is removed after), or a copy where links cannot be made. */
+function keepFrom(src: string, dst: string): void {
+  mkdirSync(dirname(dst), { recursive: true });
+  try {
+    linkSync(src, dst);
+  } catch {
+    copyFileSync(src, dst);
   }
 }
 
