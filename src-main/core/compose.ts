@@ -8,6 +8,7 @@ import { homePaths } from '../base/paths';
 import type { Handlers } from '../contract';
 import { Datastream } from '../datastream/datastream';
 import { hashCacheSaves } from '../jobs/workspace/hash-cache';
+import { recoveredAttempts } from '../services/notify/recovered-attempts';
 import { NodeManifestMemory, nodeManifestDir } from '../jobs/workspace/node-manifest-memory';
 import { WorkspaceSessions } from '../jobs/workspace/session-pool';
 import type { Ledger } from '../ledger/ledger';
@@ -151,6 +152,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
         now,
         settings: () => readNotify(home),
         runView: (id) => (ledger.getRun(id) ? runs.view(id) : null),
+        attempts: (id) => recoveredAttempts(ledger, id),
         redactor: () => jobSecrets.redactor([secretOrEnv(secrets, 'vastaiApiKey', env).value]),
         desktop: hooks.notify,
       })

@@ -21,7 +21,14 @@ export function journalJobStep(
     },
     {
       kind: `job.${event.type}`,
-      data: { from: `${prev.status}/${prev.phase}`, to: `${next.status}/${next.phase}` },
+      data: {
+        from: `${prev.status}/${prev.phase}`,
+        to: `${next.status}/${next.phase}`,
+        // A new attempt names what it recovers from (the chain of reasons; notices).
+        ...(next.attempt !== prev.attempt
+          ? { attempt: next.attempt, recoveredFrom: next.recoveredFrom ?? null }
+          : {}),
+      },
     },
     now,
   );

@@ -128,6 +128,27 @@ describe('notifications: the webhook', () => {
     expect(hook.posts[0]!.raw).not.toContain(SECRET);
   });
 
+  it('a run that recovers is told once for its second attempt, with the reason, then once more when it ends', async () => {
+    const { core, work, hook } = await setup();
+    const input = start(work);
+    input.job.run =
+      'if [ "$TENDER_ATTEMPT" = 0 ]; then exit 137; fi; echo "attempt $TENDER_ATTEMPT"';
+    input.job.recovery = { max_restarts: 1, on: ['exit_code:137'] };
+    const run = await runToEnd(core, input);
+    expect(run.status, run.failedReason ?? '').toBe('completed');
+    await until(() => hook.posts.length >= 2);
+    await core.close();
+    cores.splice(cores.indexOf(core), 1);
+    const events = hook.posts.map((p) => (p.body as { tender: { key: string } }).tender);
+    expect(events.map((e) => e.key)).toEqual([
+      `run.recovered:${run.id}:attempt-2`,
+      `run.ended:${run.id}:completed`,
+    ]);
+    expect(events[0]).toMatchObject({ event: 'run.recovered', status: 'recovering' });
+    expect((hook.posts[0]!.body as { text: string }).text).toMatch(/exit|137/);
+    expect(hook.posts.map((p) => p.raw).join('')).not.toContain(SECRET);
+  });
+
   it('a failure whose reason echoes a secret value is told with the value redacted', async () => {
     const { core, work, hook } = await setup();
     const run = await runToEnd(core, start(work, [`echo ${SECRET} >/dev/null; exit 7`]));

@@ -24,6 +24,9 @@ export interface NotifyDeps {
   settings: () => NotifySettings;
   /** A run's view (the name and cost a lease's notice needs); null when unknown. */
   runView: (runId: string) => RunView | null;
+  /** Each node's attempt of a run (0: the first) and the reason it was last recovered
+   *  from; a run whose node is past its first attempt has recovered. */
+  attempts?: (runId: string) => { attempt: number; reason: string | null }[];
   /** Scrubs free text (a job name, a failure reason) of secret values. */
   redactor: () => (text: string) => string;
   /** The desktop shell's notification; it shows one only when nobody looks at the window,
@@ -33,8 +36,7 @@ export interface NotifyDeps {
 }
 
 /**
- * Being told: a run that ended, a budget warning, a node outbid (and a recovery, once the
- * recovery work emits one) raises a desktop notification and a POST to the webhook. Built
+ * Being told: a run that ended, a budget warning, a node outbid or a recovery raises a desktop notification and a POST to the webhook. Built
  * only in the ledger's writer, so readers never send. Each event is told at most once, across
  * restarts too: its key is claimed in the journal (`notify.sending {key}`) before anything is
  * sent, then the outcome is journaled (`notify.sent {key, via}` or `notify.failed {key,
@@ -54,13 +56,16 @@ export class NotifyService {
       this.d.bus.on('run.changed', (run) => {
         const e = runNoticeEvent(run, this.d.now(), this.d.redactor());
         if (e) this.raise(e);
+        if (run.status !== 'pending' && run.status !== 'running') return;
+        for (const a of this.d.attempts?.(run.id) ?? [])
+          if (a.attempt > 0) this.runRecovered(run.id, a.attempt + 1, a.reason);
       }),
       this.d.bus.on('lease.changed', (lease) => this.onLease(lease)),
     ];
   }
 
-  /** Hook for the recovery work: call when a run's replacement attempt starts (no
-   *  `run.recovered` bus event exists yet; wire it here when one does). */
+  /** A run's replacement attempt (`attempt`, counted from 1) started: told once per run
+   *  and attempt (from `run.changed`, via `attempts`). */
   runRecovered(runId: string, attempt: number, reason: string | null): void {
     const run = this.d.runView(runId);
     if (!run) return;
