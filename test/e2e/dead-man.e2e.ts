@@ -24,7 +24,13 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function startLongRun(): Promise<{ fake: FakeVast; app: AppProcess; home: string }> {
+async function startLongRun(): Promise<{
+  fake: FakeVast;
+  app: AppProcess;
+  home: string;
+  /** When the app saw the run phase start (the job ends JOB_S s later). */
+  runAt: number;
+}> {
   const fake = await startFakeVast({ offers: [{ gpu_name: 'RTX 4090', dph_base: 0.5 }] });
   cleanups.push(() => fake.stop());
   const root = mkdtempSync(join(tmpdir(), 'tender-deadman-'));
@@ -53,14 +59,15 @@ async function startLongRun(): Promise<{ fake: FakeVast; app: AppProcess; home: 
   });
   cleanups.push(() => app.stop());
   await app.waitFor((l) => l.event === 'node' && l.jobPhase === 'run', 90_000);
+  const runAt = Date.now();
   // A couple of renewals (every grace/4) have reached the node.
   await new Promise((r) => setTimeout(r, CHECK_MS * 2));
-  return { fake, app, home };
+  return { fake, app, home, runAt };
 }
 
 describe('the dead-man switch', () => {
   it('kill -9 the app: the job runs on; once it has ended and nobody came for its outputs, the node destroys itself with its own key; a restarted app shows why', async () => {
-    const { fake, app, home } = await startLongRun();
+    const { fake, app, home, runAt } = await startLongRun();
     const [inst] = fake.state.liveInstances();
     const killedAt = Date.now();
     app.child.kill('SIGKILL');
@@ -77,6 +84,14 @@ describe('the dead-man switch', () => {
     const bill = fake.state.billing(inst!.id);
     expect(bill.endedAt).not.toBeNull();
     expect(fake.state.liveInstances()).toEqual([]);
+    // What the job's unattended end cost, from the fake's own billing: the instance billed
+    // no longer than collect_grace + one check after the job ended (+ SIGTERM, HTTP).
+    const billedAfterJobMs = bill.endedAt! - (runAt + JOB_S * 1_000);
+    console.log(
+      `billed after the unattended job ended: ${billedAfterJobMs} ms (collect_grace ${GRACE_MS} ms + one check ${CHECK_MS} ms)`,
+    );
+    expect(billedAfterJobMs).toBeLessThan(GRACE_MS + CHECK_MS + 2_500);
+    expect(bill.byState.stopped).toBe(0); // never stopped: destroyed
 
     // The app starts again on the same data folder: reconciliation finds the lease gone and
     // tells why, from what the node was last told.
