@@ -10,6 +10,9 @@ import { runSelfTeardown } from './self-teardown';
 import type { Supervisor } from './supervisor';
 import { TeardownRecorder, isFinal } from './teardown-record';
 
+/** How long a restarted instance waits for a Tender before it stops itself again. */
+const RESTOP_MS = 30 * 60_000;
+
 export interface DeadManSetupDeps {
   paths: NodePaths;
   log: LogStore;
@@ -48,6 +51,25 @@ export function setUpDeadMan(deps: DeadManSetupDeps) {
       process.stderr.write(`${err.stack ?? message}\n`);
       recorder.set('failed', message);
     });
+  /** An instance that stopped itself for its uncollected outputs runs again: a Tender
+   *  started it to collect them. They wait here; if no Tender renews the switch within
+   *  RESTOP_MS, the instance stops itself again. */
+  const keptAfterRestart = () => {
+    log.append(
+      'agent',
+      'info',
+      `dead-man switch: started again after stopping for its uncollected outputs; they wait here for the Tender that started it (this instance stops itself again in ${RESTOP_MS / 60_000} min if none comes)`,
+    );
+    recorder.set('outputs_kept');
+    const how = recorder.teardown;
+    const again = setTimeout(() => {
+      const now = recorder.record;
+      if (!how || now?.state !== 'outputs_kept') return; // a Tender came: armed again
+      recorder.begin({ cause: 'uncollected', reason: now.reason }, how, Date.now());
+      void teardown();
+    }, RESTOP_MS);
+    again.unref();
+  };
   const deadManSwitch = new DeadManSwitch({
     nowMono: () => performance.now(),
     // A host-setup entry (a driver install on a warm node) keeps the node busy too.
@@ -63,7 +85,11 @@ export function setUpDeadMan(deps: DeadManSetupDeps) {
     isShuttingDown: () => deps.ctx().isShuttingDown,
     firedRecord: () => recorder.record,
     reopen: () => {
-      log.append('agent', 'info', 'dead-man switch: a Tender came back for the kept outputs; armed again');
+      log.append(
+        'agent',
+        'info',
+        'dead-man switch: a Tender came back for the kept outputs; armed again',
+      );
       recorder.clear();
     },
     onFire: (firing, how) => {
@@ -78,6 +104,11 @@ export function setUpDeadMan(deps: DeadManSetupDeps) {
     /** Continues a teardown left unfinished by an earlier daemon. */
     resume(): void {
       const begun = recorder.record;
+      // A daemon starts only when a Tender starts it; after a self-stop that is the Tender
+      // come for the outputs — also when the stop ended this daemon before it could record
+      // Vast.ai's answer (`stopping_instance`).
+      if (begun?.state === 'stop_requested' || begun?.state === 'stopping_instance')
+        return keptAfterRestart();
       if (!begun || isFinal(begun.state)) return;
       log.append('agent', 'info', `dead-man switch fired earlier (${begun.reason}); continuing`);
       void teardown();

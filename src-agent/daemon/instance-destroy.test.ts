@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type HttpAnswer, destroyInstance, instanceUrl } from './instance-destroy';
+import { type HttpAnswer, destroyInstance, instanceUrl, stopInstance } from './instance-destroy';
 
 const credential = { containerId: '4242', apiKey: 'instance-key-abcdef' };
 
@@ -76,5 +76,35 @@ describe('destroyInstance', () => {
       expect(f).not.toContain(credential.apiKey);
       expect(f).toContain('***');
     }
+  });
+});
+
+describe('stopInstance', () => {
+  it('PUTs {"state":"stopped"} to the same URL, retrying the same way, and names the method', async () => {
+    const failures: string[] = [];
+    const sent: { method: string; body: string }[] = [];
+    const answers: HttpAnswer[] = [
+      { status: 503, body: 'busy' },
+      { status: 200, body: '{"success":true}' },
+    ];
+    const status = await stopInstance('https://console.vast.ai', credential, {
+      onFailure: (message) => failures.push(message),
+      sleep: async () => {},
+      send: async (url, key, how) => {
+        expect(key).toBe(credential.apiKey);
+        expect(url.href).toBe('https://console.vast.ai/api/v0/instances/4242/');
+        sent.push(how);
+        return answers.shift()!;
+      },
+    });
+    expect(status).toBe(200);
+    expect(sent).toEqual([
+      { method: 'PUT', body: '{"state":"stopped"}' },
+      { method: 'PUT', body: '{"state":"stopped"}' },
+    ]);
+    expect(failures[0]).toMatch(
+      /^PUT https:\/\/console\.vast\.ai\/api\/v0\/instances\/4242\/ failed \(attempt 1\): HTTP 503/,
+    );
+    expect(failures.join('')).not.toContain(credential.apiKey);
   });
 });

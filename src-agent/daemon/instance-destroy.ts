@@ -1,5 +1,6 @@
-// Vast.ai self-destroy: DELETE {apiUrl}/api/v0/instances/{id}/ with the instance's own key,
-// repeated until Vast.ai accepts it (2xx) or says the instance is gone (404).
+// Vast.ai self-destroy (DELETE {apiUrl}/api/v0/instances/{id}/) and self-stop (PUT the same
+// URL with {"state":"stopped"}, as `vastai stop instance` sends it) with the instance's own
+// key, repeated until Vast.ai accepts it (2xx) or says the instance is gone (404).
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { InstanceCredential } from './instance-credential';
@@ -20,8 +21,16 @@ export interface DestroyDeps {
   /** Told of every failed attempt; the message never holds the key. */
   onFailure: (message: string, retryInMs: number) => void;
   sleep: (ms: number) => Promise<void>;
-  send?: (url: URL, apiKey: string) => Promise<HttpAnswer>;
+  send?: (url: URL, apiKey: string, how: InstanceRequest) => Promise<HttpAnswer>;
 }
+
+export interface InstanceRequest {
+  method: 'DELETE' | 'PUT';
+  body: string;
+}
+
+const DESTROY: InstanceRequest = { method: 'DELETE', body: '{}' }; // as Vast.ai's own CLI sends it
+const STOP: InstanceRequest = { method: 'PUT', body: '{"state":"stopped"}' };
 
 /** `{apiUrl}/api/v0/instances/{id}/`, keeping a path prefix of `apiUrl`. */
 export function instanceUrl(apiUrl: string, containerId: string): URL {
@@ -30,19 +39,38 @@ export function instanceUrl(apiUrl: string, containerId: string): URL {
 }
 
 /** Resolves with the accepting status (2xx, or 404: already gone) once there is one. */
-export async function destroyInstance(
+export function destroyInstance(
   apiUrl: string,
   credential: InstanceCredential,
   deps: DestroyDeps,
 ): Promise<number> {
+  return untilAccepted(apiUrl, credential, deps, DESTROY);
+}
+
+/** Asks Vast.ai to stop the instance (its disk stays, billed as storage only); resolves as
+ *  `destroyInstance` does. */
+export function stopInstance(
+  apiUrl: string,
+  credential: InstanceCredential,
+  deps: DestroyDeps,
+): Promise<number> {
+  return untilAccepted(apiUrl, credential, deps, STOP);
+}
+
+async function untilAccepted(
+  apiUrl: string,
+  credential: InstanceCredential,
+  deps: DestroyDeps,
+  how: InstanceRequest,
+): Promise<number> {
   const url = instanceUrl(apiUrl, credential.containerId);
-  const send = deps.send ?? sendDelete;
+  const send = deps.send ?? sendRequest;
   const redact = (text: string) => text.split(credential.apiKey).join('***');
   let retryInMs = FIRST_RETRY_MS;
   for (let attempt = 1; ; attempt++) {
     let failure: string;
     try {
-      const answer = await send(url, credential.apiKey);
+      const answer = await send(url, credential.apiKey, how);
       if ((answer.status >= 200 && answer.status < 300) || answer.status === 404) {
         return answer.status;
       }
@@ -51,20 +79,23 @@ export async function destroyInstance(
     } catch (err) {
       failure = (err as Error).message;
     }
-    deps.onFailure(redact(`DELETE ${url.href} failed (attempt ${attempt}): ${failure}`), retryInMs);
+    deps.onFailure(
+      redact(`${how.method} ${url.href} failed (attempt ${attempt}): ${failure}`),
+      retryInMs,
+    );
     await deps.sleep(retryInMs);
     retryInMs = Math.min(retryInMs * 2, MAX_RETRY_MS);
   }
 }
 
-function sendDelete(url: URL, apiKey: string): Promise<HttpAnswer> {
+function sendRequest(url: URL, apiKey: string, how: InstanceRequest): Promise<HttpAnswer> {
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  const body = '{}'; // as Vast.ai's own CLI sends it
+  const { body } = how;
   return new Promise((resolve, reject) => {
     const req = request(
       url,
       {
-        method: 'DELETE',
+        method: how.method,
         headers: {
           Authorization: `Bearer ${apiKey}`,
           'Content-Type': 'application/json',

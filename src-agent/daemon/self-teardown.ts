@@ -1,5 +1,6 @@
 // What a node does once its dead-man switch fired: stop the job, then have Vast.ai destroy
-// the instance, or remove the run's files and end the agent. Every step is safe to redo:
+// the instance (or stop it, when what fired is outputs nobody collected), or remove the
+// run's files and end the agent. Every step is safe to redo:
 // a restarted daemon runs this again from the recorded state.
 import { rmSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -11,7 +12,7 @@ import {
   type InstanceCredential,
   findInstanceCredential,
 } from './instance-credential';
-import { destroyInstance } from './instance-destroy';
+import { destroyInstance, stopInstance } from './instance-destroy';
 import type { LogStore } from './log-store';
 import type { Supervisor } from './supervisor';
 import type { TeardownRecorder } from './teardown-record';
@@ -37,6 +38,10 @@ export async function runSelfTeardown(deps: SelfTeardownDeps): Promise<void> {
   await stopJob(deps);
   if (how.kind === 'vastai') {
     const credential = findInstanceCredential(deps.env, how.envFiles, homedir());
+    // Outputs nobody collected are not destroyed with the instance: it stops (its disk
+    // billed as storage only) and the next Tender starts it, collects and destroys it.
+    if (credential && deps.recorder.record?.cause === 'uncollected')
+      return stopThisInstance(deps, how.apiUrl, credential);
     if (credential) return destroyThisInstance(deps, how.apiUrl, credential);
     const error = noCredentialError(how.envFiles);
     shout(deps, `dead-man switch: ${error}`);
@@ -99,6 +104,34 @@ async function destroyThisInstance(
   );
   await deps.log.flush(); // the platform may kill this process any moment now
   deps.recorder.set('destroy_requested');
+}
+
+async function stopThisInstance(
+  deps: SelfTeardownDeps,
+  apiUrl: string,
+  credential: InstanceCredential,
+): Promise<void> {
+  deps.recorder.set('stopping_instance');
+  const id = credential.containerId;
+  deps.log.append(
+    'agent',
+    'info',
+    `dead-man switch: nobody collected the outputs; asking Vast.ai to stop instance ${id} (its disk and the outputs stay, billed as storage only, until a Tender starts it to collect them)`,
+  );
+  const status = await stopInstance(apiUrl, credential, {
+    onFailure: (message, retryInMs) =>
+      shout(deps, `dead-man switch: ${message}; retrying in ${retryInMs / 1000} s`),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  });
+  deps.log.append(
+    'agent',
+    'info',
+    status === 404
+      ? `dead-man switch: Vast.ai has no instance ${id} any more (HTTP 404): already destroyed`
+      : `dead-man switch: Vast.ai accepted the stop of instance ${id} (HTTP ${status})`,
+  );
+  await deps.log.flush(); // the container stops any moment now
+  deps.recorder.set(status === 404 ? 'destroy_requested' : 'stop_requested');
 }
 
 /** Removes the workspace and the outputs (the logs stay); a message when that failed. */

@@ -12,6 +12,7 @@ type StoredTeardown = TeardownRecord & { teardown: SelfTeardown };
 
 const FINAL_STATES: readonly TeardownState[] = [
   'destroy_requested',
+  'stop_requested',
   'files_removed',
   'outputs_kept',
   'failed',

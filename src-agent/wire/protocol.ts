@@ -198,11 +198,17 @@ export interface TeardownRecord {
   /** Epoch ms when it fired (node clock, for display). */
   at: number;
   /** `outputs_kept`: a node on a machine that does not bill (your own) ended its agent and
-   *  left the uncollected outputs in place for the next Tender. */
+   *  left the uncollected outputs in place for the next Tender; or a Vast.ai instance that
+   *  stopped itself for them (`stop_requested`) was started again by a Tender.
+   *  `stopping_instance` / `stop_requested`: a Vast.ai instance whose outputs nobody
+   *  collected asks to be stopped (its disk stays, billed as storage only) rather than
+   *  destroyed with them. */
   state:
     | 'stopping_job'
     | 'destroying'
     | 'destroy_requested'
+    | 'stopping_instance'
+    | 'stop_requested'
     | 'files_removed'
     | 'outputs_kept'
     | 'failed';

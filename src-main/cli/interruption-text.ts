@@ -12,7 +12,7 @@ export function interruptionText(l: LeaseView): string | null {
       return `lease ${id} is outbid:${bid}${min} — \`tender bid ${id} ${raise}\` or let recovery move it (it bills its disk meanwhile)`;
     }
     case 'stopped':
-      return `lease ${id} is stopped by its provider (it bills its disk meanwhile)`;
+      return `lease ${id} is stopped, its disk kept (it bills storage meanwhile): one that stopped itself for outputs nobody collected is started, collected and destroyed by the next \`tender status\`; \`tender down ${id}\` destroys it`;
     case 'exited':
       return `lease ${id} exited: its container stopped`;
     default:

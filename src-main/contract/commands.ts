@@ -69,7 +69,11 @@ export const commands = {
    *  node, so their outputs are collected and their nodes torn down. The runs attached. */
   'run.collectDue': {
     input: z.object({ all: z.boolean().default(false) }).prefault({}),
-    output: z.object({ attached: z.array(z.string()) }),
+    output: z.object({
+      attached: z.array(z.string()),
+      /** Nodes stopped with uncollected outputs that could not be started again. */
+      stopped: z.array(z.object({ runId: z.string(), leaseId: z.string(), reason: z.string() })),
+    }),
   },
   'run.get': { input: z.object({ runId: z.string() }), output: RunView },
   'run.list': { input: z.object({}).default({}), output: z.array(RunView) },

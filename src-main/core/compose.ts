@@ -161,7 +161,21 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     ...runHandlers(runs),
     'run.collectDue': async ({ all }) => {
       requireWriter();
-      return { attached: await collectDue({ ledger, runs, factory }, { all }) };
+      const t = timing.current();
+      return collectDue(
+        {
+          ledger,
+          runs,
+          factory,
+          wake: {
+            providers,
+            now,
+            deadlineMs: t.endpointDeadlineMs,
+            pollMs: t.endpointPollMs,
+          },
+        },
+        { all },
+      );
     },
     ...statusHandlers({
       ledger,

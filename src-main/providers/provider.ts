@@ -147,4 +147,10 @@ export interface Provider {
    *  (`bad_input`) for a lease that takes no bid, or a bid that it would not run at or that
    *  is above the on-demand price. */
   changeBid?(lease: LeaseFacts, bid: number, signal: AbortSignal): Promise<BidChange>;
+
+  /** Starts a stopped lease again (its disk kept: a node that stopped itself for outputs
+   *  nobody collected). Returns when the provider accepted the request; the lease runs
+   *  once it is listed running — which a machine whose GPUs were rented meanwhile may
+   *  never be. Never polls. */
+  startLease?(lease: LeaseFacts, signal: AbortSignal): Promise<void>;
 }

@@ -41,7 +41,9 @@ const COLLECT_WAIT_MS = 120_000;
 /** Runs whose job ended while nobody was attached: their outputs are collected now and
  *  their nodes torn down (or kept) as their policy says, before the status is printed. */
 async function collectEnded(core: TenderCore, quiet: boolean): Promise<void> {
-  const { attached } = await call(core, 'run.collectDue', { all: false });
+  const { attached, stopped } = await call(core, 'run.collectDue', { all: false });
+  for (const s of stopped)
+    process.stderr.write(`${red(`run ${s.runId}: ${s.reason}`, process.stderr)}\n`);
   if (attached.length === 0) return;
   if (!quiet)
     info(

@@ -144,6 +144,23 @@ export class VastApiClient {
     return 'destroyed';
   }
 
+  /** PUT /api/v0/instances/{id}/ `{state: "running"}` (vast.py start__instance): a stopped
+   *  instance runs again once its machine has the GPUs; asking twice is harmless. */
+  async startInstance(id: string, signal: AbortSignal): Promise<void> {
+    const what = `start instance ${id}`;
+    const res = await this.ok(
+      {
+        method: 'PUT',
+        path: `/api/v0/instances/${seg(id)}/`,
+        body: { state: 'running' },
+        idempotent: true,
+        what,
+      },
+      signal,
+    );
+    if (isRecord(res.json) && res.json.success === false) throw refusal(what, res);
+  }
+
   /** PUT /api/v0/instances/bid_price/{id}/ `{client_id: "me", price}` (vast.py change__bid;
    *  the API reference's "change bid"). Setting the same price twice is harmless: retried. */
   async changeBid(id: string, price: number, signal: AbortSignal): Promise<void> {

@@ -288,6 +288,10 @@ export class VastProvider implements Provider {
     return changeLeaseBid(this.client(), lease, bid, signal);
   }
 
+  startLease(lease: LeaseFacts, signal: AbortSignal): Promise<void> {
+    return this.client().startInstance(lease.contractId, signal);
+  }
+
   /** The node destroys its own instance with the per-instance key every Vast.ai container
    *  has (CONTAINER_API_KEY, valid for that instance only); the account key stays here. */
   selfTeardown(): SelfTeardown {

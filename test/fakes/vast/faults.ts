@@ -33,6 +33,8 @@ export interface FaultState {
   rentAwayAfterSearch: number;
   /** The next N creates with a `price` rent on-demand as if it had not been sent. */
   ignoreBidPrice: number;
+  /** The next N starts of a stopped instance find its GPUs rented: it stays stopped. */
+  gpusTakenOnStart: number;
 }
 
 const EVERY_CALL = () => true;
@@ -49,6 +51,7 @@ export function freshFaults(): FaultState {
     destroyFailures: [],
     rentAwayAfterSearch: 0,
     ignoreBidPrice: 0,
+    gpusTakenOnStart: 0,
   };
 }
 

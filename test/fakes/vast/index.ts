@@ -135,6 +135,9 @@ export interface FaultKnobs {
   /** The next `count` creates that send a `price` rent on-demand anyway (vast-cli PR #403:
    *  a bid search without the bid price on create). */
   ignoreBidPrice(count?: number): void;
+  /** The next `count` starts of a stopped instance find its machine's GPUs rented by
+   *  someone else: accepted, but it stays stopped (billing storage). */
+  gpusTakenOnStart(count?: number): void;
   /** Disarms every knob (timings return to the options given at start). */
   reset(): void;
 }
@@ -219,6 +222,7 @@ export async function startFakeVast(opts: FakeVastOptions = {}): Promise<FakeVas
       return minBid;
     },
     ignoreBidPrice: (count = 1) => void (market.faults.ignoreBidPrice = count),
+    gpusTakenOnStart: (count = 1) => void (market.faults.gpusTakenOnStart = count),
     reset: () => {
       market.faults = freshFaults();
       Object.assign(market.timings, baseTimings);

@@ -60,6 +60,9 @@ export interface InstanceRecord {
   bid: number | null;
   /** Stopped because its bid fell below the machine's min_bid; runs again once it meets it. */
   isOutbid: boolean;
+  /** Asked to run again after a stop, but its machine's GPUs went to another renter
+   *  meanwhile: it stays stopped (billing storage) until they are free. */
+  isWaitingForGpus: boolean;
   createdAt: number;
   /** Before this, list and show calls do not see the instance. */
   visibleAt: number;
@@ -86,7 +89,7 @@ export interface InstanceRecord {
 export function actualStatus(inst: InstanceRecord, now: number): string | null {
   if (inst.forced) return inst.forced.status;
   if (inst.startError) return 'exited';
-  if (inst.intended === 'stopped' || inst.isOutbid) return 'stopped';
+  if (inst.intended === 'stopped' || inst.isOutbid || inst.isWaitingForGpus) return 'stopped';
   if (now < inst.loadingAt) return null;
   if (inst.runningSince !== null) return 'running';
   if (now < inst.startAt || inst.fate === 'run' || inst.fate === 'stay_loading') return 'loading';
@@ -96,6 +99,8 @@ export function actualStatus(inst: InstanceRecord, now: number): string | null {
 function statusMsg(inst: InstanceRecord, status: string | null): string | null {
   if (inst.forced) return inst.forced.msg;
   if (inst.startError) return inst.startError;
+  if (inst.isWaitingForGpus)
+    return 'waiting for the machine: its GPUs are rented by another instance';
   if (status === null || status === 'stopped') return null;
   if (status === 'loading') return `Pulling image ${inst.image}`;
   if (status === 'running') return `success, running ${inst.image.replace(/:/g, '_')}/ssh`;
@@ -116,7 +121,7 @@ export function setBillingRate(
 
 /** The rate of a live instance now: all of it running, its disk while stopped. */
 export function billRunningOrStopped(inst: InstanceRecord, now: number): void {
-  const isStopped = inst.intended === 'stopped' || inst.isOutbid;
+  const isStopped = inst.intended === 'stopped' || inst.isOutbid || inst.isWaitingForGpus;
   if (isStopped) setBillingRate(inst, now, storageRate(inst), 'stopped');
   else setBillingRate(inst, now, inst.dphTotal, 'running');
 }
@@ -156,7 +161,7 @@ export function instanceView(inst: InstanceRecord, now: number): Record<string, 
     id: inst.id,
     actual_status: status,
     intended_status: isDestroyed ? 'stopped' : intended,
-    cur_state: isDestroyed ? 'unloaded' : intended,
+    cur_state: isDestroyed ? 'unloaded' : inst.isWaitingForGpus ? 'stopped' : intended,
     next_state: isDestroyed ? 'unloaded' : intended,
     label: inst.label,
     template_id: null,

@@ -153,6 +153,7 @@ export class VastMarket {
           : bid + storageHourly(entry.spec, req.disk),
       bid,
       isOutbid: bid !== null && bid < entry.spec.min_bid,
+      isWaitingForGpus: false,
       createdAt: now,
       visibleAt: now + this.timings.listVisibilityDelayMs,
       loadingAt: now + this.timings.loadingAfterMs,
@@ -220,6 +221,10 @@ export class VastMarket {
   /** PUT state stopped/running. An outbid instance stays stopped until its bid wins. */
   async setIntended(inst: InstanceRecord, state: 'running' | 'stopped'): Promise<void> {
     if (inst.intended === state) return;
+    if (state === 'running' && this.faults.gpusTakenOnStart > 0) {
+      this.faults.gpusTakenOnStart--;
+      inst.isWaitingForGpus = true;
+    }
     inst.intended = state;
     await this.settle(inst);
   }
@@ -247,12 +252,15 @@ export class VastMarket {
   /** Bills and runs the instance as its intent and bid say now. */
   private async settle(inst: InstanceRecord, rateChanged = false): Promise<void> {
     const now = this.clock.now();
-    const isStopped = inst.intended === 'stopped' || inst.isOutbid;
+    const isStopped = inst.intended === 'stopped' || inst.isOutbid || inst.isWaitingForGpus;
     const open = inst.billing.at(-1);
     const billedState = open && open.to === null ? open.state : null;
     if (rateChanged || billedState !== (isStopped ? 'stopped' : 'running'))
       billRunningOrStopped(inst, now);
-    if (isStopped) await inst.node.pause();
+    // A stop asked for ends the container's processes (its disk stays); an outbid one only
+    // stops answering here (known gap: on Vast.ai its processes end too).
+    if (isStopped && !inst.isOutbid) await inst.node.halt();
+    else if (isStopped) await inst.node.pause();
     else if (inst.runningSince !== null) await inst.node.listen();
   }
 

@@ -1,12 +1,14 @@
 // The real machine behind a fake instance: an OpenSSH sshd from test/helpers/sshd.ts with a
 // throw-away Unix user (its own HOME, its own processes). The port is reserved at create
 // but sshd listens only when the container "starts" (status running): during loading a
-// connection is refused, as on Vast. stop() ends every process of that user.
+// connection is refused, as on Vast. halt() (a stopped container) ends every process of
+// that user and keeps its files; stop() (destroyed) removes the user too.
 //
 // The container environment Vast puts into PID 1 (CONTAINER_ID, CONTAINER_API_KEY, the
 // create call's -e variables) cannot be given to a process here, so it is written to
 // ~/.vast-env in exactly the format of /proc/<pid>/environ: KEY=VALUE entries, each ended
 // by a NUL byte. Mode 0600, owned by the node's user.
+import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, statSync, writeFileSync } from 'node:fs';
 import { freePort } from '../../helpers/free-port';
 import { dirname, join } from 'node:path';
@@ -112,6 +114,18 @@ export class VastNode {
     this.state = 'paused';
     await this.fixture.killSessions();
     await this.fixture.pauseListener(NEVER_MS);
+  }
+
+  /** The container stopped with its disk kept: as pause(), and every process of the user
+   *  ends (the agent with it); files stay. listen() is the start. */
+  async halt(): Promise<void> {
+    await this.pause();
+    if (this.state !== 'paused') return;
+    try {
+      execFileSync('pkill', ['-KILL', '-u', this.fixture.user]);
+    } catch {
+      // none was running
+    }
   }
 
   /** Ends sshd and every process of the user, removes the user and its folders. Idempotent. */
