@@ -104,7 +104,15 @@ describe('recovery', () => {
     });
     if (!started.ok) throw new Error(started.error.message);
     await core.waitJobsStarted(started.value.id);
-    // The machine goes away: its agent and its lease folder.
+    // Mid-run: the first attempt has said so (and that line has arrived) before the machine
+    // goes away, its agent and its lease folder with it.
+    for (const end = Date.now() + 30_000; Date.now() < end;) {
+      const said = (await lines(core, started.value.id, 'agent')).some(
+        (r) => r.line === 'attempt 0',
+      );
+      if (said) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
     const label = core.ledger.nodesOfRun(started.value.id)[0]!.label;
     execFileSync('pkill', ['-KILL', '-f', label]);
     rmSync(join(home, 'local', 'leases', label), { recursive: true, force: true });
