@@ -19,7 +19,12 @@ export function interruptionBadge(
         }. Stopped with its disk kept (billing storage only) until its bid wins: raise it, or let recovery move the job.`,
       };
     case 'stopped':
-      return { text: 'stopped', colour: 'amber', title: 'Stopped by its provider; bills its disk' };
+      return {
+        text: 'stopped',
+        colour: 'amber',
+        title:
+          'Stopped with its disk kept (billing storage only). One that stopped itself for outputs nobody collected is started again, collected and destroyed when Tender next looks (app start, tender status); Tear down destroys it and its disk.',
+      };
     case 'exited':
       return { text: 'exited', colour: 'red', title: 'Its container stopped' };
   }
