@@ -43,6 +43,9 @@ export interface NodeJobDeps {
   nextLabel(attempt: number): string;
   /** A lease failed to boot and was destroyed: remember its host, journal what it cost. */
   recordBootFailure(rec: NodeRecord, reason: string): void;
+  /** A lease's machine went away under a running job (its host or container died): remember
+   *  the host, so a recovery rents elsewhere. */
+  recordLostHost(rec: NodeRecord, reason: string): void;
   /** The node's dead-man switch: the agent destroys the node itself when the app stops
    *  renewing it (unreachable past the grace, budget, idle). null: none is armed. */
   deadMan: DeadManWiring | null;

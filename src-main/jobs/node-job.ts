@@ -39,6 +39,8 @@ export type { DeadManWiring, NodeJobDeps, RenewalState } from './node-job-deps';
 /** How long a phase's exit waits for the agent's last log lines to be stored: lines that
  *  never arrive (a link down for good) must not hold the job's outcome. */
 const DRAIN_DEADLINE_MS = 30_000;
+/** How soon a job whose link is down looks again at what the reconciler recorded. */
+const INTERRUPTION_LOOK_MS = 1_000;
 
 /** Runs the job on one node: executes the commands of the job FSM (job-fsm.ts) and feeds
  *  their outcomes back as events. Every transition is journaled and logged. The decisions
@@ -65,6 +67,8 @@ export class NodeJob {
   private claimLinkFailures = 0;
   /** A claimed warm node's push session, opened while its link handshakes. */
   private earlySession: Promise<EarlySession | null> | null = null;
+  /** A second look at the lease's interruption while the link is down (checkPreempted). */
+  private interruptionLook: NodeJS.Timeout | null = null;
   /** Leases found gone (each is acted on once). */
   private readonly lostLeases = new Set<string>();
   /** Set when the node's own dead-man switch fired: the destroy reason the ledger shows. */
@@ -491,7 +495,7 @@ export class NodeJob {
       this.selfTeardown ??= loss.selfTeardown;
       this.renewer?.stop();
       this.note(loss.selfTeardown);
-    }
+    } else if (loss.action === 'job-lost') this.deps.recordLostHost(rec, loss.reason);
     this.nodeGone(loss.action, loss.reason);
   }
 
@@ -500,10 +504,26 @@ export class NodeJob {
    *  covers `preempted`; otherwise the job waits (a raised bid resumes it). */
   private checkPreempted(rec: NodeRecord): void {
     const taken = this.deps.leaseInterruption(rec);
-    if (!taken || this.detached || !this.state.recoverOn.includes('preempted')) return;
+    // An instance that exited (its host or container died) is a node lost, on the
+    // provider's word: recovered per `[recovery]`, else the run fails. One outbid or
+    // stopped was taken back (preempted): recovered per `[recovery]`, else the job waits
+    // for it to run again (a raised bid).
+    const cause = taken === 'exited' ? 'node_lost' : 'preempted';
+    if (this.detached) return;
+    if (!taken) {
+      // The reconciler marks an interruption within one pass of the listing that shows it;
+      // while the link stays down, look at what it recorded again shortly (a ledger read).
+      this.interruptionLook ??= setTimeout(() => {
+        this.interruptionLook = null;
+        if (this.linkState === 'lost' && this.state.phase !== 'done') this.checkPreempted(rec);
+      }, INTERRUPTION_LOOK_MS);
+      return;
+    }
+    if (cause === 'preempted' && !this.state.recoverOn.includes(cause)) return;
     if (rec.label !== this.deps.manager.record.label || this.lostLeases.has(rec.label)) return;
     this.lostLeases.add(rec.label);
-    this.dispatch({ type: 'NodeLost', reason: `the provider says ${taken}`, cause: 'preempted' });
+    if (cause === 'node_lost') this.deps.recordLostHost(rec, `the provider says ${taken}`);
+    this.dispatch({ type: 'NodeLost', reason: `the provider says ${taken}`, cause });
   }
 
   private nodeGone(action: NodeGoneAction, reason: string): void {
@@ -514,6 +534,8 @@ export class NodeJob {
 
   private closeLink(): void {
     this.dropEarlySession();
+    if (this.interruptionLook) clearTimeout(this.interruptionLook);
+    this.interruptionLook = null;
     this.renewer?.stop();
     this.link?.close();
     this.link = null;

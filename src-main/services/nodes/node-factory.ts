@@ -177,6 +177,20 @@ export class NodeFactory {
           `${leaseLabel(ctx.ledger.installId(), rec.runId, rec.logicalId)}-a${attempt}`,
         deadMan: deadManWiring(ctx, manager, provider),
         recordBootFailure: (failed, reason) => this.recordBootFailure(provider, failed, reason),
+        recordLostHost: (lost, reason) => {
+          if (lost.lease) provider.rememberBootFailure?.(lost.lease, `lost mid-run: ${reason}`);
+          ctx.ledger.append({
+            ts: ctx.now(),
+            runId: lost.runId,
+            nodeId: lost.id,
+            kind: 'lease.host_lost',
+            data: {
+              leaseId: lost.lease?.leaseId ?? null,
+              machine: lost.lease?.metadata.machine_id ?? null,
+              reason,
+            },
+          });
+        },
       },
     );
   }
