@@ -52,6 +52,10 @@ export interface ComposerDraft {
   verify: string[];
   /** The container image for marketplace nodes (vastai); empty: the provider's default. */
   image: string;
+  /** Rent on the interruptible market (vastai: a bid). */
+  interruptible: boolean;
+  /** The bid in $/h for the machine, as typed; empty: the minimum bid plus a margin. */
+  bid: string;
   keep: boolean;
   /** "Use a new node": rent even where a warm node of an earlier run would serve. */
   newNode: boolean;
@@ -78,6 +82,8 @@ export const EMPTY_DRAFT: ComposerDraft = {
   offerFilter: {},
   verify: [],
   image: '',
+  interruptible: false,
+  bid: '',
   keep: false,
   newNode: false,
   limits: { budgetUsd: '', maxDuration: '', idleTimeout: '', unreachableGrace: '' },

@@ -79,3 +79,41 @@ describe('the ledger, an outbid lease', () => {
     expect(t.fake.state.liveInstances()).toEqual([]);
   });
 });
+
+describe('the composer, an interruptible pool', () => {
+  it('rents a bid at the price typed; a bid that is not a price is named before anything runs', async () => {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    const errors = watchErrors(page);
+    await page.goto(server.url);
+    await page.getByTestId('nav-composer').click();
+    await page.getByTestId('composer').waitFor();
+    await page.getByTestId('job-name').fill('bid-composer');
+    await page.getByTestId('workdir-input').fill(t.work);
+    await page.getByTestId('job-run').fill('echo "on a bid"');
+    await page.getByTestId('provider-vastai').click();
+    await page.getByTestId('interruptible').check();
+    const bid = page.getByTestId('bid-input');
+    await bid.fill('cheap');
+    const before = t.fake.state.instances().length;
+    await page.getByTestId('run-button').click(); // refused here, with the fix
+    await expect
+      .poll(() => page.locator('.field-error').allInnerTexts())
+      .toContainEqual(expect.stringMatching(/bid is a price in \$\/h/));
+    expect(t.fake.state.instances()).toHaveLength(before);
+    // Above the first machine's minimum bid since the test before outbid it (0.289).
+    await bid.fill('0.31');
+    await screenshot(page, 'composer-interruptible');
+    await page.getByTestId('run-button').click();
+    await page.getByTestId('run-view').waitFor();
+    await expect
+      .poll(() => t.fake.state.instances().length, { timeout: 30_000 })
+      .toBe(before + 1);
+    const inst = t.fake.state.instances().at(-1)!;
+    expect(inst.view.is_bid).toBe(true);
+    expect(t.fake.state.billing(inst.id).bid).toBe(0.31);
+    await expect
+      .poll(() => t.fake.state.liveInstances().length, { timeout: 60_000 })
+      .toBe(0); // the job ended; the node was torn down
+    expect(errors).toEqual([]);
+  });
+});

@@ -239,6 +239,37 @@ function VastPool({ cheapest }: { cheapest: CheapestMatch }): React.JSX.Element 
         </div>
       </div>
       <div className="field">
+        <label className="check">
+          <input
+            type="checkbox"
+            data-testid="interruptible"
+            checked={draft.interruptible}
+            onChange={(e) => patch({ interruptible: e.target.checked })}
+          />
+          <span>
+            Interruptible (a bid: cheaper; outbid, it stops with its disk until the bid wins)
+          </span>
+        </label>
+        {draft.interruptible && (
+          <div className="row">
+            <input
+              id="bid"
+              aria-label="Bid in $/h for the machine"
+              data-testid="bid-input"
+              className="input tabular count-input"
+              placeholder="min + 10%"
+              value={draft.bid}
+              onChange={(e) => patch({ bid: e.target.value })}
+            />
+            <span className="hint grow">
+              $/h for the machine, storage not included; never above the on-demand price. Set
+              recovery to <span className="mono">preempted</span> in tender.toml to move on when
+              outbid.
+            </span>
+          </div>
+        )}
+      </div>
+      <div className="field">
         <label htmlFor="image">Image</label>
         <input
           id="image"

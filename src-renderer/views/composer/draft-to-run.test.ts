@@ -159,6 +159,27 @@ describe('draftToStartInput', () => {
     });
     expect(PoolSpec.parse(pool)).toMatchObject(pool);
   });
+
+  it.each([
+    [false, '0.3', {}],
+    [true, '', { interruptible: true }],
+    [true, ' 0.25 ', { interruptible: true, bid: 0.25 }],
+  ])('vastai interruptible %s, bid %j: %j', (interruptible, bid, want) => {
+    const pool = draftToStartInput(draft({ provider: 'vastai', interruptible, bid })).pool;
+    expect(pool).toMatchObject(want);
+    if (!interruptible) expect(pool).not.toHaveProperty('interruptible');
+    expect(PoolSpec.parse(pool)).toMatchObject(pool);
+  });
+
+  it('a bid that is not a price is named, with the fix', () => {
+    for (const bid of ['cheap', '-1', '0'])
+      expect(draftProblems(draft({ provider: 'vastai', interruptible: true, bid })).pool).toMatch(
+        /bid is a price in \$\/h/,
+      );
+    expect(draftProblems(draft({ provider: 'vastai', interruptible: false, bid: 'x' }))).toEqual(
+      {},
+    );
+  });
 });
 
 describe('draftProblems', () => {

@@ -87,8 +87,24 @@ function poolOf(draft: ComposerDraft): PoolSpecInput {
         offers: draft.offers.map((o) => o.offerId),
         ...marketShape(draft.offerFilter),
         ...(draft.image.trim() ? { image: draft.image.trim() } : {}),
+        ...(draft.interruptible ? bidOf(draft.bid) : {}),
       };
   }
+}
+
+/** An interruptible pool, with the bid typed (draftProblems names one that is not a
+ *  price). */
+function bidOf(typed: string): PoolSpecInput {
+  const bid = bidValue(typed);
+  return bid === undefined ? { interruptible: true } : { interruptible: true, bid };
+}
+
+/** The typed bid as $/h; undefined when none is typed; NaN when it is not a price. */
+function bidValue(typed: string): number | undefined {
+  const t = typed.trim();
+  if (t === '') return undefined;
+  const n = Number(t);
+  return Number.isFinite(n) && n > 0 ? n : NaN;
 }
 
 /** The offer filter as the pool's node shape, so a taken offer falls back to a similar
@@ -128,6 +144,8 @@ export function draftProblems(draft: ComposerDraft): Partial<Record<DraftField, 
     p.params = 'Two parameters become the same TENDER_PARAM_ variable';
   if (draft.provider === 'ssh' && draft.hosts.length === 0)
     p.pool = 'Pick at least one host (add hosts in Settings)';
+  if (draft.provider === 'vastai' && draft.interruptible && Number.isNaN(bidValue(draft.bid)))
+    p.pool = 'The bid is a price in $/h for the machine, e.g. 0.25 (empty: the minimum + 10%)';
   if (Object.keys(limitsToPolicy(draft.limits).problems).length > 0)
     p.limits = 'A limit is not understood';
   return p;

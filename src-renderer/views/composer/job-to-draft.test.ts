@@ -33,6 +33,8 @@ describe('loadedToDraft', () => {
           max_price: 0.5,
           image: 'img:1',
           verify: ['nvidia-smi'],
+          interruptible: true,
+          bid: 0.22,
         },
       ),
     );
@@ -59,6 +61,8 @@ describe('loadedToDraft', () => {
       offerFilter: { gpu: 'RTX 4090', maxPrice: 0.5 },
       verify: ['nvidia-smi'],
       image: 'img:1',
+      interruptible: true,
+      bid: '0.22',
       keep: false,
       newNode: false,
       limits: { budgetUsd: '', maxDuration: '', idleTimeout: '', unreachableGrace: '' },

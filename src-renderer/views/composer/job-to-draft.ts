@@ -41,6 +41,8 @@ export function loadedToDraft(loaded: LoadedJob): { draft: ComposerDraft; notes:
       offerFilter: filterOf(pool),
       verify: pool.verify,
       image: pool.image ?? '',
+      interruptible: pool.interruptible === true,
+      bid: pool.bid === undefined ? '' : String(pool.bid),
       keep: policy.afterJob === 'keep_warm',
       newNode: false,
       limits: policyToLimits(policy),
