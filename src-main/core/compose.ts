@@ -230,6 +230,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
       requireWriter,
       reconcile: () => reconciler.survey('bid', 0),
       start: (a) => runs.start(a),
+      rerun: (a) => runs.rerun(a),
     }),
   };
   // run.start and run.rerun remember their secrets, so no notice can carry one.

@@ -58,6 +58,26 @@ describe('interruptible Vast.ai leases', () => {
     expect(createBodies(fake).map((b) => b.price)).toEqual([0.26]);
   });
 
+  it('a rerun judges its bid against the market as it is now, before anything is written', async () => {
+    const { core, fake, work, run } = await setup({
+      offers: [{ gpu_name: 'RTX 4090', dph_base: 0.3, min_bid: 0.21 }],
+    });
+    const first = await run({
+      job: job(work),
+      pool: { provider: 'vastai', interruptible: true, bid: 0.26 },
+    });
+    expect(first.status, first.failedReason ?? '').toBe('completed');
+    await fake.faults.outbid(fake.state.instances()[0]!.id, { minBid: 0.29 }); // the market moved
+    const r = await core.client.invoke('run.rerun', { runId: first.id });
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error.code).toBe('bad_input');
+      expect(r.error.message).toMatch(/bid of \$0\.260\/h.*minimum bid is \$0\.290\/h/);
+    }
+    expect(core.ledger.listRuns()).toHaveLength(1);
+    expect(createBodies(fake)).toHaveLength(1);
+  });
+
   it('a bid above the on-demand price is bad input before anything is written or rented', async () => {
     const { core, fake, work } = await setup();
     const r = await core.client.invoke('run.start', {
