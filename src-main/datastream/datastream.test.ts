@@ -318,6 +318,52 @@ describe('read', () => {
     expect(all).toHaveLength(40_000);
   });
 
+  it('counts a tail in log lines: the GPU samples among them ride along, uncounted', async () => {
+    const ds = open(tempRoot());
+    let seq = 0;
+    for (let i = 1; i <= 20; i++) {
+      ds.append(N0, 'agent', line(`job ${i}`, ++seq, seq));
+      // A run of samples after each line: far more samples than lines near the end.
+      for (let g = 0; g < (i > 15 ? 9 : 1); g++)
+        ds.append(N0, 'agent', {
+          source: 'gpu',
+          stream: 'info',
+          line: '{"gpus":[]}',
+          ts: ++seq,
+          seq,
+        });
+    }
+    const tail = await ds.read(RUN, {
+      nodeId: N0,
+      channel: 'agent',
+      fromSeq: 1,
+      limit: 1_000,
+      tail: 3,
+    });
+    expect(tail.filter((r) => r.source !== 'gpu').map((r) => r.line)).toEqual([
+      'job 18',
+      'job 19',
+      'job 20',
+    ]);
+    expect(tail[0]!.line).toBe('job 18'); // it starts at the third-last line
+    const first = await ds.read(RUN, {
+      nodeId: N0,
+      channel: 'agent',
+      fromSeq: 1,
+      limit: 1,
+      tail: 3,
+    });
+    expect(first.map((r) => r.line)).toEqual(['job 18']);
+    const all = await ds.read(RUN, {
+      nodeId: N0,
+      channel: 'agent',
+      fromSeq: 1,
+      limit: 1_000,
+      tail: 500,
+    });
+    expect(all.filter((r) => r.source !== 'gpu')).toHaveLength(20); // fewer lines than asked: all
+  });
+
   it('reads records that straddle its read chunks whole, multi-byte text and a 1.5 MiB line too', async () => {
     const ds = open(tempRoot());
     const texts = Array.from({ length: 3_000 }, (_, i) => `${i + 1} ${'é✓'.repeat(200 + (i % 7))}`);

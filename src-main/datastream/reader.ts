@@ -25,8 +25,43 @@ export async function readChannel(
 ): Promise<LogRecord[]> {
   const path = channelFile(root, run, logical, channel);
   if (!existsSync(path)) return [];
-  const start = tail !== undefined ? offsetOfLastLines(path, tail) : offsetForSeq(path, fromSeq);
-  if (tail !== undefined) fromSeq = 1;
+  if (tail !== undefined) return readTail(path, run, logical, channel, tail, limit);
+  return readFrom(path, run, logical, channel, offsetForSeq(path, fromSeq), fromSeq, limit);
+}
+
+/** GPU samples ride the agent channel but are no log line: a tail of N is N lines besides
+ *  them (with the samples among those lines kept, for whoever draws them). */
+const isLine = (r: LogRecord) => r.source !== 'gpu';
+
+/** The last `tail` lines of a channel file (see `isLine`), up to `limit` records: reads
+ *  twice as far back each time the samples among them left it short. */
+async function readTail(
+  path: string,
+  run: string,
+  logical: string,
+  channel: LogChannel,
+  tail: number,
+  limit: number,
+): Promise<LogRecord[]> {
+  for (let back = tail; ; back *= 2) {
+    const start = offsetOfLastLines(path, back);
+    const all = await readFrom(path, run, logical, channel, start, 1, Number.MAX_SAFE_INTEGER);
+    let lines = 0;
+    let from = all.length;
+    while (from > 0 && lines < tail) if (isLine(all[--from]!)) lines++;
+    if (lines >= tail || start === 0) return all.slice(from).slice(0, limit);
+  }
+}
+
+async function readFrom(
+  path: string,
+  run: string,
+  logical: string,
+  channel: LogChannel,
+  start: number,
+  fromSeq: number,
+  limit: number,
+): Promise<LogRecord[]> {
   const node = `${run}/${logical}`;
   const out: LogRecord[] = [];
   const file = await open(path, 'r');

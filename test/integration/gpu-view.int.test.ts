@@ -113,6 +113,20 @@ describe('GPU samples in the views', () => {
     expect(logs.value.records.filter((r) => r.source === 'run').map((r) => r.line)).toEqual([
       'training',
     ]);
+    // A search finds the job's lines, never a sample (they are JSON on the same channel);
+    // a tail of 1 is the job's last line, however many samples came after it.
+    const found = await core.client.invoke('logs.search', { runId, query: 'util' });
+    expect(found.ok && found.value.records).toEqual([]);
+    const tail = await core.client.invoke('logs.read', {
+      runId,
+      channel: 'agent',
+      fromSeq: 1,
+      limit: 10,
+      tail: 1,
+    });
+    expect(
+      tail.ok && tail.value.records.filter((r) => r.source !== 'gpu').map((r) => r.line),
+    ).toEqual([expect.any(String)]);
     // Gone with its node: a destroyed node shows no GPUs.
     const destroyed = seen.filter((n) => n.stage === 'destroyed');
     expect(destroyed.length).toBeGreaterThan(0);

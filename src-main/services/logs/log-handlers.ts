@@ -45,7 +45,8 @@ export function logHandlers(
         });
         if (page.length === 0) return { records: found, truncated: false };
         for (const r of page) {
-          if (!r.line.toLowerCase().includes(needle)) continue;
+          // GPU samples ride the agent channel as JSON: no line of the job's to find.
+          if (r.source === 'gpu' || !r.line.toLowerCase().includes(needle)) continue;
           found.push(r);
           if (found.length >= limit) return { records: found, truncated: true };
         }
