@@ -3,9 +3,17 @@
 // creation to the confirmed destroy (a lease still billing counts until now). Pure.
 import { LIVE_LEASE_STATES, type LeaseState } from './stages';
 
+/** From `from` on, the lease bills `perHour` (until the next change). */
+export interface RateChange {
+  from: number;
+  perHour: number;
+}
+
 /** The part of a lease row (or LeaseView) cost needs. */
 export interface BilledLease {
   pricePerHour: number | null;
+  /** Changes of the rate after creation (a raised bid; storage only while stopped). */
+  rates?: readonly RateChange[];
   createdAt: number | null;
   destroyedAt: number | null;
   state: LeaseState;
@@ -29,7 +37,27 @@ export function isLiveLease(l: Pick<BilledLease, 'state' | 'servedTo'>): boolean
 export function burnRate(
   leases: readonly Pick<BilledLease, 'state' | 'pricePerHour' | 'servedTo'>[],
 ): number {
-  return leases.filter(isLiveLease).reduce((sum, l) => sum + (l.pricePerHour ?? 0), 0);
+  return leases.filter(isLiveLease).reduce((sum, l) => sum + (currentRate(l) ?? 0), 0);
+}
+
+/** What the lease bills per hour now: its last rate change, else its price at creation. */
+export function currentRate(l: Pick<BilledLease, 'pricePerHour' | 'rates'>): number | null {
+  return l.rates?.at(-1)?.perHour ?? l.pricePerHour;
+}
+
+/** The rate a lease bills while in `interruption`: its disk only while stopped with it
+ *  kept (outbid, stopped), when that rate is known; else it runs at its bid plus storage
+ *  (an interruptible lease) or its price at creation. An exited one is billed as running
+ *  (never less than it may cost). */
+export function rateFor(
+  l: Pick<BilledLease, 'pricePerHour'>,
+  facts: { interruption: string | null; bid: number | null; storagePerHour: number | null },
+): number | null {
+  const { interruption, bid, storagePerHour } = facts;
+  if ((interruption === 'outbid' || interruption === 'stopped') && storagePerHour !== null)
+    return storagePerHour;
+  if (bid !== null && storagePerHour !== null) return bid + storagePerHour;
+  return l.pricePerHour;
 }
 
 /** A lease bills while it exists at the provider: created, or being destroyed, with no
@@ -55,8 +83,20 @@ export function billedInterval(l: BilledLease, now: number): [number, number] | 
 /** Dollars a lease has cost in [from, to) (default: its whole life up to now). */
 export function leaseCost(l: BilledLease, now: number, from = -Infinity, to = Infinity): number {
   const iv = billedInterval(l, now);
-  if (!iv || !l.pricePerHour) return 0;
+  if (!iv) return 0;
   const a = Math.max(iv[0], from);
   const b = Math.min(iv[1], to);
-  return b > a ? (l.pricePerHour * (b - a)) / HOUR_MS : 0;
+  if (b <= a) return 0;
+  // Each rate holds from its change to the next; the price at creation before the first.
+  const segments: RateChange[] = [
+    { from: -Infinity, perHour: l.pricePerHour ?? 0 },
+    ...(l.rates ?? []),
+  ];
+  let usd = 0;
+  for (let i = 0; i < segments.length; i++) {
+    const s = Math.max(a, segments[i]!.from);
+    const e = Math.min(b, segments[i + 1]?.from ?? Infinity);
+    if (e > s) usd += (segments[i]!.perHour * (e - s)) / HOUR_MS;
+  }
+  return usd;
 }

@@ -29,11 +29,9 @@ export type HostSetupEntry = z.infer<typeof HostSetupEntry>;
 
 /** What a job recovers from: `node_lost` (the provider no longer lists the node, or says it
  *  exited), `preempted` (an interruptible node taken back), `exit_code:N`. */
-export const RecoveryCause = z
-  .string()
-  .regex(/^(node_lost|preempted|exit_code:\d{1,3})$/, {
-    message: 'recovery.on takes "node_lost", "preempted" or "exit_code:N" (e.g. "exit_code:137")',
-  });
+export const RecoveryCause = z.string().regex(/^(node_lost|preempted|exit_code:\d{1,3})$/, {
+  message: 'recovery.on takes "node_lost", "preempted" or "exit_code:N" (e.g. "exit_code:137")',
+});
 
 export const RecoverySpec = z
   .object({

@@ -16,12 +16,16 @@ export const LeaseView = z.object({
   runId: z.string().nullable(),
   nodeId: z.string().nullable(),
   state: LeaseState,
+  /** $/h at creation. */
   pricePerHour: z.number().nullable(),
+  /** Changes of its rate since (billing.ts): a raised bid; storage only while stopped. */
+  rates: z.array(z.object({ from: z.number(), perHour: z.number() })).optional(),
   createdAt: z.number().nullable(),
   destroyedAt: z.number().nullable(),
   lastError: z.string().nullable(),
   reason: z.string().nullable(),
-  /** Dollars billed so far: $/h × (confirmed destroy, or now, − creation). */
+  /** Dollars billed so far: each rate × its time, from creation to the confirmed destroy
+   *  (or now). */
   accruedUsd: z.number(),
   /** The node's dead-man switch as last renewed (null: not armed). */
   deadMan: z

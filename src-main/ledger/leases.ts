@@ -3,6 +3,18 @@ import type { LeaseInterruption, LeaseState } from '../contract';
 import { appendEvent } from './journal';
 import { toLeaseRow, type RawLease } from './row-mapping';
 import type { DeadManFacts, LeaseRow } from './rows';
+import { currentRate, rateFor } from '../contract/billing';
+import { getNode } from './nodes';
+
+/** The storage $/h the provider quoted for the lease's disk (its node's lease facts), or
+ *  null where it did not. */
+function storageRateOf(db: Database.Database, row: LeaseRow): number | null {
+  const raw = row.nodeId
+    ? getNode(db, row.nodeId)?.lease?.metadata.storage_price_per_hour
+    : undefined;
+  const n = Number(raw);
+  return raw !== undefined && Number.isFinite(n) && n >= 0 ? n : null;
+}
 
 export function getLease(db: Database.Database, label: string): LeaseRow | undefined {
   const row = db.prepare('SELECT * FROM leases WHERE label = ?').get(label) as RawLease | undefined;
@@ -41,10 +53,20 @@ export function setInterruption(
     row.minBid === facts.minBid
   )
     return false;
-  db.prepare('UPDATE leases SET interruption = ?, bid = ?, min_bid = ? WHERE label = ?').run(
+  // What it bills from now on (billing.ts): storage only while stopped with its disk, a
+  // raised bid from the change on.
+  const after = rateFor(row, { ...facts, storagePerHour: storageRateOf(db, row) });
+  const rates =
+    after !== null && Math.abs(after - (currentRate(row) ?? 0)) > 1e-6
+      ? [...row.rates, { from: now, perHour: after }]
+      : row.rates;
+  db.prepare(
+    'UPDATE leases SET interruption = ?, bid = ?, min_bid = ?, rates_json = ? WHERE label = ?',
+  ).run(
     facts.interruption,
     facts.bid,
     facts.minBid,
+    rates.length > 0 ? JSON.stringify(rates) : null,
     label,
   );
   if (row.interruption !== facts.interruption) {

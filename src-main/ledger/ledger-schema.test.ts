@@ -36,8 +36,8 @@ describe('schema', () => {
     const version = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get();
     db.close();
 
-    expect(LATEST_SCHEMA_VERSION).toBe(5);
-    expect(version).toEqual({ value: '5' });
+    expect(LATEST_SCHEMA_VERSION).toBe(6);
+    expect(version).toEqual({ value: '6' });
     for (const table of [
       'meta',
       'jobs',
@@ -66,6 +66,7 @@ describe('schema', () => {
         'ALTER TABLE leases DROP COLUMN deadman_json; ' +
         'ALTER TABLE leases DROP COLUMN interruption; ALTER TABLE leases DROP COLUMN bid; ' +
         'ALTER TABLE leases DROP COLUMN min_bid; ' +
+        'ALTER TABLE leases DROP COLUMN rates_json; ' +
         "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
     );
     db.close();
@@ -87,6 +88,7 @@ describe('schema', () => {
         'ALTER TABLE leases DROP COLUMN deadman_json; ' +
         'ALTER TABLE leases DROP COLUMN interruption; ALTER TABLE leases DROP COLUMN bid; ' +
         'ALTER TABLE leases DROP COLUMN min_bid; ' +
+        'ALTER TABLE leases DROP COLUMN rates_json; ' +
         "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
     );
     db.close();
@@ -107,6 +109,7 @@ describe('schema', () => {
       'DROP TABLE lease_runs; ' +
         'ALTER TABLE leases DROP COLUMN interruption; ALTER TABLE leases DROP COLUMN bid; ' +
         'ALTER TABLE leases DROP COLUMN min_bid; ' +
+        'ALTER TABLE leases DROP COLUMN rates_json; ' +
         "UPDATE meta SET value = '3' WHERE key = 'schema_version'",
     );
     db.close();
@@ -127,6 +130,7 @@ describe('schema', () => {
     db.exec(
       'ALTER TABLE leases DROP COLUMN interruption; ALTER TABLE leases DROP COLUMN bid; ' +
         'ALTER TABLE leases DROP COLUMN min_bid; ' +
+        'ALTER TABLE leases DROP COLUMN rates_json; ' +
         "UPDATE meta SET value = '4' WHERE key = 'schema_version'",
     );
     db.close();
@@ -135,6 +139,25 @@ describe('schema', () => {
     expect(again.listLeases()).toHaveLength(1);
     for (const l of again.listLeases())
       expect(l).toMatchObject({ interruption: null, bid: null, minBid: null });
+    again.close();
+  });
+
+  it('upgrades a v5 ledger: every lease billed its price at creation all its life', () => {
+    const home = tempHome();
+    const first = writer(home);
+    const [node] = seedRun(first, 'node-0');
+    commit(first, node!, { type: 'Start' }, T0 + 1);
+    first.close();
+    const db = raw(home);
+    db.exec(
+      'ALTER TABLE leases DROP COLUMN rates_json; ' +
+        "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
+    );
+    db.close();
+
+    const again = writer(home);
+    expect(again.listLeases()).toHaveLength(1);
+    for (const l of again.listLeases()) expect(l.rates).toEqual([]);
     again.close();
   });
 

@@ -159,6 +159,16 @@ ALTER TABLE leases ADD COLUMN bid REAL;
 ALTER TABLE leases ADD COLUMN min_bid REAL;
 `,
   },
+  {
+    version: 6,
+    sql: `
+-- How a lease's rate changed after it was created, as [{from, perHour}, ...] in time order
+-- (contract/billing.ts): a raised bid bills the new bid from then on; a lease stopped with
+-- its disk kept (outbid, stopped) bills storage only until it runs again. NULL: the price
+-- at creation, all its life.
+ALTER TABLE leases ADD COLUMN rates_json TEXT;
+`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,5 +1,6 @@
 // Rows as SQLite returns them, and their mapping to the ledger's row types.
 import type { JobStatus, LeaseInterruption, LeasePolicy, LeaseState } from '../contract';
+import type { RateChange } from '../contract/billing';
 import type { AttemptRow, DeadManFacts, LeaseRow, RunRow } from './rows';
 
 export const RUN_SELECT =
@@ -88,6 +89,7 @@ export interface RawLease {
   interruption?: LeaseInterruption | null;
   bid?: number | null;
   min_bid?: number | null;
+  rates_json?: string | null;
   served_from?: number | null;
   served_to?: number | null;
 }
@@ -114,6 +116,7 @@ export function toLeaseRow(r: RawLease): LeaseRow {
     interruption: r.interruption ?? null,
     bid: r.bid ?? null,
     minBid: r.min_bid ?? null,
+    rates: r.rates_json ? (JSON.parse(r.rates_json) as RateChange[]) : [],
     servedFrom: r.served_from ?? null,
     servedTo: r.served_to ?? null,
   };

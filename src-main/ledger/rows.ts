@@ -6,6 +6,7 @@ import type {
   LeaseState,
   LeasePolicy,
 } from '../contract';
+import type { RateChange } from '../contract/billing';
 
 export interface RunRow {
   id: string;
@@ -61,6 +62,8 @@ export interface LeaseRow {
   bid: number | null;
   /** The lowest bid that would run it, as last listed. */
   minBid: number | null;
+  /** Changes of its rate since creation, in time order (contract/billing.ts `RateChange`). */
+  rates: RateChange[];
   /** Read per run (leasesOfRun): the share of a warm lease this run held; else null. */
   servedFrom: number | null;
   servedTo: number | null;

@@ -7,6 +7,7 @@ import {
   summarize,
   type BilledLease,
 } from './cost';
+import { currentRate, rateFor } from '../contract/billing';
 
 const H = 3_600_000;
 const T0 = Date.UTC(2026, 10, 30, 22, 0, 0); // 22:00 UTC
@@ -79,5 +80,55 @@ describe('cost', () => {
       5,
     );
     expect(pts.map((p) => Number(p.usd.toFixed(2)))).toEqual([0, 0.5, 1, 1, 1]);
+  });
+});
+
+describe('rate changes (a raised bid, storage only while stopped)', () => {
+  // Created at a bid of 0.231 + storage 0.0067; outbid after 1 h (disk only); raised to
+  // 0.32 and running again after 2 h; destroyed at 4 h.
+  const storage = 0.0067;
+  const rates = [
+    { from: T0 + H, perHour: storage },
+    { from: T0 + 2 * H, perHour: 0.32 + storage },
+  ];
+  const l = lease({
+    pricePerHour: 0.231 + storage,
+    rates,
+    destroyedAt: T0 + 4 * H,
+    state: 'destroyed',
+  });
+
+  it('bills each rate for its own time', () => {
+    expect(leaseCost(l, T0 + 9 * H)).toBeCloseTo(
+      0.231 + storage + storage + 2 * (0.32 + storage),
+      9,
+    );
+    // A window inside one segment, and one across two.
+    expect(leaseCost(l, T0 + 9 * H, T0 + H, T0 + 2 * H)).toBeCloseTo(storage, 9);
+    expect(leaseCost(l, T0 + 9 * H, T0 + 1.5 * H, T0 + 2.5 * H)).toBeCloseTo(
+      0.5 * storage + 0.5 * (0.32 + storage),
+      9,
+    );
+  });
+
+  it('burns at its last rate', () => {
+    const live = lease({ pricePerHour: 0.5, rates: [{ from: T0 + H, perHour: 0.01 }] });
+    expect(summarize([live], T0 + 2 * H).burnUsdPerHour).toBeCloseTo(0.01, 9);
+    expect(currentRate(live)).toBe(0.01);
+    expect(currentRate(lease({ pricePerHour: 0.5 }))).toBe(0.5);
+  });
+
+  it.each([
+    ['outbid, storage known', 'outbid', 0.2, 0.01, 0.01],
+    ['stopped, storage known', 'stopped', null, 0.01, 0.01],
+    ['stopped, storage unknown: the full price, never less', 'stopped', null, null, 0.5],
+    ['exited: billed as running', 'exited', null, 0.01, 0.5],
+    ['running at a bid', null, 0.3, 0.01, 0.31],
+    ['running on-demand', null, null, 0.01, 0.5],
+  ])('%s', (_name, interruption, bid, storagePerHour, want) => {
+    expect(rateFor({ pricePerHour: 0.5 }, { interruption, bid, storagePerHour })).toBeCloseTo(
+      want,
+      9,
+    );
   });
 });

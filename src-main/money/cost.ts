@@ -1,7 +1,7 @@
 // What runs, days and budgets cost, from what each lease costs (contract/billing.ts). Failed
 // boot attempts are leases too and count. Pure: the ledger's rows in, dollars out.
 
-import { isBilling, leaseCost, type BilledLease } from '../contract/billing';
+import { currentRate, isBilling, leaseCost, type BilledLease } from '../contract/billing';
 
 export { billedInterval, isBilling, leaseCost, type BilledLease } from '../contract/billing';
 
@@ -21,7 +21,7 @@ export function summarize(leases: readonly BilledLease[], now: number): CostSumm
   for (const l of leases) {
     accruedUsd += leaseCost(l, now);
     if (isBilling(l)) {
-      burnUsdPerHour += l.pricePerHour ?? 0;
+      burnUsdPerHour += currentRate(l) ?? 0;
       billing += 1;
     }
   }

@@ -194,6 +194,11 @@ describe('interruptible Vast.ai leases', () => {
     expect(resumed.bid).toBe(0.295);
     expect(core.ledger.journal(runId).map((e) => e.kind)).toContain('lease.resumed');
     expect(fake.state.billing(inst!.id).byState.stopped).toBeGreaterThan(0);
+    // What it bills now and from when: storage only while outbid, the raised bid after.
+    expect(resumed.rates.map((r) => r.perHour)).toEqual([
+      expect.closeTo(STORAGE, 6),
+      expect.closeTo(0.295 + STORAGE, 6),
+    ]);
 
     const cancelled = await core.client.invoke('run.cancel', { runId });
     expect(cancelled.ok).toBe(true);

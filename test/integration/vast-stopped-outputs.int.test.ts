@@ -66,9 +66,10 @@ describe('uncollected outputs on Vast.ai', () => {
     const { core } = openVastCore(v.fake, v.home, { reconcile: false });
     cleanups.push(() => core.close());
     await core.reconciler!.tick('start', true); // lists the lease: stopped
-    expect(core.ledger.getLease(core.ledger.nodesOfRun(v.runId)[0]!.label)?.interruption).toBe(
-      'stopped',
-    );
+    const stoppedLease = core.ledger.getLease(core.ledger.nodesOfRun(v.runId)[0]!.label)!;
+    expect(stoppedLease.interruption).toBe('stopped');
+    // Billed as storage only from the pass that saw it stopped.
+    expect(stoppedLease.rates.at(-1)!.perHour).toBeLessThan(stoppedLease.pricePerHour! / 10);
 
     const due = await core.client.invoke('run.collectDue', {});
     expect(due.ok && due.value).toEqual({ attached: [v.runId], stopped: [] });

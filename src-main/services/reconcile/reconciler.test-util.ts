@@ -162,6 +162,7 @@ class MemoryLedger implements Pick<
       interruption: null,
       bid: null,
       minBid: null,
+      rates: [],
       servedFrom: null,
       servedTo: null,
     });

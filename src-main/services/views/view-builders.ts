@@ -153,6 +153,7 @@ export function leaseView(
     nodeId: l.nodeId,
     state: l.state,
     pricePerHour: l.pricePerHour,
+    ...(l.rates.length > 0 ? { rates: l.rates } : {}),
     createdAt: l.createdAt,
     destroyedAt: l.destroyedAt,
     lastError: l.lastError,
