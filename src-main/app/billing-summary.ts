@@ -61,7 +61,7 @@ export function quitPrompt(s: BillingSummary): { message: string; detail: string
     detail: [
       listed(s.live.map(leaseLine)),
       '',
-      'Keep them running: Tender quits and the leases keep running and billing. A running job is never stopped because Tender is away (its max duration and budget still are). Once its job has ended, a node waits for Tender to collect the outputs (the collect grace, 1 h unless the run set another), then destroys itself — on machines you own the outputs wait there; a node with no job running destroys itself after its unreachable grace (30 min). The ledger lists them all, and collects what is due, when Tender starts again.',
+      'Keep them running: Tender quits and the leases keep running and billing. A running job is never stopped because Tender is away (its max duration and budget still are). Once its job has ended, a node waits for Tender to collect the outputs (the collect grace, 1 h unless the run set another), then stops itself — a Vast.ai instance stops (its disk and the outputs bill as storage only) and the next Tender starts it, collects them and destroys it; on machines you own the outputs wait there; a node with no job running destroys itself after its unreachable grace (30 min). The ledger lists them all, and collects what is due, when Tender starts again.',
       'Tear down all: Tender destroys every lease, waits until each provider confirms it is gone, then quits.',
     ].join('\n'),
   };
