@@ -38,7 +38,8 @@ export function RunCard(props: {
                 </span>
                 <span className="faint">
                   {' '}
-                  for {nodes} node{nodes === 1 ? '' : 's'}, while they are up
+                  for {nodes} node{nodes === 1 ? '' : 's'}
+                  {estimate.isBid ? ' at your bid, plus disk' : ''}, while they are up
                 </span>
               </div>
             ) : (

@@ -240,6 +240,19 @@ describe('estimatedHourly', () => {
     expect(estimatedHourly({ ...vast, count: 2, offers: [] }, null)).toBeNull();
     expect(estimatedHourly({ ...vast, provider: 'local', count: 1, offers: [] }, 0.3)).toBeNull();
   });
+
+  it('an interruptible pool: the bid per node when typed, else at most the on-demand price', () => {
+    const bids = { ...vast, count: 2, offers: [], interruptible: true };
+    expect(estimatedHourly({ ...bids, bid: '0.2' }, 0.3)).toEqual({
+      perHour: 0.4,
+      isUpperBound: false,
+      isBid: true,
+    });
+    expect(estimatedHourly({ ...bids, bid: '' }, 0.3)).toEqual({
+      perHour: 0.6,
+      isUpperBound: true,
+    });
+  });
 });
 
 describe('lines', () => {

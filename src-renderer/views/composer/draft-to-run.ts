@@ -154,10 +154,21 @@ export function draftProblems(draft: ComposerDraft): Partial<Record<DraftField, 
 /** What the pool is expected to bill per hour: the picked offers, plus the cheapest known
  *  match (or the price cap) for each node beyond them. Null when nothing is known. */
 export function estimatedHourly(
-  draft: Pick<ComposerDraft, 'provider' | 'count' | 'offers' | 'offerFilter'>,
+  draft: Pick<ComposerDraft, 'provider' | 'count' | 'offers' | 'offerFilter'> &
+    Partial<Pick<ComposerDraft, 'interruptible' | 'bid'>>,
   cheapestMatch: number | null,
-): { perHour: number; isUpperBound: boolean } | null {
+): { perHour: number; isUpperBound: boolean; isBid?: boolean } | null {
   if (draft.provider !== 'vastai') return null;
+  if (draft.interruptible) {
+    // A bid typed bills that bid per machine (plus its disk); none typed bills at most the
+    // on-demand price (a bid is never above it).
+    const bid = bidValue(draft.bid ?? '');
+    const nodes = Math.max(draft.count, draft.offers.length);
+    if (bid !== undefined && !Number.isNaN(bid))
+      return { perHour: bid * nodes, isUpperBound: false, isBid: true };
+    const onDemand = estimatedHourly({ ...draft, interruptible: false }, cheapestMatch);
+    return onDemand && { ...onDemand, isUpperBound: true };
+  }
   const picked = draft.offers.reduce((sum, o) => sum + o.pricePerHour, 0);
   const extra = Math.max(0, draft.count - draft.offers.length);
   if (extra === 0) return draft.offers.length ? { perHour: picked, isUpperBound: false } : null;
