@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseConstraint } from './constraint';
 
 /** An environment value: plain, or a secret whose value is sent to the agent over the link
  *  only and is never stored in the ledger, printed, or put on a command line. */
@@ -41,6 +42,15 @@ export const RecoverySpec = z
   .strict();
 export type RecoverySpec = z.infer<typeof RecoverySpec>;
 
+/** One constraint expression, refused here when it does not parse (with the form). */
+const ConstraintText = z.string().superRefine((text, ctx) => {
+  try {
+    parseConstraint(text);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+  }
+});
+
 /** What to do: the `[job]` table. Nothing about hardware. Paths are absolute once loaded. */
 export const JobSpec = z
   .object({
@@ -82,6 +92,10 @@ export const JobSpec = z
     /** `[recovery]`: a new attempt on a new node when the node is proved lost or the run
      *  exits with a listed code; at most `max_restarts` times. */
     recovery: RecoverySpec.optional(),
+    /** Capability constraints (constraint.ts), every one checked against what a node's
+     *  agent probed when it joins: a node that fails one is a failed boot (destroyed,
+     *  confirmed, its host remembered, another tried). */
+    constraints: z.array(ConstraintText).default([]),
   })
   .strict();
 export type JobSpec = z.infer<typeof JobSpec>;

@@ -119,7 +119,7 @@ describe('rejects bad job files with a one-line message at the right place', () 
   test('an unknown key lists what the table accepts as the hint', async () => {
     const err = await failure(`${HEAD}outptus = []\n`);
     expect(err.hint).toBe(
-      '[job] accepts: name, run, setup, workspace, outputs, env, params, setup_fingerprint, host_setup, bootstrap_script, run_setup, checkpoints, checkpoint_every',
+      '[job] accepts: name, run, setup, workspace, outputs, env, params, setup_fingerprint, host_setup, bootstrap_script, run_setup, checkpoints, constraints, checkpoint_every',
     );
   });
 
@@ -213,6 +213,7 @@ hosts = ["lab1", "lab2"]
         params: { LR: '3e-4' },
         setup_fingerprint: [],
         host_setup: [],
+        constraints: [],
       },
       pool: {
         provider: 'ssh',
@@ -238,6 +239,7 @@ hosts = ["lab1", "lab2"]
         params: {},
         setup_fingerprint: [],
         host_setup: [],
+        constraints: [],
       },
       pool: { provider: 'local', count: 1, verify: [], offers: [], hosts: [] },
       policy: {},

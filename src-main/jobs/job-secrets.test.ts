@@ -40,6 +40,7 @@ describe('configureParams: the configure request of a job', () => {
   const job: JobSpec = {
     name: 'j',
     run: 'python train.py',
+    constraints: [],
     outputs: [],
     params: { lr: '0.1' },
     setup_fingerprint: [],

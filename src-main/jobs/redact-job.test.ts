@@ -5,6 +5,7 @@ import { REDACTED, redactJob, resolveSecretsFromEnv } from './redact-job';
 const job = (env: JobSpec['env']): JobSpec => ({
   name: 'j',
   run: 'true',
+  constraints: [],
   workspace: { workdir: '/w', exclude: [] },
   setup_fingerprint: [],
   host_setup: [],

@@ -14,6 +14,9 @@ export interface NodeDesired {
   /** The declaration the key was computed from (jobs/host-declaration.ts); absent in
    *  records written before keys were computed from it. */
   host?: HostKeyInput;
+  /** The job's capability constraints (contract/constraint.ts), checked against what the
+   *  agent probed when it joins; absent: none. */
+  constraints?: string[];
 }
 
 export interface BootstrapFacts {

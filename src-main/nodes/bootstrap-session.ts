@@ -13,6 +13,7 @@ import type { NodeShell, ShellConnector } from '../transport/node-shell';
 import { AgentClient } from './agent-client';
 import { BootstrapError, withDeadline } from './bootstrap-errors';
 import { runBootstrapScript } from './bootstrap-script';
+import { parseConstraint, unmet, unmetText } from '../contract/constraint';
 import { agentCommand, type AgentAddress, type NodeLayout } from './node-layout';
 
 export interface BootstrapDeadlines {
@@ -41,6 +42,9 @@ export interface BootstrapSpec {
    *  `hostKey`. */
   hostDeclaration: HostKeyInput;
   hostKey: string;
+  /** The job's capability constraints: a node whose agent's probe fails one never joins
+   *  (a failed boot: destroyed, confirmed, its host remembered, another tried). */
+  constraints?: string[];
   /** Runs once per machine after the verify commands (bootstrap-script.ts). */
   bootstrapScript?: string;
   /** Names and refresh_capabilities of the declaration's host_setup entries, which the
@@ -153,6 +157,12 @@ export class BootstrapSession {
         throw new BootstrapError(
           'start_failed',
           `the agent advertises host key ${hello.hostKey ?? 'none'}, not ${this.spec.hostKey}: an agent launched with another declaration holds this node folder`,
+        );
+      const failed = unmet((this.spec.constraints ?? []).map(parseConstraint), hello.capabilities);
+      if (failed.length > 0)
+        throw new BootstrapError(
+          'boot_check_failed',
+          `the node does not meet the job's constraints: ${unmetText(failed)}`,
         );
       this.cb.joined(hello, hello.socket ? { ...address, socket: hello.socket } : address);
       await withDeadline(

@@ -28,6 +28,12 @@ const cases: { name: string; args: () => string[]; error: RegExp }[] = [
     error: /tender\.toml:4:1: .*outptus.*outputs/,
   },
   {
+    name: 'a constraint that does not parse, with its position and the form',
+    args: () => ['run', writeJob(h.root, 'constraint', good('constraints = ["gpu.vram 24GB"]\n'))],
+    error:
+      /tender\.toml:4:\d+: .*constraint "gpu\.vram 24GB": no operator; write it as <key> <op> <value>/,
+  },
+  {
     name: 'a workdir that is not a folder',
     args: () => {
       const dir = join(h.root, 'notdir');

@@ -103,6 +103,7 @@ export class NodeFactory {
             agentId: `ag-${randomId(10)}`,
             hostDeclaration: r.desired.host ?? {},
             hostKey: r.desired.hostKey,
+            constraints: r.desired.constraints ?? [],
             bootstrapScript: bootstrapScriptOf(r.desired.host),
             hostSetup: hostSetupOptionsFor(ctx.ledger, r),
             deadlines: timing.deadlines,

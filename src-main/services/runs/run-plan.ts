@@ -1,9 +1,10 @@
+import { parseConstraint } from '../../contract/constraint';
 import type { CommandArgs, JobSpec, RunPlan } from '../../contract';
 import { TenderError } from '../../base/tender-error';
 import { hostDeclaration, hostKey } from '../../jobs/host-declaration';
 import type { Ledger } from '../../ledger/ledger';
 import type { Provider } from '../../providers/provider';
-import { idleEndsAt, planWarmClaims } from './warm-match';
+import { conflictHint, idleEndsAt, planWarmClaims } from './warm-match';
 
 export interface RunPlanDeps {
   ledger: Pick<Ledger, 'dormantNodes' | 'jobSpec'>;
@@ -23,15 +24,18 @@ export function planRun(
   const candidates = args.reuseWarm ? d.ledger.dormantNodes(provider.kind) : [];
   const plan = planWarmClaims(
     candidates,
-    { provider: provider.kind, hostKey: key, host, shapes, maxPrice: args.pool.max_price },
+    {
+      provider: provider.kind,
+      hostKey: key,
+      host,
+      shapes,
+      maxPrice: args.pool.max_price,
+      constraints: (args.job.constraints ?? []).map(parseConstraint),
+    },
     now,
   );
   if (plan.conflicts.length > 0)
-    throw new TenderError(
-      'conflict',
-      plan.conflicts[0]!,
-      'that host is kept warm for another declaration: `tender down <lease>` frees it, or declare the same host_setup, image and resources',
-    );
+    throw new TenderError('conflict', plan.conflicts[0]!, conflictHint(plan.conflicts[0]!));
   return {
     hostKey: key,
     nodes: shapes.map((_, i) => {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { CommandArgs, JobSpec, LeasePolicy } from '../../contract';
+import { type CommandArgs, type JobSpec, type LeasePolicy, parseConstraint } from '../../contract';
 import { homePaths } from '../../base/paths';
 import { leaseLabel } from '../../base/ids';
 import type { Datastream } from '../../datastream/datastream';
@@ -46,6 +46,7 @@ export function createRunRecords(
     verify: args.pool.verify,
     hostKey: key,
     host,
+    ...(job.constraints.length > 0 ? { constraints: job.constraints } : {}),
   });
   for (let tries = 0; ; tries++) {
     const now = d.now();
@@ -57,6 +58,7 @@ export function createRunRecords(
           host,
           shapes,
           maxPrice: args.pool.max_price,
+          constraints: job.constraints.map(parseConstraint),
           desired,
           logicalId,
         })

@@ -1,10 +1,11 @@
+import type { Constraint } from '../../contract/constraint';
 import type { HostKeyInput } from '../../../src-agent/wire/host-key';
 import { TenderError } from '../../base/tender-error';
 import type { Datastream } from '../../datastream/datastream';
 import type { Ledger } from '../../ledger/ledger';
 import type { NodeDesired, NodeRecord } from '../../ledger/node-record';
 import type { NodeShape } from '../../providers/pool-shapes';
-import { planWarmClaims } from './warm-match';
+import { conflictHint, planWarmClaims } from './warm-match';
 
 export interface WarmClaimDeps {
   ledger: Pick<Ledger, 'dormantNodes'>;
@@ -31,6 +32,7 @@ export function placeOnWarmNodes(
     host: HostKeyInput;
     shapes: NodeShape[];
     maxPrice: number | undefined;
+    constraints?: Constraint[];
     desired: (slot: number) => NodeDesired;
     logicalId: (slot: number) => string;
   },
@@ -38,11 +40,7 @@ export function placeOnWarmNodes(
   const now = d.now();
   const plan = planWarmClaims(d.ledger.dormantNodes(want.provider), want, now);
   if (plan.conflicts.length > 0)
-    throw new TenderError(
-      'conflict',
-      plan.conflicts[0]!,
-      'that host is kept warm for another declaration: `tender down <lease>` frees it, or declare the same host_setup, image and resources',
-    );
+    throw new TenderError('conflict', plan.conflicts[0]!, conflictHint(plan.conflicts[0]!));
   const claimed = new Map<number, NodeRecord>();
   for (const [slot, from] of plan.claims) {
     const logicalId = want.logicalId(slot);

@@ -1,3 +1,4 @@
+import { parseConstraint } from '../../contract/constraint';
 import { describe, expect, it } from 'vitest';
 import type { HostKeyInput } from '../../../src-agent/wire/host-key';
 import { hostKey } from '../../jobs/host-declaration';
@@ -191,6 +192,24 @@ describe('planWarmClaims', () => {
     );
     expect(plan.claims.size).toBe(0);
     expect(plan.passedOver[0]).toMatch(/costs \$3\.000\/h, over max_price 2/);
+  });
+
+  it("passes over a warm node whose probed capabilities fail the job's constraints", () => {
+    const caps = (c: Record<string, string | number>) => ({
+      node: { agent: { hostKey: hostKey(HOST), capabilities: c } } as Partial<NodeRecord>,
+    });
+    const plan = planWarmClaims(
+      [
+        candidate('r-small', caps({ 'gpu.vram': 8 * 1024 ** 3 })),
+        candidate('r-big', caps({ 'gpu.vram': 48 * 1024 ** 3 })),
+      ],
+      want({ constraints: [parseConstraint('gpu.vram >= 24GB')] }),
+      NOW,
+    );
+    expect([...plan.claims.values()].map((n) => n.runId)).toEqual(['r-big']);
+    expect(plan.passedOver).toEqual([
+      "warm node vastai:r-small does not meet the job's constraints: gpu.vram >= 24GB (the node has gpu.vram = 8589934592)",
+    ]);
   });
 
   it('ignores other providers and nodes that are not warm', () => {

@@ -3,6 +3,7 @@ import type { AttemptRow, LeaseRow, RunRow } from '../../ledger/rows';
 import type { NodeRecord } from '../../ledger/node-record';
 import { differingFields } from '../../jobs/host-declaration';
 import type { NodeShape } from '../../providers/pool-shapes';
+import { type Constraint, unmet, unmetText } from '../../contract/constraint';
 
 /** A node kept after its job, as the ledger holds it: its record, the run it served last,
  *  that run's attempt on it, and its lease. */
@@ -20,6 +21,9 @@ export interface WarmWant {
   host: HostKeyInput;
   shapes: NodeShape[];
   maxPrice: number | undefined;
+  /** The job's capability constraints: a warm node whose probed capabilities fail one is
+   *  passed over (on a named host of yours: an error). */
+  constraints?: Constraint[];
 }
 
 export interface WarmPlan {
@@ -92,6 +96,13 @@ export function planWarmClaims(candidates: WarmCandidate[], want: WarmWant, now:
       else passedOver.push(line);
       continue;
     }
+    const failed = unmet(want.constraints ?? [], c.node.agent?.capabilities ?? {});
+    if (failed.length > 0) {
+      const line = `warm node ${name} does not meet the job's constraints: ${unmetText(failed)}`;
+      if (want.shapes[slot]?.host !== undefined) conflicts.push(line);
+      else passedOver.push(line);
+      continue;
+    }
     const price = c.lease?.pricePerHour ?? null;
     if (want.maxPrice !== undefined && price !== null && price > want.maxPrice) {
       passedOver.push(
@@ -119,4 +130,11 @@ function slotFor(
     if (host !== undefined && want === host) return i;
   }
   return null;
+}
+
+/** The fix for a conflict on a host of yours (see `planWarmClaims`). */
+export function conflictHint(conflict: string): string {
+  return conflict.includes("does not meet the job's constraints")
+    ? 'that host does not have what the constraints ask for: change them, or run on another host'
+    : 'that host is kept warm for another declaration: `tender down <lease>` frees it, or declare the same host_setup, image and resources';
 }
