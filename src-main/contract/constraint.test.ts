@@ -52,10 +52,11 @@ describe('parseConstraint', () => {
 
 describe('parseQuantity', () => {
   it.each([
-    ['16GB', 16 * GiB],
-    ['512MB', 512 * 1024 ** 2],
-    ['1TB', 1024 ** 4],
+    ['16GB', 16e9],
+    ['512MB', 512e6],
+    ['1TB', 1e12],
     ['1.5GiB', 1.5 * GiB],
+    ['16G', 16 * GiB],
     ['24', 24],
     [7, 7],
     ['3.11', null], // a version
@@ -70,8 +71,11 @@ describe('satisfies (the seed: byte suffixes, versions by segment, text, missing
     ['gpu.count > 2', false],
     ['gpu.vram >= 16GB', true],
     ['gpu.vram >= 80GB', true],
-    ['gpu.vram > 80GB', false],
+    ['gpu.vram > 80GiB', false],
+    ['gpu.vram > 80GB', true], // 80 GiB is more than 80·10^9 bytes
     ['gpu.vram.max >= 48GB', false],
+    ['gpu.vram.max >= 40GB', true], // 40 GiB is more than 40·10^9 bytes
+    ['gpu.vram.max >= 41GiB', false],
     ['mem.total >= 32GB', true],
     ['os == linux', true],
     ['os != linux', false],
@@ -90,6 +94,12 @@ describe('satisfies (the seed: byte suffixes, versions by segment, text, missing
     ['julia.version != 1.10', false], // even a "not equal"
   ])('%s → %s', (text, want) => {
     expect(satisfies(parseConstraint(text), caps)).toBe(want);
+  });
+
+  it('a "24 GB" card (24564 MiB, as nvidia-smi reports it) meets gpu.vram >= 24GB', () => {
+    const rtx4090 = { 'gpu.vram': 24564 * 1024 ** 2 };
+    expect(satisfies(parseConstraint('gpu.vram >= 24GB'), rtx4090)).toBe(true);
+    expect(satisfies(parseConstraint('gpu.vram >= 24GiB'), rtx4090)).toBe(false);
   });
 
   it('names what a node lacks, with what it has', () => {

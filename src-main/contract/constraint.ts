@@ -1,7 +1,7 @@
 // Capability constraints (seed 001, "Task Constraints"): `<key> <op> <value>`, every one
 // must hold against a node's capabilities (the flat keys its agent probes: `gpu.vram`,
-// `mem.total`, `os`, `gpu.cuda`, …). Integers take byte suffixes (16GB = 16 GiB, as the
-// probes count bytes), versions compare segment by segment with missing segments 0, other
+// `mem.total`, `os`, `gpu.cuda`, …). Integers take byte suffixes (16GB = 16·10^9 bytes,
+// 16GiB = 16·2^30), versions compare segment by segment with missing segments 0, other
 // strings compare as text; a key the node does not have fails. Pure.
 /** A node's probed capabilities (the agent's `Capabilities`): flat keys to values. */
 export type CapabilityMap = Record<string, string | number>;
@@ -21,20 +21,22 @@ const ALIASES: Record<string, string> = { cuda: 'gpu.cuda', vram: 'gpu.vram', ra
 
 const OPS: ConstraintOp[] = ['==', '!=', '>=', '<=', '>', '<']; // two-character ones first
 const KEY = /^[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/;
+// GB is 10^9 bytes, GiB 2^30: a "24 GB" card reports 24564 MiB, which `>= 24GB` must take
+// (it is 23.99 GiB). Single letters are binary, as docker's --memory reads them.
 const UNITS: Record<string, number> = {
   '': 1,
   B: 1,
+  KB: 1e3,
+  MB: 1e6,
+  GB: 1e9,
+  TB: 1e12,
   K: 1024,
-  KB: 1024,
   KIB: 1024,
   M: 1024 ** 2,
-  MB: 1024 ** 2,
   MIB: 1024 ** 2,
   G: 1024 ** 3,
-  GB: 1024 ** 3,
   GIB: 1024 ** 3,
   T: 1024 ** 4,
-  TB: 1024 ** 4,
   TIB: 1024 ** 4,
 };
 

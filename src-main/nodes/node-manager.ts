@@ -165,6 +165,7 @@ export class NodeManager {
           runId: this.rec.runId,
           logicalId: this.rec.logicalId,
           shape: this.rec.desired.shape,
+          ...(this.rec.desired.constraints ? { constraints: this.rec.desired.constraints } : {}),
         },
         signal,
       );

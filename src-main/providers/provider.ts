@@ -74,6 +74,9 @@ export interface CreateLeaseRequest {
   logicalId: string;
   /** Provider-specific desired shape, already validated by the provider's own schema. */
   shape: Record<string, unknown>;
+  /** The job's capability constraints: a marketplace rents only offers that can meet them
+   *  (contract/constraint.ts); the node's probe checks them again at join. */
+  constraints?: string[];
 }
 
 export interface CreateLeaseResult {

@@ -38,6 +38,27 @@ describe('constraints at join', () => {
     expect(refused.nodes[0]!.stage).toBe('destroyed');
   });
 
+  it('on Vast.ai the offers are filtered first: a constraint no offer meets rents nothing and is named', async () => {
+    const { core, fake, work } = await vast();
+    const started = await core.client.invoke('run.start', {
+      job: {
+        name: 'big',
+        run: 'true',
+        constraints: ['gpu.count >= 1', 'gpu.vram >= 200GB'],
+        workspace: { workdir: work, exclude: [] },
+      },
+      pool: { provider: 'vastai', count: 1, gpu: 'RTX 4090' },
+    });
+    if (!started.ok) throw new Error(started.error.message);
+    await core.waitRun(started.value.id);
+    const run = await view(core, started.value.id);
+    expect(run.status).toBe('failed');
+    expect(run.failedReason).toMatch(
+      /no Vast\.ai offer of this pool meets the constraint "gpu\.vram >= 200GB"/,
+    );
+    expect(fake.state.instances()).toEqual([]); // nothing was rented
+  });
+
   it('on Vast.ai each node that fails is a failed boot: destroyed, confirmed, its host remembered, another tried', async () => {
     const { core, fake, work } = await vast();
     const started = await core.client.invoke('run.start', {

@@ -2,6 +2,8 @@ import type { SelfTeardown } from '../../../src-agent/wire/protocol';
 import type { PoolSpec } from '../../contract';
 import { TenderError } from '../../base/tender-error';
 import { OfferFilter, type Offer, type OfferFilterInput } from '../../contract/views';
+import { parseConstraint } from '../../contract/constraint';
+import { filterOffers } from './offer-constraints';
 import { countedShapes, type NodeShape } from '../pool-shapes';
 import {
   ProviderError,
@@ -161,6 +163,16 @@ export class VastProvider implements Provider {
       throw new ProviderError(plan.message, { fatal: true, hint: plan.hint });
     const bids = new Map(plan?.bids.map((b) => [b.offer.offerId, b.bid]));
     if (plan) offers = offers.filter((o) => bids.has(o.offerId));
+    const met = filterOffers(offers, (req.constraints ?? []).map(parseConstraint));
+    if (met.emptiedBy)
+      throw new ProviderError(
+        `no Vast.ai offer of this pool meets the constraint ${JSON.stringify(met.emptiedBy.text)}`,
+        {
+          fatal: true,
+          hint: `loosen that constraint, or widen the pool (gpu, gpu_count, max_price); \`tender offers\` shows what is there`,
+        },
+      );
+    offers = met.offers;
     if (offers.length === 0)
       throw new ProviderError('no Vast.ai offer matches this pool', {
         hint: 'loosen max_price, min_vram_gb, gpu or min_reliability; `tender offers` shows what is there',
