@@ -1,4 +1,5 @@
 import { toErrorData } from '../base/tender-error';
+import { TENDER_VERSION } from '../base/version';
 import { bidCommand, BID_USAGE } from './commands/bid';
 import { downCommand, DOWN_USAGE } from './commands/down';
 import { hostsCommand, HOSTS_USAGE } from './commands/hosts';
@@ -10,6 +11,7 @@ import { nodeCommand, NODE_USAGE } from './commands/node-setup';
 import { logsCommand, LOGS_USAGE } from './commands/logs';
 import { runCommand, RUN_USAGE } from './commands/run';
 import { rerunCommand, RERUN_USAGE } from './commands/rerun';
+import { receiptCommand, RECEIPT_USAGE } from './commands/receipt';
 import { statusCommand } from './commands/status';
 import { COST_USAGE, costCommand } from './commands/cost';
 import { syncCommand, SYNC_USAGE } from './commands/sync';
@@ -17,8 +19,7 @@ import { cliContext } from './context';
 import { EXIT } from './exit-codes';
 import { printError } from './output';
 
-declare const __TENDER_VERSION__: string | undefined;
-const VERSION = typeof __TENDER_VERSION__ === 'string' ? __TENDER_VERSION__ : 'dev';
+const VERSION = TENDER_VERSION;
 
 const USAGE = `tender ${VERSION} — rent GPU nodes, run a job, get the outputs back, leak nothing.
 
@@ -27,6 +28,7 @@ usage:
   ${RERUN_USAGE}
   tender status [--json]
   ${COST_USAGE}
+  ${RECEIPT_USAGE}
   ${LOGS_USAGE}
   ${SYNC_USAGE}
   ${DOWN_USAGE}
@@ -49,6 +51,7 @@ const COMMANDS: Record<
   rerun: rerunCommand,
   status: statusCommand,
   cost: costCommand,
+  receipt: receiptCommand,
   logs: logsCommand,
   sync: syncCommand,
   down: downCommand,

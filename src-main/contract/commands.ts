@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Receipt } from './receipt';
 import { JobSpec, PoolSpec } from './job';
 import { LogBackfill } from './log-backfill';
 import { webhookUrlProblem } from './notice';
@@ -64,6 +65,12 @@ export const commands = {
   'run.plan': {
     input: z.object({ job: JobSpec, pool: PoolSpec, reuseWarm: z.boolean().default(true) }),
     output: RunPlan,
+  },
+  /** The receipts of a run's finished jobs (contract/receipt.ts), one per node that has
+   *  one; `nodeId` (`node-0`) for one node. */
+  'run.receipts': {
+    input: z.object({ runId: z.string(), nodeId: z.string().optional() }),
+    output: z.array(Receipt),
   },
   /** Picks up runs nobody drives: every one (`all`), or those whose job has ended on every
    *  node, so their outputs are collected and their nodes torn down. The runs attached. */

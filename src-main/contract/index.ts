@@ -8,6 +8,7 @@ export * from './job';
 export * from './log-backfill';
 export * from './notice';
 export * from './policy';
+export * from './receipt';
 export * from './stages';
 export * from './views';
 export * from './handlers';

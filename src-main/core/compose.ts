@@ -9,6 +9,7 @@ import type { Handlers } from '../contract';
 import { Datastream } from '../datastream/datastream';
 import { hashCacheSaves } from '../jobs/workspace/hash-cache';
 import { recoveredAttempts } from '../services/notify/recovered-attempts';
+import { readReceipts } from '../services/runs/receipts';
 import { NodeManifestMemory, nodeManifestDir } from '../jobs/workspace/node-manifest-memory';
 import { WorkspaceSessions } from '../jobs/workspace/session-pool';
 import type { Ledger } from '../ledger/ledger';
@@ -159,6 +160,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     : null;
   const table: Handlers = {
     ...runHandlers(runs),
+    'run.receipts': async ({ runId, nodeId }) => readReceipts({ home, ledger }, runId, nodeId),
     'run.collectDue': async ({ all }) => {
       requireWriter();
       const t = timing.current();

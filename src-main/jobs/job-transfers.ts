@@ -1,7 +1,7 @@
 import type { AgentLink } from '../nodes/agent-link';
 import type { AgentAddress } from '../nodes/node-layout';
 import type { JobEvent } from './job-fsm';
-import { pullOutputs } from './outputs/pull';
+import { pullOutputs, type PulledOutputs } from './outputs/pull';
 import {
   outputsNote,
   PROGRESS_NOTE_MS,
@@ -83,7 +83,7 @@ export async function pullJobOutputs(
   d: TransferDeps,
   outputs: string[],
   outputsDir: string,
-  onCollected: () => void,
+  onCollected: (pulled: PulledOutputs) => void,
 ): Promise<Extract<JobEvent, { type: 'OutputsCollected' | 'OutputsFailed' }>> {
   const shell = await d.link.bulkShell();
   try {
@@ -92,7 +92,7 @@ export async function pullJobOutputs(
       incremental: true,
     });
     d.note(outputsNote(pulled));
-    onCollected();
+    onCollected(pulled);
     return { type: 'OutputsCollected', missing: pulled.missing };
   } catch (err) {
     d.note(`outputs not collected: ${(err as Error).message}`);

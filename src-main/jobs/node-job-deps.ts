@@ -7,6 +7,8 @@ import type { NodeRecord } from '../ledger/node-record';
 import type { NodeEndpoint } from '../providers/provider';
 import type { NodeShell } from '../transport/node-shell';
 import type { PushPlan } from './workspace/push';
+import type { JobState } from './job-fsm';
+import type { PulledOutputs } from './outputs/pull';
 import type { NodeManifestMemory } from './workspace/node-manifest-memory';
 
 // What a NodeJob (node-job.ts) is given: the node's manager, the stores, and the policy.
@@ -46,6 +48,13 @@ export interface NodeJobDeps {
   /** A lease's machine went away under a running job (its host or container died): remember
    *  the host, so a recovery rents elsewhere. */
   recordLostHost(rec: NodeRecord, reason: string): void;
+  /** The job ended on this node: its receipt is written (receipt-writer.ts) from what the
+   *  job knew and what the run knows (when it started, what it cost). */
+  recordReceipt?(facts: {
+    state: JobState;
+    pulled: PulledOutputs | null;
+    workspace: { manifest: string; files: number } | null;
+  }): void;
   /** The node's dead-man switch: the agent destroys the node itself when the app stops
    *  renewing it (unreachable past the grace, budget, idle). null: none is armed. */
   deadMan: DeadManWiring | null;

@@ -29,6 +29,7 @@ import {
 } from './node-loss';
 import { DEFAULT_PULL_EVERY_S, PeriodicPulls } from './periodic-pulls';
 import { PhaseTracker } from './phase-tracker';
+import type { PulledOutputs } from './outputs/pull';
 import { CLAIM_CHECK_DEADLINE_MS, claimProblem } from './claimed-node';
 import { provisionNode } from './provision-node';
 import { pullCheckpoints, restoreCheckpoints } from './checkpoints';
@@ -65,6 +66,8 @@ export class NodeJob {
   /** During the check: told the reason once the link has failed twice in a row. */
   private claimLinkLost: ((reason: string) => void) | null = null;
   private claimLinkFailures = 0;
+  /** The outputs as the final collection brought them (for the receipt). */
+  private pulled: PulledOutputs | null = null;
   /** A claimed warm node's push session, opened while its link handshakes. */
   private earlySession: Promise<EarlySession | null> | null = null;
   /** A second look at the lease's interruption while the link is down (checkPreempted). */
@@ -134,7 +137,10 @@ export class NodeJob {
     const note = stepNote(prev, step.state);
     if (note) this.note(note);
     this.deps.onChange();
-    if (step.state.phase === 'done') this.finish(step.state);
+    if (step.state.phase === 'done') {
+      this.recordReceipt(step.state);
+      this.finish(step.state);
+    }
     void this.execute(step.commands);
   }
 
@@ -254,6 +260,20 @@ export class NodeJob {
     return pushed;
   }
 
+  /** The job's receipt; a failure to write one is noted, never the job's. */
+  private recordReceipt(state: JobState): void {
+    try {
+      const m = this.deps.manifestMemory.get(this.deps.manager.record.label);
+      this.deps.recordReceipt?.({
+        state,
+        pulled: this.pulled,
+        workspace: m ? { manifest: m.digest, files: m.files.size } : null,
+      });
+    } catch (err) {
+      this.note(`no receipt written: ${(err as Error).message}`);
+    }
+  }
+
   private async takeEarlySession(): Promise<EarlySession | null> {
     const early = this.earlySession;
     this.earlySession = null;
@@ -361,8 +381,9 @@ export class NodeJob {
   private async collect(): Promise<JobEvent> {
     if (!this.deps.manager.record.agent) return { type: 'OutputsCollected', missing: [] };
     const { job, outputsDir } = this.deps;
-    return pullJobOutputs(this.transfers(), job.outputs, outputsDir, () => {
+    return pullJobOutputs(this.transfers(), job.outputs, outputsDir, (pulled) => {
       this.collected = true;
+      this.pulled = pulled;
       void this.renewer?.renewNow();
     });
   }

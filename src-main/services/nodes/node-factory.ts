@@ -1,6 +1,9 @@
 import type { JobSpec } from '../../contract';
 import type { Datastream } from '../../datastream/datastream';
 import { initialJobState, type JobState } from '../../jobs/job-fsm';
+import { leaseCost } from '../../contract/billing';
+import { TENDER_VERSION } from '../../base/version';
+import { buildReceipt, writeReceipt } from '../../jobs/receipt-writer';
 import { NodeJob } from '../../jobs/node-job';
 import type { PushPlan } from '../../jobs/workspace/push';
 import type { Ledger } from '../../ledger/ledger';
@@ -190,6 +193,32 @@ export class NodeFactory {
               machine: lost.lease?.metadata.machine_id ?? null,
               reason,
             },
+          });
+        },
+        recordReceipt: (facts) => {
+          const node = manager.record;
+          const now = ctx.now();
+          const leases = ctx.ledger.leasesOfRun(node.runId).filter((l) => l.nodeId === node.id);
+          const file = writeReceipt(
+            outputsDir,
+            buildReceipt({
+              ...facts,
+              runId: node.runId,
+              jobId: w.jobId,
+              job: w.job,
+              node,
+              startedAt: ctx.ledger.getRun(node.runId)?.createdAt ?? now,
+              endedAt: now,
+              costUsd: leases.reduce((sum, l) => sum + leaseCost(l, now), 0),
+              tenderVersion: TENDER_VERSION,
+            }),
+          );
+          ctx.ledger.append({
+            ts: now,
+            runId: node.runId,
+            nodeId: node.id,
+            kind: 'job.receipt',
+            data: { file },
           });
         },
       },

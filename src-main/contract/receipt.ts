@@ -1,0 +1,51 @@
+// A finished job's receipt (seed 001, "receipts"): what ran, on what, from which inputs, to
+// which outputs — enough to see what a result came from and to run it again. Written by
+// the app beside the node's outputs (`runs/<run>/<node>/receipt.json`). Never a secret
+// value: env is listed by name, secrets marked.
+import { z } from 'zod';
+
+export const Receipt = z.object({
+  version: z.literal(1),
+  runId: z.string(),
+  /** TENDER_JOB_ID. */
+  jobId: z.string(),
+  node: z.string(),
+  attempt: z.number(),
+  status: z.string(),
+  exitCode: z.number().nullable(),
+  reason: z.string().nullable(),
+  job: z.object({
+    name: z.string(),
+    run: z.string(),
+    setup: z.string().nullable(),
+    setupFingerprint: z.array(z.string()),
+    runSetup: z.string().nullable(),
+    hostSetup: z.array(z.string()),
+    /** Names only; `secret: true` for those whose value never left this machine in clear. */
+    env: z.array(z.object({ name: z.string(), secret: z.boolean() })),
+    params: z.record(z.string(), z.string()),
+    constraints: z.array(z.string()),
+  }),
+  workspace: z.object({
+    /** The manifest digest of what the node was given (null: no workspace, or unknown). */
+    manifest: z.string().nullable(),
+    files: z.number().nullable(),
+  }),
+  outputs: z.object({
+    files: z.array(z.object({ path: z.string(), size: z.number(), sha256: z.string() })),
+    missing: z.array(z.string()),
+  }),
+  placement: z.object({
+    provider: z.string(),
+    leaseId: z.string().nullable(),
+    image: z.string().nullable(),
+    hostKey: z.string(),
+    agentVersion: z.string().nullable(),
+    capabilities: z.record(z.string(), z.union([z.string(), z.number()])),
+  }),
+  timings: z.object({ startedAt: z.number(), endedAt: z.number() }),
+  /** What the run's leases of this node cost, in dollars, when it ended. */
+  costUsd: z.number(),
+  tenderVersion: z.string(),
+});
+export type Receipt = z.infer<typeof Receipt>;

@@ -1,0 +1,77 @@
+// Builds and writes a finished job's receipt (contract/receipt.ts) from what the job knew:
+// its spec, the node record (placement, what the agent probed), the last pull of its
+// outputs and the workspace manifest it was given. Pure but for the write.
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { JobSpec, Receipt } from '../contract';
+import type { NodeRecord } from '../ledger/node-record';
+import type { JobState } from './job-fsm';
+import type { PulledOutputs } from './outputs/pull';
+import { hostSetupScript } from './host-declaration';
+
+export interface ReceiptFacts {
+  runId: string;
+  jobId: string;
+  job: JobSpec;
+  node: NodeRecord;
+  state: JobState;
+  pulled: PulledOutputs | null;
+  workspace: { manifest: string; files: number } | null;
+  startedAt: number;
+  endedAt: number;
+  costUsd: number;
+  tenderVersion: string;
+}
+
+/** Where a node's receipt lives: beside its outputs. */
+export function receiptFile(outputsDir: string): string {
+  return join(dirname(outputsDir), 'receipt.json');
+}
+
+export function buildReceipt(f: ReceiptFacts): Receipt {
+  const { job, node, state } = f;
+  return {
+    version: 1,
+    runId: f.runId,
+    jobId: f.jobId,
+    node: node.logicalId,
+    attempt: state.attempt,
+    status: state.status,
+    exitCode: state.exitCode,
+    reason: state.reason,
+    job: {
+      name: job.name,
+      run: job.run,
+      setup: job.setup ?? null,
+      setupFingerprint: job.setup_fingerprint,
+      runSetup: job.run_setup ?? null,
+      hostSetup: job.host_setup.map(hostSetupScript),
+      env: Object.entries(job.env).map(([name, v]) => ({ name, secret: typeof v !== 'string' })),
+      params: job.params,
+      constraints: job.constraints,
+    },
+    workspace: { manifest: f.workspace?.manifest ?? null, files: f.workspace?.files ?? null },
+    outputs: { files: f.pulled?.files ?? [], missing: f.pulled?.missing ?? [] },
+    placement: {
+      provider: node.desired.provider,
+      leaseId: node.lease?.leaseId ?? null,
+      image: typeof node.desired.shape.image === 'string' ? node.desired.shape.image : null,
+      hostKey: node.agent?.hostKey ?? node.desired.hostKey,
+      agentVersion: node.agent?.version ?? null,
+      capabilities: node.agent?.capabilities ?? {},
+    },
+    timings: { startedAt: f.startedAt, endedAt: f.endedAt },
+    costUsd: f.costUsd,
+    tenderVersion: f.tenderVersion,
+  };
+}
+
+/** Writes it atomically (a crash leaves the last whole receipt, or none). */
+export function writeReceipt(outputsDir: string, receipt: Receipt): string {
+  const file = receiptFile(outputsDir);
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, `${JSON.stringify(receipt, null, 2)}\n`);
+  renameSync(tmp, file);
+  return file;
+}
