@@ -24,6 +24,22 @@ export async function probeGpus(): Promise<GpuProbe> {
   return { gpus, cuda: banner === undefined ? undefined : parseCudaVersion(banner) };
 }
 
+/** `python.version` from `python3 --version` (else `python`), as seed 001 names it;
+ *  absent where neither runs. */
+export async function probeRuntimes(): Promise<Capabilities> {
+  for (const cmd of ['python3', 'python']) {
+    const out = await run(cmd, ['--version']);
+    const version = out === undefined ? null : parsePythonVersion(out);
+    if (version) return { 'python.version': version };
+  }
+  return {};
+}
+
+/** "Python 3.12.1" → "3.12.1" (null: not that). */
+export function parsePythonVersion(text: string): string | null {
+  return /^Python (\d+\.\d+(?:\.\d+)?)/m.exec(text.trim())?.[1] ?? null;
+}
+
 /** The host facts plus the GPU facts of an earlier probe; `disk.avail` is read now. */
 export function capabilities(dir: string, gpu: GpuProbe): Capabilities {
   const caps: Capabilities = {

@@ -1,7 +1,7 @@
 // What the request handlers share: one per daemon.
 import type { HostKeyInput } from '../wire/host-key';
 import type { NodePaths } from '../wire/paths';
-import type { PhaseState, TeardownRecord } from '../wire/protocol';
+import type { Capabilities, PhaseState, TeardownRecord } from '../wire/protocol';
 import type { GpuProbe } from './capabilities';
 import type { DeadManSwitch } from './dead-man-switch';
 import type { HostSetup } from './host-setup';
@@ -28,6 +28,8 @@ export interface DaemonContext {
   /** The nvidia-smi probe, started at daemon start and again after a host-setup entry
    *  with refresh_capabilities. */
   gpus: Promise<GpuProbe>;
+  /** Language runtimes probed at the same times (`python.version`). */
+  runtimes?: Promise<Capabilities>;
   /** The host-setup FIFO (host-setup.ts). */
   hostSetup: HostSetup;
   /** TENDER_CACHE and its measured size (node-cache.ts). */

@@ -8,7 +8,7 @@ import { type NodePaths, nodePaths } from '../wire/paths';
 import type { HostKeyInput } from '../wire/host-key';
 import { type AgentInfo, PROTOCOL_VERSION } from '../wire/protocol';
 import { AGENT_VERSION } from '../version';
-import { probeGpus } from './capabilities';
+import { probeGpus, probeRuntimes } from './capabilities';
 import { Connection } from './connection';
 import type { DaemonContext } from './context';
 import { setUpDeadMan } from './dead-man-setup';
@@ -97,6 +97,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     },
     refreshCapabilities: async () => {
       ctx.gpus = probeGpus();
+      ctx.runtimes = probeRuntimes();
       const { gpus } = await ctx.gpus;
       if (!ctx.isShuttingDown) gpuSampler.setEnabled(gpus.length > 0);
       return `capabilities re-probed: ${gpus.length} GPU(s)${gpus.length ? ` (${gpus.map((g) => g.name).join(', ')})` : ''}`;
@@ -116,6 +117,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     log,
     supervisor,
     gpus: probeGpus(),
+    runtimes: probeRuntimes(),
     hostSetup,
     cache,
     job: undefined,

@@ -46,7 +46,7 @@ export const handlers: { [K in OpName]: Handler<K> } = {
       startedAt: ctx.startedAt,
       hostKey: ctx.hostKey,
       lastSeq: ctx.log.durableSeq,
-      capabilities: capabilities(ctx.paths.dir, await ctx.gpus),
+      capabilities: { ...capabilities(ctx.paths.dir, await ctx.gpus), ...(await ctx.runtimes) },
       teardown: ctx.teardown(),
       socket: resolve(ctx.paths.socket),
     };

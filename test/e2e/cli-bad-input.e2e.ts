@@ -34,6 +34,11 @@ const cases: { name: string; args: () => string[]; error: RegExp }[] = [
       /tender\.toml:4:\d+: .*constraint "gpu\.vram 24GB": no operator; write it as <key> <op> <value>/,
   },
   {
+    name: 'a --constraint that does not parse',
+    args: () => ['run', writeJob(h.root, 'constraint-flag', good()), '--constraint', 'vram 24GB'],
+    error: /--constraint: constraint "vram 24GB": no operator/,
+  },
+  {
     name: 'a workdir that is not a folder',
     args: () => {
       const dir = join(h.root, 'notdir');

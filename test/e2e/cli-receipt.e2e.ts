@@ -68,6 +68,14 @@ describe('tender receipt', () => {
     ]);
     expect(readFileSync(join(out, 'receipt.json'), 'utf8')).not.toContain(SECRET);
 
+    // A --constraint the node fails: it never joins, and the run says which.
+    const refused = await runCli(['run', job, '--constraint', 'gpu.count >= 1'], {
+      home,
+      env: { RECEIPT_TOKEN: SECRET },
+    });
+    expect(refused.code).toBe(3); // no node to run on: an infrastructure failure, not the job's
+    expect(refused.stderr).toMatch(/gpu\.count >= 1 \(the node has no gpu\.count\)/);
+
     const none = await runCli(['receipt', 'r-nosuchrun'], { home });
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/no run r-nosuchrun/);

@@ -27,6 +27,7 @@ describe('constraints at join', () => {
       'mem.total >= 64MB',
       'cpu.cores >= 1',
       'node.version >= 18',
+      'python.version >= 3',
     ]);
     expect(ok.status, ok.failedReason ?? '').toBe('completed');
 

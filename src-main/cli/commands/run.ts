@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { PolicyInput, RunView } from '../../contract';
 import { TenderCore } from '../../core/tender-core';
 import { TenderError } from '../../base/tender-error';
+import { parseConstraint } from '../../contract/constraint';
 import { loadJobFile } from '../../jobs/job-file';
 import { DEFAULT_PROVIDER, HOSTS_PROVIDER, KNOWN_PROVIDERS } from '../../providers/known';
 import { findHost } from '../../providers/ssh/hosts-file';
@@ -12,7 +13,7 @@ import { durationFlag, positiveNumber } from './flags';
 import { makeLogPrinter } from '../log-printer';
 import { bold, green, info, red } from '../output';
 
-export const RUN_USAGE = `tender run <job.toml> [--provider P] [--count N] [--hosts a,b] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--interruptible [--bid X]] [--keep] [--fresh-setup] [--new-node] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--collect-grace 1h] [--detach] [--json]`;
+export const RUN_USAGE = `tender run <job.toml> [--provider P] [--count N] [--hosts a,b] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--interruptible [--bid X]] [--constraint EXPR]… [--keep] [--fresh-setup] [--new-node] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--collect-grace 1h] [--detach] [--json]`;
 
 export async function runCommand(argv: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -30,6 +31,7 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
       'disk-gb': { type: 'string' },
       interruptible: { type: 'boolean' },
       bid: { type: 'string' },
+      constraint: { type: 'string', multiple: true },
       keep: { type: 'boolean', default: false },
       'fresh-setup': { type: 'boolean', default: false },
       'new-node': { type: 'boolean', default: false },
@@ -89,14 +91,23 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
     pool.count = n;
   }
 
-  const policy = { ...loaded.policy, ...policyFlags(values) };
+  // `--constraint EXPR` (repeatable) adds to the job's constraints, each checked as the
+  // job file's are.
+  const job = values.constraint?.length
+    ? {
+        ...loaded.job,
+        constraints: [...loaded.job.constraints, ...values.constraint.map(constraintFlag)],
+      }
+    : loaded.job;
+  const { constraint: _constraints, ...flags } = values;
+  const policy = { ...loaded.policy, ...policyFlags(flags) };
   // Host names too are checked before anything is opened or written.
   for (const name of pool.provider === HOSTS_PROVIDER ? pool.hosts : []) findHost(ctx.home, name);
   return followRun(
     ctx,
     (core) =>
       call(core, 'run.start', {
-        job: loaded.job,
+        job,
         pool,
         keep: values.keep,
         policy,
@@ -277,4 +288,14 @@ function policyFlags(values: Record<string, string | boolean | undefined>): Poli
     out.afterJob = aj;
   }
   return out;
+}
+
+/** One `--constraint`: parsed now, so a bad one is bad input before anything runs. */
+function constraintFlag(text: string): string {
+  try {
+    parseConstraint(text);
+  } catch (err) {
+    throw new TenderError('bad_input', `--constraint: ${(err as Error).message}`);
+  }
+  return text;
 }
