@@ -50,6 +50,8 @@ export interface ComposerDraft {
    *  falls back to a similar machine. */
   offerFilter: OfferFilterInput;
   verify: string[];
+  /** Capability constraints, one per line (`gpu.vram >= 24GB`). */
+  constraints: string;
   /** The container image for marketplace nodes (vastai); empty: the provider's default. */
   image: string;
   /** Rent on the interruptible market (vastai: a bid). */
@@ -81,6 +83,7 @@ export const EMPTY_DRAFT: ComposerDraft = {
   offers: [],
   offerFilter: {},
   verify: [],
+  constraints: '',
   image: '',
   interruptible: false,
   bid: '',

@@ -38,7 +38,7 @@ export function PoolCard(props: { problem?: string; cheapest: CheapestMatch }): 
         {draft.provider === 'vastai' && <VastPool cheapest={props.cheapest} />}
         {props.problem && <div className="field-error">{props.problem}</div>}
         <details className="advanced">
-          <summary>Checks before the job</summary>
+          <summary>Checks and constraints</summary>
           <div className="field">
             <textarea
               className="textarea"
@@ -51,6 +51,21 @@ export function PoolCard(props: { problem?: string; cheapest: CheapestMatch }): 
               onChange={(e) => patch({ verify: e.target.value.split('\n') })}
             />
             <span className="hint">One command per line; a node where one fails is replaced.</span>
+          </div>
+          <div className="field">
+            <textarea
+              className="textarea mono"
+              rows={2}
+              data-testid="constraints"
+              aria-label="Capability constraints, one per line"
+              placeholder={'gpu.vram >= 24GB\ncuda >= 12.1'}
+              value={draft.constraints}
+              onChange={(e) => patch({ constraints: e.target.value })}
+            />
+            <span className="hint">
+              Constraints, one per line (key op value): offers that cannot meet them are not rented,
+              and a node whose probe fails one is replaced.
+            </span>
           </div>
         </details>
       </div>

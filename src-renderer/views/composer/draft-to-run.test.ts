@@ -171,6 +171,15 @@ describe('draftToStartInput', () => {
     expect(PoolSpec.parse(pool)).toMatchObject(pool);
   });
 
+  it("constraints, one per line, become the job's; one that does not parse is named", () => {
+    const job = draftToStartInput(draft({ constraints: ' gpu.vram >= 24GB \n\ncuda >= 12.1' })).job;
+    expect(job.constraints).toEqual(['gpu.vram >= 24GB', 'cuda >= 12.1']);
+    expect(draftToStartInput(draft({ constraints: '' })).job).not.toHaveProperty('constraints');
+    expect(draftProblems(draft({ constraints: 'gpu.vram 24GB' })).pool).toMatch(
+      /constraint "gpu\.vram 24GB": no operator/,
+    );
+  });
+
   it('a bid that is not a price is named, with the fix', () => {
     for (const bid of ['cheap', '-1', '0'])
       expect(draftProblems(draft({ provider: 'vastai', interruptible: true, bid })).pool).toMatch(

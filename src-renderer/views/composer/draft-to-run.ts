@@ -4,6 +4,7 @@ import type {
   OfferFilterInput,
   PoolSpecInput,
 } from '../../../src-main/contract';
+import { parseConstraint } from '../../../src-main/contract';
 import type { ComposerDraft } from '../../store/ui';
 import { limitsToPolicy } from './draft-limits';
 import { envNameProblem, paramVariable } from './env-rules';
@@ -33,6 +34,7 @@ export function draftToStartInput(draft: ComposerDraft): StartInput {
       params: Object.fromEntries(
         draft.params.filter((p) => p.key.trim()).map((p) => [p.key.trim(), p.value]),
       ),
+      ...(lines(draft.constraints).length > 0 ? { constraints: lines(draft.constraints) } : {}),
     },
     pool: poolOf(draft),
     keep: draft.keep,
@@ -144,6 +146,17 @@ export function draftProblems(draft: ComposerDraft): Partial<Record<DraftField, 
     p.params = 'Two parameters become the same TENDER_PARAM_ variable';
   if (draft.provider === 'ssh' && draft.hosts.length === 0)
     p.pool = 'Pick at least one host (add hosts in Settings)';
+  const badConstraint = lines(draft.constraints)
+    .map((c) => {
+      try {
+        parseConstraint(c);
+        return null;
+      } catch (err) {
+        return (err as Error).message;
+      }
+    })
+    .find((m) => m !== null);
+  if (badConstraint) p.pool = badConstraint;
   if (draft.provider === 'vastai' && draft.interruptible && Number.isNaN(bidValue(draft.bid)))
     p.pool = 'The bid is a price in $/h for the machine, e.g. 0.25 (empty: the minimum + 10%)';
   if (Object.keys(limitsToPolicy(draft.limits).problems).length > 0)

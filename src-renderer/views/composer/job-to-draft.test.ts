@@ -60,6 +60,7 @@ describe('loadedToDraft', () => {
       offers: [],
       offerFilter: { gpu: 'RTX 4090', maxPrice: 0.5 },
       verify: ['nvidia-smi'],
+      constraints: '',
       image: 'img:1',
       interruptible: true,
       bid: '0.22',

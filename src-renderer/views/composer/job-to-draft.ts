@@ -40,6 +40,7 @@ export function loadedToDraft(loaded: LoadedJob): { draft: ComposerDraft; notes:
       offers: [],
       offerFilter: filterOf(pool),
       verify: pool.verify,
+      constraints: job.constraints.join('\n'),
       image: pool.image ?? '',
       interruptible: pool.interruptible === true,
       bid: pool.bid === undefined ? '' : String(pool.bid),
