@@ -82,43 +82,51 @@ async function stopJob(deps: SelfTeardownDeps): Promise<void> {
   await deps.log.flush();
 }
 
-async function destroyThisInstance(
-  deps: SelfTeardownDeps,
-  apiUrl: string,
-  credential: InstanceCredential,
-): Promise<void> {
-  deps.recorder.set('destroying');
-  const id = credential.containerId;
-  deps.log.append('agent', 'info', `dead-man switch: asking Vast.ai to destroy instance ${id}`);
-  const status = await destroyInstance(apiUrl, credential, {
-    onFailure: (message, retryInMs) =>
-      shout(deps, `dead-man switch: ${message}; retrying in ${retryInMs / 1000} s`),
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-  });
-  deps.log.append(
-    'agent',
-    'info',
-    status === 404
-      ? `dead-man switch: Vast.ai has no instance ${id} any more (HTTP 404): already destroyed`
-      : `dead-man switch: Vast.ai accepted the destroy of instance ${id} (HTTP ${status})`,
-  );
-  await deps.log.flush(); // the platform may kill this process any moment now
-  deps.recorder.set('destroy_requested');
+/** One request of the instance about itself, as the teardown records and logs it. */
+interface InstanceAsk {
+  verb: 'destroy' | 'stop';
+  busy: 'destroying' | 'stopping_instance';
+  done: 'destroy_requested' | 'stop_requested';
+  /** The log line before asking. */
+  asking: (id: string) => string;
+  send: typeof destroyInstance;
 }
 
-async function stopThisInstance(
+const DESTROY: InstanceAsk = {
+  verb: 'destroy',
+  busy: 'destroying',
+  done: 'destroy_requested',
+  asking: (id) => `dead-man switch: asking Vast.ai to destroy instance ${id}`,
+  send: destroyInstance,
+};
+
+const STOP: InstanceAsk = {
+  verb: 'stop',
+  busy: 'stopping_instance',
+  done: 'stop_requested',
+  asking: (id) =>
+    `dead-man switch: nobody collected the outputs; asking Vast.ai to stop instance ${id} (its disk and the outputs stay, billed as storage only, until a Tender starts it to collect them)`,
+  send: stopInstance,
+};
+
+function destroyThisInstance(deps: SelfTeardownDeps, apiUrl: string, c: InstanceCredential) {
+  return askVast(deps, apiUrl, c, DESTROY);
+}
+
+function stopThisInstance(deps: SelfTeardownDeps, apiUrl: string, c: InstanceCredential) {
+  return askVast(deps, apiUrl, c, STOP);
+}
+
+async function askVast(
   deps: SelfTeardownDeps,
   apiUrl: string,
   credential: InstanceCredential,
+  ask: InstanceAsk,
 ): Promise<void> {
-  deps.recorder.set('stopping_instance');
+  deps.recorder.set(ask.busy);
   const id = credential.containerId;
-  deps.log.append(
-    'agent',
-    'info',
-    `dead-man switch: nobody collected the outputs; asking Vast.ai to stop instance ${id} (its disk and the outputs stay, billed as storage only, until a Tender starts it to collect them)`,
-  );
-  const status = await stopInstance(apiUrl, credential, {
+  deps.log.append('agent', 'info', ask.asking(id));
+  const status = await ask.send(apiUrl, credential, {
     onFailure: (message, retryInMs) =>
       shout(deps, `dead-man switch: ${message}; retrying in ${retryInMs / 1000} s`),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
@@ -128,10 +136,11 @@ async function stopThisInstance(
     'info',
     status === 404
       ? `dead-man switch: Vast.ai has no instance ${id} any more (HTTP 404): already destroyed`
-      : `dead-man switch: Vast.ai accepted the stop of instance ${id} (HTTP ${status})`,
+      : `dead-man switch: Vast.ai accepted the ${ask.verb} of instance ${id} (HTTP ${status})`,
   );
-  await deps.log.flush(); // the container stops any moment now
-  deps.recorder.set(status === 404 ? 'destroy_requested' : 'stop_requested');
+  await deps.log.flush(); // the platform may end this process any moment now
+  // Gone already (404): nothing is left to stop either.
+  deps.recorder.set(status === 404 ? 'destroy_requested' : ask.done);
 }
 
 /** Removes the workspace and the outputs (the logs stay); a message when that failed. */

@@ -1,10 +1,9 @@
 import { parseConstraint } from '../../contract/constraint';
 import type { CommandArgs, JobSpec, RunPlan } from '../../contract';
-import { TenderError } from '../../base/tender-error';
 import { hostDeclaration, hostKey } from '../../jobs/host-declaration';
 import type { Ledger } from '../../ledger/ledger';
 import type { Provider } from '../../providers/provider';
-import { conflictHint, idleEndsAt, planWarmClaims } from './warm-match';
+import { throwOnConflict, idleEndsAt, planWarmClaims } from './warm-match';
 
 export interface RunPlanDeps {
   ledger: Pick<Ledger, 'dormantNodes' | 'jobSpec'>;
@@ -34,8 +33,7 @@ export function planRun(
     },
     now,
   );
-  if (plan.conflicts.length > 0)
-    throw new TenderError('conflict', plan.conflicts[0]!, conflictHint(plan.conflicts[0]!));
+  throwOnConflict(plan);
   return {
     hostKey: key,
     nodes: shapes.map((_, i) => {

@@ -1,11 +1,10 @@
 import type { Constraint } from '../../contract/constraint';
 import type { HostKeyInput } from '../../../src-agent/wire/host-key';
-import { TenderError } from '../../base/tender-error';
 import type { Datastream } from '../../datastream/datastream';
 import type { Ledger } from '../../ledger/ledger';
 import type { NodeDesired, NodeRecord } from '../../ledger/node-record';
 import type { NodeShape } from '../../providers/pool-shapes';
-import { conflictHint, planWarmClaims } from './warm-match';
+import { throwOnConflict, planWarmClaims } from './warm-match';
 
 export interface WarmClaimDeps {
   ledger: Pick<Ledger, 'dormantNodes'>;
@@ -39,8 +38,7 @@ export function placeOnWarmNodes(
 ): WarmPlacement {
   const now = d.now();
   const plan = planWarmClaims(d.ledger.dormantNodes(want.provider), want, now);
-  if (plan.conflicts.length > 0)
-    throw new TenderError('conflict', plan.conflicts[0]!, conflictHint(plan.conflicts[0]!));
+  throwOnConflict(plan);
   const claimed = new Map<number, NodeRecord>();
   for (const [slot, from] of plan.claims) {
     const logicalId = want.logicalId(slot);

@@ -148,7 +148,7 @@ describe('planWarmClaims', () => {
       NOW,
     );
     expect(plan.claims.size).toBe(0);
-    expect(plan.conflicts[0]).toMatch(/host_setup differs/);
+    expect(plan.conflicts[0]?.message).toMatch(/host_setup differs/);
   });
 
   it('an own host takes the slot naming it, and only that one', () => {

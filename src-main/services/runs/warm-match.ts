@@ -3,6 +3,7 @@ import type { AttemptRow, LeaseRow, RunRow } from '../../ledger/rows';
 import type { NodeRecord } from '../../ledger/node-record';
 import { differingFields } from '../../jobs/host-declaration';
 import type { NodeShape } from '../../providers/pool-shapes';
+import { TenderError } from '../../base/tender-error';
 import { type Constraint, unmet, unmetText } from '../../contract/constraint';
 
 /** A node kept after its job, as the ledger holds it: its record, the run it served last,
@@ -32,8 +33,19 @@ export interface WarmPlan {
   /** Why a warm node of this provider was not taken, one line each ("… host_setup differs"). */
   passedOver: string[];
   /** Machines you own cannot be rented again: a mismatch on a named host is an error. */
-  conflicts: string[];
+  conflicts: WarmConflict[];
 }
+
+/** Why a host of yours cannot serve, and the fix. */
+export interface WarmConflict {
+  message: string;
+  hint: string;
+}
+
+const DECLARATION_HINT =
+  'that host is kept warm for another declaration: `tender down <lease>` frees it, or declare the same host_setup, image and resources';
+const CONSTRAINTS_HINT =
+  'that host does not have what the constraints ask for: change them, or run on another host';
 
 /** A warm node this close to its idle deadline is left to tear itself down: a claim must
  *  reach it (and renew its switch) before the switch fires. */
@@ -80,7 +92,7 @@ export function advertisedKey(node: NodeRecord): string {
 export function planWarmClaims(candidates: WarmCandidate[], want: WarmWant, now: number): WarmPlan {
   const claims = new Map<number, NodeRecord>();
   const passedOver: string[] = [];
-  const conflicts: string[] = [];
+  const conflicts: WarmConflict[] = [];
   const free = candidates
     .filter((c) => c.node.desired.provider === want.provider && isWarm(c, now))
     .sort((a, b) => (b.attempt?.updatedAt ?? 0) - (a.attempt?.updatedAt ?? 0));
@@ -92,14 +104,16 @@ export function planWarmClaims(candidates: WarmCandidate[], want: WarmWant, now:
     if (key !== want.hostKey) {
       const why = c.node.desired.host ? differingFields(c.node.desired.host, want.host) : [];
       const line = `warm node ${name} has ${key}, this job needs ${want.hostKey}${why.length ? `: ${why.join(', ')} ${why.length === 1 ? 'differs' : 'differ'}` : ''}`;
-      if (want.shapes[slot]?.host !== undefined) conflicts.push(line);
+      if (want.shapes[slot]?.host !== undefined)
+        conflicts.push({ message: line, hint: DECLARATION_HINT });
       else passedOver.push(line);
       continue;
     }
     const failed = unmet(want.constraints ?? [], c.node.agent?.capabilities ?? {});
     if (failed.length > 0) {
       const line = `warm node ${name} does not meet the job's constraints: ${unmetText(failed)}`;
-      if (want.shapes[slot]?.host !== undefined) conflicts.push(line);
+      if (want.shapes[slot]?.host !== undefined)
+        conflicts.push({ message: line, hint: CONSTRAINTS_HINT });
       else passedOver.push(line);
       continue;
     }
@@ -132,9 +146,8 @@ function slotFor(
   return null;
 }
 
-/** The fix for a conflict on a host of yours (see `planWarmClaims`). */
-export function conflictHint(conflict: string): string {
-  return conflict.includes("does not meet the job's constraints")
-    ? 'that host does not have what the constraints ask for: change them, or run on another host'
-    : 'that host is kept warm for another declaration: `tender down <lease>` frees it, or declare the same host_setup, image and resources';
+/** A plan with a conflict cannot be placed: the first one, as the error to show. */
+export function throwOnConflict(plan: WarmPlan): void {
+  const [c] = plan.conflicts;
+  if (c) throw new TenderError('conflict', c.message, c.hint);
 }
