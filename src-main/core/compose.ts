@@ -8,7 +8,7 @@ import { homePaths } from '../base/paths';
 import type { Handlers } from '../contract';
 import { Datastream } from '../datastream/datastream';
 import { hashCacheSaves } from '../jobs/workspace/hash-cache';
-import { recoveredAttempts } from '../services/notify/recovered-attempts';
+import { recoveredFrom, runAttempts } from '../services/notify/recovered-attempts';
 import { readReceipts } from '../services/runs/receipts';
 import { NodeManifestMemory, nodeManifestDir } from '../jobs/workspace/node-manifest-memory';
 import { WorkspaceSessions } from '../jobs/workspace/session-pool';
@@ -153,7 +153,8 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
         now,
         settings: () => readNotify(home),
         runView: (id) => (ledger.getRun(id) ? runs.view(id) : null),
-        attempts: (id) => recoveredAttempts(ledger, id),
+        attempts: (id) => runAttempts(ledger, id),
+        recoveredFrom: (id, nodeId, attempt) => recoveredFrom(ledger, id, nodeId, attempt),
         redactor: () => jobSecrets.redactor([secretOrEnv(secrets, 'vastaiApiKey', env).value]),
         desktop: hooks.notify,
       })

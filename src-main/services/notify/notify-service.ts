@@ -1,6 +1,7 @@
 import type { EventBus } from '../../base/event-bus';
 import {
   noticeFor,
+  noticeKey,
   webhookUrlProblem,
   type LeaseView,
   type Notice,
@@ -24,9 +25,10 @@ export interface NotifyDeps {
   settings: () => NotifySettings;
   /** A run's view (the name and cost a lease's notice needs); null when unknown. */
   runView: (runId: string) => RunView | null;
-  /** Each node's attempt of a run (0: the first) and the reason it was last recovered
-   *  from; a run whose node is past its first attempt has recovered. */
-  attempts?: (runId: string) => { attempt: number; reason: string | null }[];
+  /** Each node's attempt of a run (0: the first): a node past its first has recovered. */
+  attempts?: (runId: string) => { nodeId: string; attempt: number }[];
+  /** Why a node's attempt began (asked once per attempt told). */
+  recoveredFrom?: (runId: string, nodeId: string, attempt: number) => string | null;
   /** Scrubs free text (a job name, a failure reason) of secret values. */
   redactor: () => (text: string) => string;
   /** The desktop shell's notification; it shows one only when nobody looks at the window,
@@ -42,6 +44,9 @@ export interface NotifyDeps {
  * sent, then the outcome is journaled (`notify.sent {key, via}` or `notify.failed {key,
  * error}`). A crash between claim and outcome loses that one notice rather than repeating it.
  */
+/** The fields of a recovery notice its key does not depend on (noticeKey). */
+const RECOVERED_KEY = { kind: 'run.recovered', jobName: '', reason: null, costUsd: 0 } as const;
+
 export class NotifyService {
   /** Keys decided in this process: the journal is read once per key, not per event. */
   private readonly seen = new Set<string>();
@@ -57,8 +62,12 @@ export class NotifyService {
         const e = runNoticeEvent(run, this.d.now(), this.d.redactor());
         if (e) this.raise(e);
         if (run.status !== 'pending' && run.status !== 'running') return;
-        for (const a of this.d.attempts?.(run.id) ?? [])
-          if (a.attempt > 0) this.runRecovered(run.id, a.attempt + 1, a.reason);
+        for (const a of this.d.attempts?.(run.id) ?? []) {
+          const key = noticeKey({ ...RECOVERED_KEY, runId: run.id, attempt: a.attempt + 1 });
+          if (a.attempt === 0 || this.seen.has(key)) continue;
+          const why = this.d.recoveredFrom?.(run.id, a.nodeId, a.attempt) ?? null;
+          this.runRecovered(run.id, a.attempt + 1, why);
+        }
       }),
       this.d.bus.on('lease.changed', (lease) => this.onLease(lease)),
     ];

@@ -1,26 +1,31 @@
 import type { Ledger } from '../../ledger/ledger';
 
-/** Each node's attempt of a run and, past the first, what it recovered from (the job step
- *  that began it journals `recoveredFrom`). */
-export function recoveredAttempts(
-  ledger: Pick<Ledger, 'nodesOfRun' | 'getAttempt' | 'journal'>,
+/** Each node's attempt of a run (0: the first), from the attempt rows: cheap enough to ask
+ *  at every change of the run. */
+export function runAttempts(
+  ledger: Pick<Ledger, 'nodesOfRun' | 'getAttempt'>,
   runId: string,
-): { attempt: number; reason: string | null }[] {
-  const out: { attempt: number; reason: string | null }[] = [];
-  let journal: ReturnType<Ledger['journal']> | null = null;
-  for (const n of ledger.nodesOfRun(runId)) {
+): { nodeId: string; attempt: number }[] {
+  return ledger.nodesOfRun(runId).flatMap((n) => {
     const a = ledger.getAttempt(n.id);
-    if (!a) continue;
-    if (a.attempt === 0) {
-      out.push({ attempt: 0, reason: null });
-      continue;
-    }
-    journal ??= ledger.journal(runId);
-    const began = journal.findLast(
-      (e) => e.nodeId === n.id && e.kind.startsWith('job.') && e.data.attempt === a.attempt,
+    return a ? [{ nodeId: n.id, attempt: a.attempt }] : [];
+  });
+}
+
+/** What a node's `attempt` recovered from: the job step that began it journals
+ *  `recoveredFrom` (null when it is not found). Reads the run's journal: ask once per
+ *  attempt, not per change. */
+export function recoveredFrom(
+  ledger: Pick<Ledger, 'journal'>,
+  runId: string,
+  nodeId: string,
+  attempt: number,
+): string | null {
+  const began = ledger
+    .journal(runId)
+    .findLast(
+      (e) => e.nodeId === nodeId && e.kind.startsWith('job.') && e.data.attempt === attempt,
     );
-    const why = began?.data.recoveredFrom;
-    out.push({ attempt: a.attempt, reason: typeof why === 'string' ? why : null });
-  }
-  return out;
+  const why = began?.data.recoveredFrom;
+  return typeof why === 'string' ? why : null;
 }
