@@ -118,8 +118,14 @@ describe('[recovery] and checkpoints in a job file', () => {
   });
 
   it.each<[string, RegExp]>([
-    ['[recovery]\non = ["oom"]\n', /^tender\.toml:\d+:\d+: .*"node_lost", "preempted" or "exit_code:N"/],
-    ['checkpoints = "../elsewhere"\n', /^tender\.toml:4:1: checkpoints "..\/elsewhere" is not a folder inside the workspace/],
+    [
+      '[recovery]\non = ["oom"]\n',
+      /^tender\.toml:\d+:\d+: .*"node_lost", "preempted" or "exit_code:N"/,
+    ],
+    [
+      'checkpoints = "../elsewhere"\n',
+      /^tender\.toml:4:1: checkpoints "..\/elsewhere" is not a folder inside the workspace/,
+    ],
     ['checkpoints = "/abs"\n', /^tender\.toml:4:1: checkpoints "\/abs" is absolute/],
     ['checkpoint_every = "1s"\n', /checkpoint_every must be a duration of at least 5s/],
   ])('refuses %j with its place and the fix', (tail, message) => {

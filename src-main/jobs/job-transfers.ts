@@ -47,6 +47,12 @@ export async function openEarlySession(d: TransferDeps): Promise<EarlySession | 
   }
 }
 
+/** Closes an early session that no push will use, and its shell. */
+export async function closeEarlySession(early: EarlySession | null): Promise<void> {
+  await early?.session.close();
+  await early?.shell.close();
+}
+
 /** Pushes the workspace (a delta against what the node last had, when it is known), over
  *  `early` when that session opened. */
 export async function pushJobWorkspace(
@@ -85,21 +91,20 @@ export async function pullJobOutputs(
   outputsDir: string,
   onCollected: (pulled: PulledOutputs) => void,
 ): Promise<Extract<JobEvent, { type: 'OutputsCollected' | 'OutputsFailed' }>> {
-  const shell = await d.link.bulkShell();
-  try {
-    // Only what changed since the last pull while the job ran.
-    const pulled = await pullOutputs(shell, d.address(), outputs, outputsDir, {
-      incremental: true,
-    });
-    d.note(outputsNote(pulled));
-    onCollected(pulled);
-    return { type: 'OutputsCollected', missing: pulled.missing };
-  } catch (err) {
-    d.note(`outputs not collected: ${(err as Error).message}`);
-    return { type: 'OutputsFailed', error: (err as Error).message };
-  } finally {
-    await shell.close();
-  }
+  return d.link.withBulkShell(async (shell) => {
+    try {
+      // Only what changed since the last pull while the job ran.
+      const pulled = await pullOutputs(shell, d.address(), outputs, outputsDir, {
+        incremental: true,
+      });
+      d.note(outputsNote(pulled));
+      onCollected(pulled);
+      return { type: 'OutputsCollected', missing: pulled.missing };
+    } catch (err) {
+      d.note(`outputs not collected: ${(err as Error).message}`);
+      return { type: 'OutputsFailed', error: (err as Error).message };
+    }
+  });
 }
 
 /** The outputs as they stand while the job runs (periodic-pulls.ts): what changed since
@@ -110,15 +115,10 @@ export async function pullRunningOutputs(
   outputsDir: string,
 ): Promise<void> {
   try {
-    const shell = await d.link.bulkShell();
-    try {
-      const pulled = await pullOutputs(shell, d.address(), outputs, outputsDir, {
-        incremental: true,
-      });
-      d.note(`while running, ${outputsNote(pulled)}`);
-    } finally {
-      await shell.close();
-    }
+    const pulled = await d.link.withBulkShell((shell) =>
+      pullOutputs(shell, d.address(), outputs, outputsDir, { incremental: true }),
+    );
+    d.note(`while running, ${outputsNote(pulled)}`);
   } catch (err) {
     d.note(`outputs not pulled while running: ${(err as Error).message}`);
   }

@@ -12,6 +12,7 @@ import { type AgentRequest, waitForHostSetup } from './host-setup-wait';
 import { journalNodeCache } from './node-cache-journal';
 import { journalJobStep, stepNote } from './job-step-record';
 import {
+  closeEarlySession,
   type EarlySession,
   openEarlySession,
   pullJobOutputs,
@@ -242,8 +243,7 @@ export class NodeJob {
     const plan = await this.deps.workspacePlan();
     const early = await this.takeEarlySession();
     if (!plan) {
-      await early?.session.close();
-      await early?.shell.close();
+      await closeEarlySession(early);
       return { type: 'WorkspaceMaterialized' };
     }
     const pushed = await pushJobWorkspace(
@@ -281,23 +281,15 @@ export class NodeJob {
   }
 
   private dropEarlySession(): void {
-    void this.takeEarlySession().then(async (e) => {
-      await e?.session.close();
-      await e?.shell.close();
-    });
+    void this.takeEarlySession().then(closeEarlySession);
   }
 
   /** A recovered attempt resumes from the last checkpoints pulled. */
   private async restore(path: string): Promise<void> {
-    const shell = await this.ensureLink().bulkShell();
-    try {
-      const ok = await restoreCheckpoints(shell, this.address(), path, this.deps.outputsDir);
-      this.note(
-        ok ? `checkpoints restored into ${path}` : `no checkpoints to restore into ${path}`,
-      );
-    } finally {
-      await shell.close();
-    }
+    const ok = await this.ensureLink().withBulkShell((shell) =>
+      restoreCheckpoints(shell, this.address(), path, this.deps.outputsDir),
+    );
+    this.note(ok ? `checkpoints restored into ${path}` : `no checkpoints to restore into ${path}`);
   }
 
   /** Pulls the outputs and the checkpoints every `checkpoint_every_s` while the run phase
@@ -314,13 +306,10 @@ export class NodeJob {
 
   private async pullCheckpointsNow(path: string): Promise<void> {
     try {
-      const shell = await this.ensureLink().bulkShell();
-      try {
-        const n = await pullCheckpoints(shell, this.address(), path, this.deps.outputsDir);
-        this.note(`checkpoints pulled: ${n} file(s) from ${path}`);
-      } finally {
-        await shell.close();
-      }
+      const n = await this.ensureLink().withBulkShell((shell) =>
+        pullCheckpoints(shell, this.address(), path, this.deps.outputsDir),
+      );
+      this.note(`checkpoints pulled: ${n} file(s) from ${path}`);
     } catch (err) {
       this.note(`checkpoints not pulled: ${(err as Error).message}`);
     }

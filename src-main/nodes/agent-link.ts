@@ -94,6 +94,17 @@ export class AgentLink {
     return shell;
   }
 
+  /** Runs `work` on a bulk shell (`bulkShell`) and closes the shell after, whatever
+   *  happens. */
+  async withBulkShell<T>(work: (shell: NodeShell) => Promise<T>): Promise<T> {
+    const shell = await this.bulkShell();
+    try {
+      return await work(shell);
+    } finally {
+      await shell.close();
+    }
+  }
+
   /** Resolves with the agent's hello once a connection is up, or null after `timeoutMs`
    *  (a node that does not answer). */
   async helloWithin(timeoutMs: number): Promise<HelloResult | null> {
