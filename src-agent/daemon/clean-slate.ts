@@ -2,7 +2,9 @@
 // workspace holds exactly what the app pushed — whatever the job before wrote there (its
 // outputs, scratch files) is removed — and the job before's TENDER_OUTPUT is set aside in
 // D/previous-output (one kept), so a declared output the new job does not write is reported
-// missing, never the old one collected. What should outlive a run belongs in TENDER_CACHE.
+// missing, never the old one collected. Its TENDER_METRICS file is removed: the new job's
+// metrics start empty (the old lines are in the node's log already). What should outlive a
+// run belongs in TENDER_CACHE.
 import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRawManifest } from '../commands/node-manifest';
@@ -15,6 +17,7 @@ export interface CleanSlateResult {
 
 export function cleanSlate(paths: NodePaths): CleanSlateResult {
   let outputSetAside = false;
+  rmSync(paths.metrics, { force: true });
   if (existsSync(paths.output) && readdirSync(paths.output).length > 0) {
     const aside = join(paths.dir, 'previous-output');
     rmSync(aside, { recursive: true, force: true });

@@ -7,6 +7,7 @@ import type { DeadManSwitch } from './dead-man-switch';
 import type { HostSetup } from './host-setup';
 import type { JobConfig } from './job-config';
 import type { LogStore } from './log-store';
+import type { MetricsTailer } from './metrics-tailer';
 import type { NodeCache } from './node-cache';
 import type { Supervisor } from './supervisor';
 
@@ -34,6 +35,8 @@ export interface DaemonContext {
   hostSetup: HostSetup;
   /** TENDER_CACHE and its measured size (node-cache.ts). */
   cache: NodeCache;
+  /** The job's TENDER_METRICS file, tailed into the log while a phase runs. */
+  metrics: MetricsTailer;
   /** Set by `configure`; undefined until then (secrets do not survive a restart). */
   job: JobConfig | undefined;
   /** Every open connection. */

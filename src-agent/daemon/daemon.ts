@@ -18,8 +18,10 @@ import type { DeclaredOptions } from './host-setup-queue';
 import { loadHostIdentity } from './host-identity';
 import { acquireLock } from './lock';
 import { LogStore } from './log-store';
+import { MetricsTailer } from './metrics-tailer';
 import { NodeCache, ensureCacheDir } from './node-cache';
 import { recordGroup } from './process-group';
+import { createRedactor } from './redact';
 import { listen } from './server';
 import { shutdownDaemon } from './shutdown';
 import { Supervisor } from './supervisor';
@@ -62,11 +64,15 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     nowMono: () => performance.now(),
     now: Date.now,
   });
+  const metrics = new MetricsTailer({ path: paths.metrics, log });
   const supervisor = new Supervisor({
     paths,
     log,
     now: Date.now,
+    onExiting: (phase) => metrics.end(phase),
     onPhase: (state) => {
+      if (state.state === 'running')
+        metrics.begin(state.phase, createRedactor(Object.values(ctx.job?.secretEnv ?? {})));
       if (state.state === 'exited') cache.markStale();
       if (state.phase === 'run' && state.state === 'running') gpuSampler.restartIdleClock();
       deadMan.switch.onPhaseChange(state.phase === 'run' && state.state === 'exited');
@@ -120,6 +126,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     runtimes: probeRuntimes(),
     hostSetup,
     cache,
+    metrics,
     job: undefined,
     listeners,
     deadMan: deadMan.switch,
@@ -128,6 +135,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     shutdown: (graceMs) => {
       deadMan.switch.disarm();
       gpuSampler.stop();
+      metrics.stop();
       return shutdownDaemon(ctx, { server, lock, graceMs });
     },
     exit: () => {

@@ -73,6 +73,7 @@ export const handlers: { [K in OpName]: Handler<K> } = {
       // workspace is what was pushed, and the job before's outputs are set aside.
       if (previous.jobId !== job.jobId) {
         const slate = cleanSlate(ctx.paths);
+        ctx.metrics.reset(); // its metrics file is gone: the new job's starts empty
         if (slate.removed > 0 || slate.outputSetAside)
           ctx.log.append(
             'agent',
@@ -209,6 +210,7 @@ function taskEnv(
     output: ctx.paths.output,
     gpuCount,
     cacheDir: ctx.paths.cache,
+    metricsFile: ctx.paths.metrics,
     ...(envDir ? { envDir } : {}),
   });
 }

@@ -26,6 +26,9 @@ export interface SupervisorDeps {
   now: () => number;
   /** Told of every state change, after the log holds everything logged before it. */
   onPhase: (state: PhaseState) => void;
+  /** Told when a phase has exited, once its output is in the log and before its exit line
+   *  is: what else it left to log (its metrics) comes before that line. */
+  onExiting?: (phase: Phase) => void;
 }
 
 export class Supervisor {
@@ -212,6 +215,7 @@ export class Supervisor {
   private async finish(phase: Phase, exit: PhaseExit): Promise<void> {
     const t = this.phases.get(phase);
     if (!t || t.state.state === 'exited') return;
+    this.deps.onExiting?.(phase);
     const { pid } = t.state;
     const how = exit.signal
       ? `was killed by ${exit.signal}`

@@ -36,6 +36,17 @@ describe('buildTaskEnv', () => {
     expect(dropped).toEqual(['HOME', 'PATH', 'TENDER_JOB_ID', 'TENDER_OUTPUT']);
   });
 
+  it('names the metrics file in TENDER_METRICS, which the job cannot override', () => {
+    const { env, dropped } = buildTaskEnv({
+      ...input,
+      env: { TENDER_METRICS: '/elsewhere' },
+      metricsFile: '/d/metrics.jsonl',
+    });
+    expect(env.TENDER_METRICS).toBe('/d/metrics.jsonl');
+    expect(dropped).toContain('TENDER_METRICS');
+    expect(buildTaskEnv(input).env.TENDER_METRICS).toBeUndefined();
+  });
+
   it('sets PYTHONUNBUFFERED=1 unless the job says otherwise', () => {
     expect(buildTaskEnv({ ...input, env: {} }).env.PYTHONUNBUFFERED).toBe('1');
   });

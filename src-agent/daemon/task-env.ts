@@ -19,6 +19,8 @@ export interface TaskEnvInput {
   /** `TENDER_CACHE` (node-cache.ts); HF_HOME, TORCH_HOME and PIP_CACHE_DIR point into it
    *  unless the job's env sets them. */
   cacheDir?: string;
+  /** `TENDER_METRICS`: the file the job appends its metrics to (metrics-tailer.ts). */
+  metricsFile?: string;
 }
 
 export interface TaskEnv {
@@ -61,6 +63,7 @@ export function buildTaskEnv(input: TaskEnvInput): TaskEnv {
   env.TENDER_ATTEMPT = String(input.attempt);
   // A recovered attempt: its checkpoints were restored into the workspace; resume there.
   if (input.attempt > 0) env.TENDER_RESUME = '1';
+  if (input.metricsFile) env.TENDER_METRICS = input.metricsFile;
   for (const [key, value] of Object.entries(input.params)) env[paramEnvName(key)] = String(value);
   if (input.cacheDir)
     Object.assign(env, cacheEnv(input.cacheDir, { ...input.env, ...input.secretEnv }));

@@ -21,6 +21,9 @@ export interface NodePaths {
   teardownJson: string;
   workspace: string;
   output: string;
+  /** `TENDER_METRICS`: the job's metrics, one JSON object a line, tailed into the log
+   *  (src `metrics`); a new job starts with none (clean-slate.ts). */
+  metrics: string;
   socket: string;
   /** Which persistent environment this job's setup chose (setup-env.ts), for its run. */
   envJson: string;
@@ -54,6 +57,7 @@ export function nodePaths(dir: string): NodePaths {
     teardownJson: join(d, 'teardown.json'),
     workspace: join(d, 'workspace'),
     output: join(d, 'output'),
+    metrics: join(d, 'metrics.jsonl'),
     socket: socketPath(d),
     envJson: join(d, 'env.json'),
     envs: join(d, '..', '..', 'cache', 'envs'),

@@ -24,6 +24,11 @@ export function homePaths(home: string) {
   };
 }
 
+/** A sweep cell's outputs (its receipt beside them). */
+export function cellOutputsDir(home: string, runId: string, cellId: string): string {
+  return join(home, 'runs', runId, 'jobs', cellId, 'outputs');
+}
+
 export function nodeOutputsDir(home: string, runId: string, logicalId: string): string {
   return join(home, 'runs', runId, logicalId, 'outputs');
 }

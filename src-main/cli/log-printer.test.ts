@@ -17,7 +17,7 @@ afterEach(() => vi.restoreAllMocks());
 
 describe('makeLogPrinter', () => {
   it.each([false, true])(
-    'never prints GPU samples as output (showBootstrap %s)',
+    'never prints GPU samples or metrics as output (showBootstrap %s)',
     (showBootstrap) => {
       const out: string[] = [];
       const err: string[] = [];
@@ -26,7 +26,8 @@ describe('makeLogPrinter', () => {
       makeLogPrinter({ prefixNodes: false, showBootstrap })([
         rec(1, 'run', 'epoch 1'),
         rec(2, 'gpu', '{"t":1,"gpus":[{"i":0,"util":87,"memUsed":1,"memTotal":2}]}'),
-        rec(3, 'run', 'epoch 2'),
+        rec(3, 'metrics', '{"step":1,"loss":0.5}'),
+        rec(4, 'run', 'epoch 2'),
       ]);
       expect(out.join('')).toBe('epoch 1\nepoch 2\n');
       expect(err.join('')).toBe('');

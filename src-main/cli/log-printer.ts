@@ -1,4 +1,4 @@
-import type { LogRecord } from '../contract';
+import { isDataSource, type LogRecord } from '../contract';
 import { dim } from './output';
 
 /** What the job's own commands print: its phases, its run_setup, the node's host setup. */
@@ -6,14 +6,15 @@ const JOB_SOURCES: ReadonlySet<string> = new Set(['setup', 'run', 'run_setup', '
 
 /** Prints datastream records: the job's own output (setup, run, run_setup, host setup) on
  *  stdout exactly as it was written, everything else (bootstrap, events, agent notices,
- *  section headers) dimmed on stderr. GPU samples (`gpu`) are data, never printed. With
+ *  section headers) dimmed on stderr. GPU samples (`gpu`) and the job's metrics
+ *  (`metrics`) are data, never printed (`tender metrics` shows those). With
  *  more than one node every line is prefixed by its node. */
 export function makeLogPrinter(opts: { prefixNodes: boolean; showBootstrap: boolean }) {
   return (records: LogRecord[]) => {
     let out = '';
     let err = '';
     for (const r of records) {
-      if (r.source === 'gpu') continue;
+      if (isDataSource(r.source)) continue;
       const prefix = opts.prefixNodes ? `[${r.node.slice(r.node.indexOf('/') + 1)}] ` : '';
       const isJobOutput = r.channel === 'agent' && JOB_SOURCES.has(r.source);
       if (isJobOutput && r.stream !== 'info') {

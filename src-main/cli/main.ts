@@ -12,6 +12,7 @@ import { logsCommand, LOGS_USAGE } from './commands/logs';
 import { runCommand, RUN_USAGE } from './commands/run';
 import { rerunCommand, RERUN_USAGE } from './commands/rerun';
 import { receiptCommand, RECEIPT_USAGE } from './commands/receipt';
+import { metricsCommand, METRICS_USAGE } from './commands/metrics';
 import { statusCommand } from './commands/status';
 import { COST_USAGE, costCommand } from './commands/cost';
 import { syncCommand, SYNC_USAGE } from './commands/sync';
@@ -29,6 +30,7 @@ usage:
   tender status [--json]
   ${COST_USAGE}
   ${RECEIPT_USAGE}
+  ${METRICS_USAGE}
   ${LOGS_USAGE}
   ${SYNC_USAGE}
   ${DOWN_USAGE}
@@ -52,6 +54,7 @@ const COMMANDS: Record<
   status: statusCommand,
   cost: costCommand,
   receipt: receiptCommand,
+  metrics: metricsCommand,
   logs: logsCommand,
   sync: syncCommand,
   down: downCommand,

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { Receipt } from './receipt';
+import { CellView } from './sweep';
 import { JobSpec, PoolSpec } from './job';
 import { LogBackfill } from './log-backfill';
+import { MetricSeries } from './metrics';
 import { webhookUrlProblem } from './notice';
 import { AfterJob, PolicyInput } from './policy';
 import {
@@ -57,8 +59,18 @@ export const commands = {
       freshSetup: z.boolean().default(false),
       reuseWarm: z.boolean().default(true),
       secrets: z.record(z.string(), z.string()).default({}),
+      /** A sweep: only its cells that failed or were cancelled (same ids and values). */
+      failed: z.boolean().default(false),
     }),
     output: RunView,
+  },
+  /** A sweep's cells, in order (empty for a run that is no sweep). */
+  'run.cells': { input: z.object({ runId: z.string() }), output: z.array(CellView) },
+  /** Cancels one cell of a sweep: a queued one is never started; a running one is stopped
+   *  (SIGTERM, grace, SIGKILL) and its node takes the next cell. */
+  'run.cancelCell': {
+    input: z.object({ runId: z.string(), jobId: z.string() }),
+    output: CellView,
   },
   /** Where a run would go, without starting it: each node a warm node it would claim (and
    *  whether its setup looks cached) or a new lease, with why warm nodes were passed over. */
@@ -67,9 +79,14 @@ export const commands = {
     output: RunPlan,
   },
   /** The receipts of a run's finished jobs (contract/receipt.ts), one per node that has
-   *  one; `nodeId` (`node-0`) for one node. */
+   *  one (a sweep: one per cell); `nodeId` (`node-0`) for one node, `jobId` (`j03`) for
+   *  one cell. */
   'run.receipts': {
-    input: z.object({ runId: z.string(), nodeId: z.string().optional() }),
+    input: z.object({
+      runId: z.string(),
+      nodeId: z.string().optional(),
+      jobId: z.string().optional(),
+    }),
     output: z.array(Receipt),
   },
   /** Picks up runs nobody drives: every one (`all`), or those whose job has ended on every
@@ -228,6 +245,24 @@ export const commands = {
       limit: z.number().int().min(1).max(10_000).default(500),
     }),
     output: z.object({ records: z.array(LogRecord), truncated: z.boolean() }),
+  },
+  /** A run's metrics as series (contract/metrics.ts): the lines its jobs appended to
+   *  `$TENDER_METRICS`, as the datastream holds them. `nodeId` (`node-0`) and `jobId` (a
+   *  sweep cell) narrow it; `fromSeq` reads each node's agent records from that seq on, and
+   *  `lastSeq` is the highest seq read (of one node: poll it with `fromSeq: lastSeq + 1`). */
+  'run.metrics': {
+    input: z.object({
+      runId: z.string(),
+      nodeId: z.string().optional(),
+      jobId: z.string().optional(),
+      fromSeq: z.number().int().min(1).default(1),
+    }),
+    output: z.object({
+      series: z.array(MetricSeries),
+      /** Lines that were no JSON object. */
+      skipped: z.number().int(),
+      lastSeq: z.number().int(),
+    }),
   },
   'outputs.list': { input: z.object({ runId: z.string() }), output: z.array(OutputFile) },
   /** Opens a node's outputs folder in the file manager of the machine running Tender. */

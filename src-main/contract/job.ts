@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseConstraint } from './constraint';
+import { SweepSpec } from './sweep';
 
 /** An environment value: plain, or a secret whose value is sent to the agent over the link
  *  only and is never stored in the ledger, printed, or put on a command line. */
@@ -96,6 +97,12 @@ export const JobSpec = z
      *  agent probed when it joins: a node that fails one is a failed boot (destroyed,
      *  confirmed, its host remembered, another tried). */
     constraints: z.array(ConstraintText).default([]),
+    /** `[sweep]` (sweep.ts): one job per cell of the grid, queued over the run's nodes. */
+    sweep: SweepSpec.optional(),
+    /** Memoization: a cell whose strict key (command, setup and its fingerprint, params,
+     *  workspace, image, constraints, Tender's version) matches a completed cell's takes
+     *  that cell's outputs instead of running. */
+    cache: z.boolean().default(false),
   })
   .strict();
 export type JobSpec = z.infer<typeof JobSpec>;

@@ -47,5 +47,15 @@ export const Receipt = z.object({
   /** What the run's leases of this node cost, in dollars, when it ended. */
   costUsd: z.number(),
   tenderVersion: z.string(),
+  /** A sweep's cell: its id (`j03`) and the values the sweep set. */
+  cell: z.object({ id: z.string(), values: z.record(z.string(), z.string()) }).optional(),
+  /** Memoization: the key this job was looked up by, and the completed job whose outputs
+   *  it took instead of running (null: it ran). */
+  cache: z
+    .object({
+      key: z.string(),
+      hit: z.object({ runId: z.string(), jobId: z.string() }).nullable(),
+    })
+    .optional(),
 });
 export type Receipt = z.infer<typeof Receipt>;

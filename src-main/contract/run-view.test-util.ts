@@ -20,6 +20,7 @@ export function runView(
     outputsDir: '/tmp/outputs',
     nodes: [],
     policy: null,
+    sweep: null,
     ...rest,
     cost: {
       accruedUsd: 0.5,

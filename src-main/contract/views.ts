@@ -140,6 +140,18 @@ export const RunView = z.object({
   failedReason: z.string().nullable(),
   outputsDir: z.string(),
   nodes: z.array(NodeView),
+  /** A sweep's cells by status (`run.cells` lists them); null for a run that is no sweep. */
+  sweep: z
+    .object({
+      total: z.number(),
+      queued: z.number(),
+      running: z.number(),
+      completed: z.number(),
+      failed: z.number(),
+      cancelled: z.number(),
+    })
+    .nullable()
+    .default(null),
   /** null for runs made before policies existed. */
   policy: LeasePolicy.nullable(),
   cost: z.object({
@@ -199,7 +211,9 @@ export type StatusView = z.infer<typeof StatusView>;
 
 /** `host_setup`: the node's host-setup FIFO (docs/host-setup.md); `run_setup`: the job's
  *  run_setup, at the start of each run; `gpu`: a GPU sample of the node's agent (one JSON
- *  line, src-agent/wire/gpu-sample.ts): data, never printed as the job's output. */
+ *  line, src-agent/wire/gpu-sample.ts); `metrics`: a line the job appended to
+ *  `$TENDER_METRICS` (contract/metrics.ts). The last two are data, never printed as the
+ *  job's output. */
 export const LogSource = z.enum([
   'bootstrap',
   'setup',
@@ -209,8 +223,14 @@ export const LogSource = z.enum([
   'host_setup',
   'run_setup',
   'gpu',
+  'metrics',
 ]);
 export type LogSource = z.infer<typeof LogSource>;
+/** Whether a record is data riding the log (a GPU sample, a metrics line) rather than a
+ *  line of it: every printer, tail and search of the log leaves these out. */
+export function isDataSource(source: LogSource): boolean {
+  return source === 'gpu' || source === 'metrics';
+}
 export const LogChannel = z.enum(['bootstrap', 'agent', 'events']);
 export type LogChannel = z.infer<typeof LogChannel>;
 

@@ -23,6 +23,7 @@ import { bidHandlers } from '../services/leases/bid-handlers';
 import { leaseHandlers } from '../services/leases/lease-handlers';
 import { agentBackfill } from '../services/logs/agent-backfill';
 import { logHandlers } from '../services/logs/log-handlers';
+import { metricsHandlers } from '../services/metrics/metrics-handlers';
 import { NodeFactory } from '../services/nodes/node-factory';
 import { nodeMail } from '../services/nodes/node-mail';
 import { nodeSetupHandlers } from '../services/nodes/node-setup-handlers';
@@ -161,7 +162,11 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     : null;
   const table: Handlers = {
     ...runHandlers(runs),
-    'run.receipts': async ({ runId, nodeId }) => readReceipts({ home, ledger }, runId, nodeId),
+    'run.receipts': async ({ runId, nodeId, jobId }) =>
+      readReceipts({ home, ledger }, runId, {
+        ...(nodeId !== undefined ? { nodeId } : {}),
+        ...(jobId !== undefined ? { jobId } : {}),
+      }),
     'run.collectDue': async ({ all }) => {
       requireWriter();
       const t = timing.current();
@@ -199,6 +204,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
         emit: (records) => bus.emit('log.lines', { records }),
       }),
     }),
+    ...metricsHandlers({ ledger, datastream }),
     ...leaseHandlers({
       ledger,
       providers,

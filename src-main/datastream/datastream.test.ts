@@ -4,7 +4,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { LogRecord } from '../contract';
+import { isDataSource, type LogRecord } from '../contract';
 import { Datastream, type RecordInput } from './datastream';
 import { channelFile } from './paths';
 
@@ -318,7 +318,7 @@ describe('read', () => {
     expect(all).toHaveLength(40_000);
   });
 
-  it('counts a tail in log lines: the GPU samples among them ride along, uncounted', async () => {
+  it('counts a tail in log lines: the GPU samples and metrics among them ride along, uncounted', async () => {
     const ds = open(tempRoot());
     let seq = 0;
     for (let i = 1; i <= 20; i++) {
@@ -326,7 +326,7 @@ describe('read', () => {
       // A run of samples after each line: far more samples than lines near the end.
       for (let g = 0; g < (i > 15 ? 9 : 1); g++)
         ds.append(N0, 'agent', {
-          source: 'gpu',
+          source: g % 2 ? 'metrics' : 'gpu',
           stream: 'info',
           line: '{"gpus":[]}',
           ts: ++seq,
@@ -340,7 +340,7 @@ describe('read', () => {
       limit: 1_000,
       tail: 3,
     });
-    expect(tail.filter((r) => r.source !== 'gpu').map((r) => r.line)).toEqual([
+    expect(tail.filter((r) => !isDataSource(r.source)).map((r) => r.line)).toEqual([
       'job 18',
       'job 19',
       'job 20',
@@ -361,7 +361,7 @@ describe('read', () => {
       limit: 1_000,
       tail: 500,
     });
-    expect(all.filter((r) => r.source !== 'gpu')).toHaveLength(20); // fewer lines than asked: all
+    expect(all.filter((r) => !isDataSource(r.source))).toHaveLength(20); // fewer lines than asked: all
   });
 
   it('reads records that straddle its read chunks whole, multi-byte text and a 1.5 MiB line too', async () => {

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { LogChannel, LogRecord } from '../contract';
+import { isDataSource, type LogChannel, type LogRecord } from '../contract';
 import type { StoredRecord } from './channel-file';
 import { channelFile } from './paths';
 import { offsetForSeq, offsetOfLastLines } from './seek';
@@ -29,12 +29,12 @@ export async function readChannel(
   return readFrom(path, run, logical, channel, offsetForSeq(path, fromSeq), fromSeq, limit);
 }
 
-/** GPU samples ride the agent channel but are no log line: a tail of N is N lines besides
- *  them (with the samples among those lines kept, for whoever draws them). */
-const isLine = (r: LogRecord) => r.source !== 'gpu';
+/** GPU samples and metrics ride the agent channel but are no log line: a tail of N is N
+ *  lines besides them (with the data among those lines kept, for whoever draws it). */
+const isLine = (r: LogRecord) => !isDataSource(r.source);
 
 /** The last `tail` lines of a channel file (see `isLine`), up to `limit` records: reads
- *  twice as far back each time the samples among them left it short. */
+ *  twice as far back each time the data records among them left it short. */
 async function readTail(
   path: string,
   run: string,

@@ -26,7 +26,11 @@ export const WorkspaceTable = z
   })
   .strict();
 
-export const JobTable = JobSpec.omit({ checkpoint_every_s: true, recovery: true }).extend({
+export const JobTable = JobSpec.omit({
+  checkpoint_every_s: true,
+  recovery: true,
+  sweep: true,
+}).extend({
   workspace: WorkspaceTable.optional(),
   /** How often `checkpoints` are pulled while the job runs (default 5 min). */
   checkpoint_every: z
@@ -69,6 +73,8 @@ export const JobFile = z
     pool: PoolSpec.optional(),
     policy: PolicyTable.optional(),
     recovery: RecoverySpec.optional(),
+    /** `[sweep]`: axes and cells, read by job-file-sweep.ts (any key is an axis). */
+    sweep: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 export type JobFile = z.infer<typeof JobFile>;

@@ -32,6 +32,19 @@ async function load(toml: string) {
 
 const failure = (toml: string): Promise<BadInputError> => rejection(() => load(toml));
 
+describe('[sweep]', () => {
+  test('axes and cells become the job\'s sweep, values as text', async () => {
+    const { job } = await load(
+      `${HEAD}params = { EPOCHS = "3" }\n[sweep]\nLR = ["1e-4", 3e-4]\nSEED = [1, 2]\ncells = [{ LR = "1e-2", SEED = "7" }]\n`,
+    );
+    expect(job.sweep).toEqual({
+      axes: { LR: ['1e-4', '0.0003'], SEED: ['1', '2'] },
+      cells: [{ LR: '1e-2', SEED: '7' }],
+    });
+    expect(job.params).toEqual({ EPOCHS: '3' });
+  });
+});
+
 describe('rejects bad job files with a one-line message at the right place', () => {
   // [what, file text, expected message after "<file>:"]
   // One row per case, kept as a table.
@@ -57,6 +70,13 @@ describe('rejects bad job files with a one-line message at the right place', () 
     ['typo in [job.workspace]', `${HEAD}[job.workspace]\nworkdri = "."\n`, '5:1: unknown key "workdri" in job.workspace; did you mean "workdir"?'],
     ['typo in a secret', `${HEAD}env = { T = { secret = true, form_env = "HF_TOKEN" } }\n`, '4:30: unknown key "form_env" in job.env.T; did you mean "from_env"?'],
     ['missing run', '[job]\nname = "hello"\n', '1:1: [job] is missing "run"'],
+    ['empty sweep axis', `${HEAD}[sweep]\nLR = []\n`, '5:1: sweep axis LR is empty: a sweep over no values runs nothing'],
+    ['sweep axis not a list', `${HEAD}[sweep]\nLR = "1e-4"\n`, '5:1: sweep axis LR must be a list of values, not a string'],
+    ['sweep axis bad name', `${HEAD}[sweep]\nlearning-rate = ["1"]\n`, '5:1: sweep axis "learning-rate" is not a valid param name'],
+    ['sweep value twice', `${HEAD}[sweep]\nSEED = [1, 1]\n`, '5:12: sweep axis SEED lists "1" twice'],
+    ['sweep cell bad name', `${HEAD}[sweep]\ncells = [{ "9x" = "1" }]\n`, '5:12: "9x" is not a valid param name'],
+    ['empty sweep', `${HEAD}[sweep]\n`, '4:1: [sweep] has no axis and no cells'],
+    ['sweep inside [job]', `${HEAD}sweep = { LR = ["1"] }\n`, '4:1: unknown key "sweep" in [job]'],
     ['missing name', '\n[job]\nrun = "x"\n', '2:1: [job] is missing "name"'],
     ['run not a string', '[job]\nname = "hello"\nrun = 5\n', '3:1: job.run must be a string, not an integer'],
     ['empty name', '[job]\nname = ""\nrun = "x"\n', '2:1: job.name must not be empty'],
@@ -119,7 +139,7 @@ describe('rejects bad job files with a one-line message at the right place', () 
   test('an unknown key lists what the table accepts as the hint', async () => {
     const err = await failure(`${HEAD}outptus = []\n`);
     expect(err.hint).toBe(
-      '[job] accepts: name, run, setup, workspace, outputs, env, params, setup_fingerprint, host_setup, bootstrap_script, run_setup, checkpoints, constraints, checkpoint_every',
+      '[job] accepts: name, run, setup, workspace, outputs, env, params, setup_fingerprint, host_setup, bootstrap_script, run_setup, checkpoints, constraints, cache, checkpoint_every',
     );
   });
 
@@ -214,6 +234,7 @@ hosts = ["lab1", "lab2"]
         setup_fingerprint: [],
         host_setup: [],
         constraints: [],
+        cache: false,
       },
       pool: {
         provider: 'ssh',
@@ -240,6 +261,7 @@ hosts = ["lab1", "lab2"]
         setup_fingerprint: [],
         host_setup: [],
         constraints: [],
+        cache: false,
       },
       pool: { provider: 'local', count: 1, verify: [], offers: [], hosts: [] },
       policy: {},

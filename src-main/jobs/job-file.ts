@@ -8,6 +8,7 @@ import { resolveEnv, checkParams } from './job-file-env';
 import { problemsFromIssues } from './job-file-issues';
 import { checkHostResources } from './host-declaration';
 import { findUnknownKeys } from './job-file-keys';
+import { readSweep } from './job-file-sweep';
 import {
   checkCheckpoints,
   checkOutputs,
@@ -88,6 +89,7 @@ export function parseJobToml(text: string, opts: ParseJobTomlOptions): LoadedJob
     throw BadInputError.at(file, undefined, 'not a job file'); // every issue maps to a problem
   }
   const { job: table, pool = PoolSpec.parse({}), policy = {}, recovery } = parsed.data;
+  const sweep = readSweep(parsed.data.sweep);
 
   const env = resolveEnv(table.env, opts.env ?? process.env);
   // Without a [job.workspace], the folder holding the job file is the workspace.
@@ -104,6 +106,7 @@ export function parseJobToml(text: string, opts: ParseJobTomlOptions): LoadedJob
     ...checkProvider(pool.provider, opts.knownProviders),
     ...checkHostResources(pool),
     ...checkCheckpoints(table.checkpoints),
+    ...sweep.problems,
   ]);
 
   const { checkpoint_every, ...jobTable } = table;
@@ -113,6 +116,7 @@ export function parseJobToml(text: string, opts: ParseJobTomlOptions): LoadedJob
       ? { checkpoint_every_s: Math.round(parseDuration(checkpoint_every)! / 1000) }
       : {}),
     ...(recovery ? { recovery } : {}),
+    ...(sweep.sweep ? { sweep: sweep.sweep } : {}),
     workspace: { workdir: workdir.workdir, exclude: table.workspace?.exclude ?? [] },
     outputs: outputs.outputs,
     env: env.env,

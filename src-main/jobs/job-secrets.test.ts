@@ -43,7 +43,7 @@ describe('configureParams: the configure request of a job', () => {
     constraints: [],
     outputs: [],
     params: { lr: '0.1' },
-    setup_fingerprint: [],
+    setup_fingerprint: [], cache: false,
     host_setup: [],
     env: { A: '1', TOKEN: { secret: true, value: 's3cr3t' } },
   };

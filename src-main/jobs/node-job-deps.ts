@@ -10,6 +10,7 @@ import type { PushPlan } from './workspace/push';
 import type { JobState } from './job-fsm';
 import type { PulledOutputs } from './outputs/pull';
 import type { NodeManifestMemory } from './workspace/node-manifest-memory';
+import type { SweepWiring } from './sweep/cell-server';
 
 // What a NodeJob (node-job.ts) is given: the node's manager, the stores, and the policy.
 
@@ -58,6 +59,9 @@ export interface NodeJobDeps {
   /** The node's dead-man switch: the agent destroys the node itself when the app stops
    *  renewing it (unreachable past the grace, budget, idle). null: none is armed. */
   deadMan: DeadManWiring | null;
+  /** A sweep: the node's run phase serves the run's queued cells (sweep/cell-server.ts)
+   *  instead of running the job once. */
+  sweep?: SweepWiring;
 }
 
 /** What a NodeJob knows that a renewal depends on. */

@@ -22,6 +22,7 @@ import {
 } from './job-transfers';
 import { linkViewChange, type ViewLinkState } from './link-view';
 import type { NodeJobDeps, RenewalState } from './node-job-deps';
+import type { SweepWiring } from './sweep/cell-server';
 import {
   isNodeLost,
   leaseGoneDecision,
@@ -35,6 +36,7 @@ import { CLAIM_CHECK_DEADLINE_MS, claimProblem } from './claimed-node';
 import { provisionNode } from './provision-node';
 import { pullCheckpoints, restoreCheckpoints } from './checkpoints';
 import { teardownOutcome, teardownPlan } from './teardown-plan';
+import { CellServer } from './sweep/cell-server';
 
 export type { DeadManWiring, NodeJobDeps, RenewalState } from './node-job-deps';
 
@@ -77,6 +79,8 @@ export class NodeJob {
   private readonly lostLeases = new Set<string>();
   /** Set when the node's own dead-man switch fired: the destroy reason the ledger shows. */
   private selfTeardown: string | null = null;
+  /** A sweep node's server of cells for the attempt now running (null: none yet). */
+  private cells: CellServer | null = null;
 
   constructor(
     readonly nodeId: string,
@@ -121,6 +125,12 @@ export class NodeJob {
     this.logs.releaseAll();
   }
 
+  /** Stops one running cell of a sweep; the node goes on with the next. False: the cell
+   *  is not running here. */
+  cancelCell(cellId: string): Promise<boolean> {
+    return this.cells?.cancel(cellId, this.deps.cancelGraceMs) ?? Promise.resolve(false);
+  }
+
   /** Picks up a job that a previous process was driving (after detach or a crash). */
   resume(): void {
     const cmd = resumeCommand(this.state.phase);
@@ -135,11 +145,12 @@ export class NodeJob {
     const prev = this.state;
     this.state = step.state;
     journalJobStep(this.deps.ledger, this.nodeId, event, prev, step.state, this.deps.now());
+    this.leaveCell(event, prev, step.state);
     const note = stepNote(prev, step.state);
     if (note) this.note(note);
     this.deps.onChange();
     if (step.state.phase === 'done') {
-      this.recordReceipt(step.state);
+      if (!this.deps.sweep) this.recordReceipt(step.state);
       this.finish(step.state);
     }
     void this.execute(step.commands);
@@ -331,6 +342,7 @@ export class NodeJob {
       if (host.kind === 'stopped') return null;
       if (host.kind === 'failed') return { type: 'NodeFault', reason: host.reason };
     }
+    if (phase === 'run' && this.deps.sweep) return this.serveCells(this.deps.sweep);
     await link.request(
       'configure',
       configureParams(this.deps.jobId, job, this.deps.freshSetup, this.state.attempt),
@@ -358,6 +370,51 @@ export class NodeJob {
     return phase === 'setup' ? { type: 'SetupExited', ...exit } : { type: 'JobExited', ...exit };
   }
 
+  /** A sweep node's run phase: cell after cell until the queue is empty (then the node's
+   *  job has exited well, whatever its cells did) or the node stops serving. */
+  private async serveCells(sweep: SweepWiring): Promise<JobEvent | null> {
+    const attempt = this.state.attempt;
+    const isServing = () =>
+      !this.detached && this.state.phase === 'run' && this.state.attempt === attempt;
+    const server = new CellServer(
+      {
+        runId: this.deps.manager.record.runId,
+        nodeId: this.nodeId,
+        job: this.deps.job,
+        link: () => this.ensureLink(),
+        phases: this.phases,
+        transfers: () => this.transfers(),
+        isServing,
+        lastSeq: () => this.deps.datastream.lastSeq(this.nodeId, 'agent'),
+        drain: (link) => this.drainLogs(link),
+        note: this.note,
+        now: this.deps.now,
+        onRunStarted: () => {
+          this.jobEndedAt = null;
+          this.markRunStarted();
+          this.deps.crashPoint('job-running');
+        },
+      },
+      sweep,
+    );
+    this.cells = server;
+    await server.serve();
+    return isServing() ? { type: 'JobExited', code: 0, signal: null } : null;
+  }
+
+  /** The run phase ended under a running cell (a stop, a lost node, a fault): the cell is
+   *  settled now, before the commands that follow. */
+  private leaveCell(event: JobEvent, prev: JobState, next: JobState): void {
+    if (!this.cells || prev.phase !== 'run') return;
+    if (next.phase === 'run' && next.attempt === prev.attempt) return;
+    if (event.type === 'OperatorStop')
+      this.cells.abandon({ cause: 'stopped', ...(event.reason ? { reason: event.reason } : {}) });
+    else if (event.type === 'NodeLost')
+      this.cells.abandon({ cause: event.cause ?? 'node_lost', reason: event.reason });
+    else if (event.type === 'NodeFault')
+      this.cells.abandon({ cause: 'fault', reason: event.reason });
+  }
+
   private async cancel(): Promise<null> {
     if (!this.link) return null;
     const running = this.phases.running();
@@ -370,11 +427,26 @@ export class NodeJob {
   private async collect(): Promise<JobEvent> {
     if (!this.deps.manager.record.agent) return { type: 'OutputsCollected', missing: [] };
     const { job, outputsDir } = this.deps;
+    if (this.deps.sweep) return this.collectStoppedCell();
     return pullJobOutputs(this.transfers(), job.outputs, outputsDir, (pulled) => {
       this.collected = true;
       this.pulled = pulled;
       void this.renewer?.renewNow();
     });
+  }
+
+  /** A sweep node collects only a cell a stop caught (each cell brought its own). */
+  private async collectStoppedCell(): Promise<JobEvent> {
+    this.collected = true;
+    const into = this.cells?.collectInto();
+    if (!into) return { type: 'OutputsCollected', missing: [] };
+    let pulled: PulledOutputs | null = null;
+    if (this.deps.job.outputs.length > 0)
+      await pullJobOutputs(this.transfers(), this.deps.job.outputs, into.dir, (p) => {
+        pulled = p;
+      });
+    this.cells?.collected(pulled);
+    return { type: 'OutputsCollected', missing: [] };
   }
 
   private transfers(): TransferDeps {

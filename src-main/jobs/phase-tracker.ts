@@ -20,6 +20,11 @@ export class PhaseTracker {
     for (const st of states) if (st) this.observe(st);
   }
 
+  /** The agent reported `phase` (running or exited). */
+  has(phase: Phase): boolean {
+    return this.phases.has(phase);
+  }
+
   /** Phases the agent last reported running. */
   running(): Phase[] {
     return [...this.phases.values()].filter((p) => p.state === 'running').map((p) => p.phase);

@@ -14,8 +14,12 @@ export interface ReceiptFacts {
   jobId: string;
   job: JobSpec;
   node: NodeRecord;
-  state: JobState;
+  state: Pick<JobState, 'attempt' | 'status' | 'exitCode' | 'reason'>;
   pulled: PulledOutputs | null;
+  /** A sweep's cell. */
+  cell?: { id: string; values: Record<string, string> };
+  /** Memoization: the key, and the job whose outputs were taken (null: it ran). */
+  cache?: { key: string; hit: { runId: string; jobId: string } | null };
   workspace: { manifest: string; files: number } | null;
   startedAt: number;
   endedAt: number;
@@ -63,6 +67,8 @@ export function buildReceipt(f: ReceiptFacts): Receipt {
     timings: { startedAt: f.startedAt, endedAt: f.endedAt },
     costUsd: f.costUsd,
     tenderVersion: f.tenderVersion,
+    ...(f.cell ? { cell: f.cell } : {}),
+    ...(f.cache ? { cache: f.cache } : {}),
   };
 }
 

@@ -7,7 +7,7 @@ const job = (env: JobSpec['env']): JobSpec => ({
   run: 'true',
   constraints: [],
   workspace: { workdir: '/w', exclude: [] },
-  setup_fingerprint: [],
+  setup_fingerprint: [], cache: false,
   host_setup: [],
   outputs: [],
   env,

@@ -2,6 +2,7 @@ import type { JobStatus } from '../contract';
 import type { Ledger } from '../ledger/ledger';
 import type { NodeManager } from '../nodes/node-manager';
 import type { NodeJob } from './node-job';
+import { sweepOutcome } from './sweep/sweep-outcome';
 
 export interface RunOutcome {
   status: JobStatus;
@@ -9,9 +10,11 @@ export interface RunOutcome {
 }
 
 /** Drives one run: its node managers and the job on each node. The run is completed when
- *  every node's job completed; otherwise failed with the first node's reason. */
+ *  every node's job completed; otherwise failed with the first node's reason. A sweep's
+ *  outcome is its cells' (sweep/sweep-outcome.ts), once every node has stopped serving. */
 export class RunDriver {
   readonly done: Promise<RunOutcome>;
+  private isCancelled = false;
 
   constructor(
     readonly runId: string,
@@ -20,6 +23,7 @@ export class RunDriver {
     private readonly ledger: Ledger,
     private readonly now: () => number,
     private readonly onRunChange: () => void,
+    private readonly isSweep = false,
   ) {
     this.done = this.aggregate();
   }
@@ -41,7 +45,20 @@ export class RunDriver {
   }
 
   cancel(): void {
+    this.isCancelled = true;
+    if (this.isSweep) this.ledger.endQueuedCells(this.runId, 'cancelled', 'cancelled', this.now());
     for (const job of this.jobs.values()) job.stop();
+  }
+
+  /** Cancels one cell of a sweep: a queued one is never started; a running one is stopped
+   *  on its node, which goes on with the next. False: the cell has already ended. */
+  async cancelCell(cellId: string): Promise<boolean> {
+    if (this.ledger.cancelQueuedCell(this.runId, cellId, this.now())) {
+      this.onRunChange();
+      return true;
+    }
+    for (const job of this.jobs.values()) if (await job.cancelCell(cellId)) return true;
+    return false;
   }
 
   abandon(reason: string): void {
@@ -56,6 +73,19 @@ export class RunDriver {
     this.onRunChange();
   }
 
+  /** Every node has stopped serving: cells still queued had no node left to run them. */
+  private sweepOutcome(nodeReason: string | null): RunOutcome {
+    this.ledger.endQueuedCells(
+      this.runId,
+      this.isCancelled ? 'cancelled' : 'failed',
+      this.isCancelled
+        ? 'cancelled'
+        : `no node left to run it${nodeReason ? ` (${nodeReason})` : ''}`,
+      this.now(),
+    );
+    return sweepOutcome(this.ledger.listCells(this.runId), this.isCancelled);
+  }
+
   private async aggregate(): Promise<RunOutcome> {
     const states = await Promise.all(
       [...this.jobs.entries()].map(async ([id, j]) => [id, await j.done] as const),
@@ -64,12 +94,14 @@ export class RunDriver {
     // user; otherwise failed, with the first failed node's reason.
     const ended = states.filter(([, s]) => s.status !== 'completed');
     const failed = ended.find(([, s]) => s.status !== 'cancelled') ?? ended[0];
-    const outcome: RunOutcome = failed
-      ? {
-          status: failed[1].status === 'cancelled' ? 'cancelled' : 'failed',
-          failedReason: `${failed[0].split('/').pop()}: ${failed[1].reason ?? 'failed'}`,
-        }
-      : { status: 'completed', failedReason: null };
+    const outcome: RunOutcome = this.isSweep
+      ? this.sweepOutcome(failed?.[1].reason ?? null)
+      : failed
+        ? {
+            status: failed[1].status === 'cancelled' ? 'cancelled' : 'failed',
+            failedReason: `${failed[0].split('/').pop()}: ${failed[1].reason ?? 'failed'}`,
+          }
+        : { status: 'completed', failedReason: null };
     this.ledger.updateRun(
       this.runId,
       {

@@ -7,6 +7,7 @@ import { LIVE_LEASE_STATES } from '../contract';
 import { TenderError } from '../base/tender-error';
 import type { NodeRecord } from './node-record';
 import * as attempts from './attempts';
+import * as cells from './cells';
 import * as hostKeys from './host-keys';
 import * as journal from './journal';
 import * as warmClaims from './warm-claims';
@@ -181,6 +182,51 @@ export class Ledger {
   ): void {
     nodeRows.commitNodeStep(this.db, prev, next, msg, now, data);
     this.leaseChanged(next.label);
+  }
+
+  // ── sweep cells ───────────────────────────────────────────────────────────────────────
+
+  listCells(runId: string): cells.CellRow[] {
+    return cells.listCells(this.db, runId);
+  }
+
+  getCell(runId: string, cellId: string): cells.CellRow | undefined {
+    return cells.getCell(this.db, runId, cellId);
+  }
+
+  takeCell(runId: string, nodeId: string, seqFrom: number, now: number): cells.CellRow | null {
+    return cells.takeCell(this.db, runId, nodeId, seqFrom, now);
+  }
+
+  endCell(
+    runId: string,
+    cellId: string,
+    nodeId: string | null,
+    end: cells.CellEnd,
+    now: number,
+  ): boolean {
+    return cells.endCell(this.db, runId, cellId, nodeId, end, now);
+  }
+
+  endQueuedCells(
+    runId: string,
+    status: 'cancelled' | 'failed',
+    reason: string,
+    now: number,
+  ): number {
+    return cells.endQueuedCells(this.db, runId, status, reason, now);
+  }
+
+  cancelQueuedCell(runId: string, cellId: string, now: number): boolean {
+    return cells.cancelQueuedCell(this.db, runId, cellId, now);
+  }
+
+  cellSummary(runId: string): cells.CellSummary | null {
+    return cells.cellSummary(this.db, runId);
+  }
+
+  cellByCacheKey(key: string): cells.CellRow | undefined {
+    return cells.cellByCacheKey(this.db, key);
   }
 
   // ── job attempts ──────────────────────────────────────────────────────────────────────

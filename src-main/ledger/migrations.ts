@@ -169,6 +169,35 @@ ALTER TABLE leases ADD COLUMN min_bid REAL;
 ALTER TABLE leases ADD COLUMN rates_json TEXT;
 `,
   },
+  {
+    version: 7,
+    sql: `
+-- A sweep's cells (contract/sweep.ts): one job each, queued over the run's nodes. A node
+-- takes the lowest queued index; a lost node's cell goes back to queued (tries counts the
+-- starts). seq_from/seq_to: the cell's records in its node's agent log.
+CREATE TABLE cells (
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  cell_id TEXT NOT NULL,
+  idx INTEGER NOT NULL,
+  values_json TEXT NOT NULL,
+  status TEXT NOT NULL,              -- queued | running | completed | failed | cancelled
+  node_id TEXT,
+  tries INTEGER NOT NULL DEFAULT 0,
+  exit_code INTEGER,
+  reason TEXT,
+  started_at INTEGER,
+  ended_at INTEGER,
+  seq_from INTEGER,
+  seq_to INTEGER,
+  cache_key TEXT,
+  cache_hit_json TEXT,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (run_id, cell_id)
+);
+CREATE INDEX cells_queue ON cells(run_id, status, idx);
+CREATE INDEX cells_cache ON cells(cache_key, status);
+`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

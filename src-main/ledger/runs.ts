@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { JobSpec, LeasePolicy } from '../contract';
+import type { JobSpec, LeasePolicy, SweepCell } from '../contract';
+import { insertCells } from './cells';
 import type { NodeRecord } from './node-record';
 import { insertAttempt } from './attempts';
 import { appendEvent } from './journal';
@@ -20,6 +21,8 @@ export interface NewRun {
   keep: boolean;
   outputsDir: string;
   policy: LeasePolicy;
+  /** A sweep's cells, all queued. */
+  cells?: SweepCell[];
 }
 
 export type RunPatch = Partial<
@@ -65,6 +68,7 @@ export function createRun(
       insertNode(db, node, now);
       insertAttempt(db, node, now);
     }
+    if (run.cells) insertCells(db, run.id, run.cells, now);
     appendEvent(db, {
       ts: now,
       runId: run.id,

@@ -20,3 +20,8 @@ export async function until<T>(
 export async function eventually(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((r) => setTimeout(r, 20));
 }
+
+/** `eventually` for a condition that has to be awaited (a read through the client). */
+export async function eventuallyAsync(condition: () => Promise<boolean>): Promise<void> {
+  while (!(await condition())) await new Promise((r) => setTimeout(r, 20));
+}

@@ -15,7 +15,7 @@ const rec = (seq: number, source: LogRecord['source'], line: string): LogRecord 
 });
 
 describe('LogPrinter', () => {
-  it('never prints GPU samples, yet counts them as printed', () => {
+  it('never prints GPU samples or metrics, yet counts them as printed', () => {
     const out = new PassThrough();
     const printer = new LogPrinter(out, false);
     printer.write([
@@ -23,7 +23,8 @@ describe('LogPrinter', () => {
       rec(2, 'gpu', '{"t":1,"gpus":[{"i":0,"util":87,"memUsed":1,"memTotal":2}]}'),
     ]);
     expect(printer.lastSeq('r-abc123/node-0', 'agent')).toBe(2);
-    printer.write([rec(2, 'gpu', '{}'), rec(3, 'run', 'epoch 2')]);
+    printer.write([rec(2, 'gpu', '{}'), rec(3, 'metrics', '{"step":1}'), rec(4, 'run', 'epoch 2')]);
+    expect(printer.lastSeq('r-abc123/node-0', 'agent')).toBe(4);
     expect(String(out.read())).toBe('epoch 1\nepoch 2\n');
   });
 });

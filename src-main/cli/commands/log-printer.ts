@@ -1,10 +1,10 @@
 import { once } from 'node:events';
-import type { LogRecord } from '../../contract';
+import { isDataSource, type LogRecord } from '../../contract';
 
 /** Prints each (node, channel, seq) once, in order, whatever mix of pages, backfill and
  *  live batches it is handed; what it printed last of each is where the next page starts.
- *  Job output goes to stdout whole, so `> file` captures it; GPU samples (`gpu`) are data,
- *  never printed. */
+ *  Job output goes to stdout whole, so `> file` captures it; GPU samples (`gpu`) and
+ *  metrics (`metrics`) are data, never printed. */
 export class LogPrinter {
   private readonly last = new Map<string, number>();
 
@@ -43,7 +43,7 @@ export class LogPrinter {
       }
       if (r.seq <= last) continue;
       last = r.seq;
-      if (r.source === 'gpu') continue;
+      if (isDataSource(r.source)) continue;
       text += `${shown}${r.line}\n`;
     }
     if (node) this.last.set(`${node}|${channel}`, last);

@@ -1,4 +1,4 @@
-import type { Handlers, LogRecord } from '../../contract';
+import { isDataSource, type Handlers, type LogRecord } from '../../contract';
 import { TenderError } from '../../base/tender-error';
 import type { Datastream } from '../../datastream/datastream';
 import type { Ledger } from '../../ledger/ledger';
@@ -45,8 +45,8 @@ export function logHandlers(
         });
         if (page.length === 0) return { records: found, truncated: false };
         for (const r of page) {
-          // GPU samples ride the agent channel as JSON: no line of the job's to find.
-          if (r.source === 'gpu' || !r.line.toLowerCase().includes(needle)) continue;
+          // GPU samples and metrics ride the agent channel as JSON: no line of the job's.
+          if (isDataSource(r.source) || !r.line.toLowerCase().includes(needle)) continue;
           found.push(r);
           if (found.length >= limit) return { records: found, truncated: true };
         }

@@ -20,7 +20,8 @@ import type { NodeRuntime } from '../../nodes/runtime-bundle';
 import { crashPoint } from '../../base/crash-points';
 import { connectorFor } from '../../nodes/ssh-connect';
 import { leaseLabel, randomId } from '../../base/ids';
-import { nodeOutputsDir } from '../../base/paths';
+import { cellOutputsDir, nodeOutputsDir } from '../../base/paths';
+import type { SweepWiring } from '../../jobs/sweep/cell-server';
 import type { Timing } from '../settings/timing';
 import { deadManWiring } from './dead-man-wiring';
 import { hostSetupOptionsFor } from './host-setup-options';
@@ -48,6 +49,8 @@ export interface JobWiring {
   freshSetup: boolean;
   workspacePlan: () => Promise<PushPlan | null>;
   onChange: () => void;
+  /** A sweep: the node serves the run's cells; `onCellChange` sends the run's view. */
+  sweep?: { onCellChange: () => void };
 }
 
 /** A dropped link or a bulk channel reconnects within this; the link itself keeps retrying. */
@@ -195,6 +198,7 @@ export class NodeFactory {
             },
           });
         },
+        ...(w.sweep ? { sweep: this.sweepWiring(manager, w, w.sweep.onCellChange) } : {}),
         recordReceipt: (facts) => {
           const node = manager.record;
           const now = ctx.now();
@@ -223,6 +227,50 @@ export class NodeFactory {
         },
       },
     );
+  }
+
+  /** How a sweep's node takes cells and files what each one did. */
+  private sweepWiring(manager: NodeManager, w: JobWiring, onCellChange: () => void): SweepWiring {
+    const ctx = this.d;
+    const runId = manager.record.runId;
+    return {
+      ledger: ctx.ledger,
+      cellOutputsDir: (cellId) => cellOutputsDir(ctx.home, runId, cellId),
+      onCellChange,
+      maxRestarts: w.job.recovery?.max_restarts ?? 0,
+      recoverOn: w.job.recovery?.on ?? [],
+      recordCellReceipt: (cell, facts) => {
+        const node = manager.record;
+        const now = ctx.now();
+        const m = ctx.manifestMemory.get(node.label);
+        const file = writeReceipt(
+          cellOutputsDir(ctx.home, runId, cell.id),
+          buildReceipt({
+            runId,
+            jobId: `${runId}.${cell.id}`,
+            job: { ...w.job, params: { ...w.job.params, ...cell.values } },
+            node,
+            state: facts,
+            pulled: facts.pulled,
+            workspace: m ? { manifest: m.digest, files: m.files.size } : null,
+            startedAt: cell.startedAt ?? now,
+            endedAt: now,
+            // The node's rate over the cell's time (a sweep's nodes serve many cells).
+            costUsd: cellCost(ctx.ledger, node, cell.startedAt ?? now, now),
+            tenderVersion: TENDER_VERSION,
+            cell: { id: cell.id, values: cell.values },
+            ...(facts.cache ? { cache: facts.cache } : {}),
+          }),
+        );
+        ctx.ledger.append({
+          ts: now,
+          runId,
+          nodeId: node.id,
+          kind: 'job.receipt',
+          data: { file, cell: cell.id },
+        });
+      },
+    };
   }
 
   /** A lease failed to boot and was destroyed: its host is remembered, its cost journaled. */
@@ -273,4 +321,10 @@ function stageNoter(
             : `node ${r.stage}`,
     );
   };
+}
+
+/** What the node's lease billed between `from` and `to`. */
+function cellCost(ledger: Ledger, node: NodeRecord, from: number, to: number): number {
+  const lease = ledger.getLease(node.label);
+  return lease ? leaseCost(lease, to, from, to) : 0;
 }

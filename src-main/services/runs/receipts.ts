@@ -1,29 +1,54 @@
 // A run's receipts, as the jobs wrote them (jobs/receipt-writer.ts): read back and checked.
 import { existsSync, readFileSync } from 'node:fs';
-import { nodeOutputsDir } from '../../base/paths';
+import { cellOutputsDir, nodeOutputsDir } from '../../base/paths';
 import { TenderError } from '../../base/tender-error';
 import { Receipt } from '../../contract';
 import { receiptFile } from '../../jobs/receipt-writer';
 import type { Ledger } from '../../ledger/ledger';
 
 export function readReceipts(
-  d: { home: string; ledger: Pick<Ledger, 'getRun' | 'nodesOfRun'> },
+  d: { home: string; ledger: Pick<Ledger, 'getRun' | 'nodesOfRun' | 'listCells'> },
   runId: string,
-  nodeId?: string,
+  filter: { nodeId?: string; jobId?: string } = {},
 ): Receipt[] {
   if (!d.ledger.getRun(runId))
     throw new TenderError('not_found', `no run ${runId}`, '`tender status` lists the runs');
-  const logical = [...new Set(d.ledger.nodesOfRun(runId).map((n) => n.logicalId))].filter(
-    (l) => nodeId === undefined || l === nodeId || `${runId}/${l}` === nodeId,
-  );
-  const out: Receipt[] = [];
-  for (const l of logical) {
-    const file = receiptFile(nodeOutputsDir(d.home, runId, l));
-    if (!existsSync(file)) continue;
-    const parsed = Receipt.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-    if (!parsed.success)
-      throw new TenderError('infrastructure', `${file} is not a receipt Tender can read`);
-    out.push(parsed.data);
+  const isNode = (l: string) =>
+    filter.nodeId === undefined || l === filter.nodeId || `${runId}/${l}` === filter.nodeId;
+  const cells = d.ledger.listCells(runId);
+  if (cells.length > 0) {
+    const picked = cells.filter(
+      (c) =>
+        (filter.jobId === undefined || sameCell(runId, c.id, c.index, filter.jobId)) &&
+        (filter.nodeId === undefined || (c.nodeId !== null && isNode(c.nodeId.split('/').pop()!))),
+    );
+    if (filter.jobId !== undefined && picked.length === 0)
+      throw new TenderError(
+        'not_found',
+        `run ${runId} has no cell ${filter.jobId}`,
+        `its cells are ${cells[0]!.id}…${cells[cells.length - 1]!.id} (\`tender status ${runId}\` lists them)`,
+      );
+    return picked.flatMap((c) => readOne(receiptFile(cellOutputsDir(d.home, runId, c.id))));
   }
-  return out;
+  if (filter.jobId !== undefined)
+    throw new TenderError(
+      'bad_input',
+      `run ${runId} is no sweep: it has no cells`,
+      'leave --job out, or use --node',
+    );
+  const logical = [...new Set(d.ledger.nodesOfRun(runId).map((n) => n.logicalId))].filter(isNode);
+  return logical.flatMap((l) => readOne(receiptFile(nodeOutputsDir(d.home, runId, l))));
+}
+
+/** `j03`, `r-….j03` (its TENDER_JOB_ID) or `3` name the same cell. */
+export function sameCell(runId: string, id: string, index: number, asked: string): boolean {
+  return asked === id || asked === `${runId}.${id}` || asked === String(index);
+}
+
+function readOne(file: string): Receipt[] {
+  if (!existsSync(file)) return [];
+  const parsed = Receipt.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+  if (!parsed.success)
+    throw new TenderError('infrastructure', `${file} is not a receipt Tender can read`);
+  return [parsed.data];
 }

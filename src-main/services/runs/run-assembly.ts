@@ -47,6 +47,7 @@ export function assembleRun(d: RunAssemblyDeps, r: RunToAssemble): AssembledRun 
   const managers = new Map<string, NodeManager>();
   const jobs = new Map<string, NodeJob>();
   const workspacePlan = sharedWorkspacePlan(r.job);
+  const isSweep = d.ledger.listCells(r.runId).length > 0;
   for (const rec of r.nodes) {
     const manager = d.factory.manager(rec, r.provider);
     managers.set(rec.id, manager);
@@ -69,10 +70,19 @@ export function assembleRun(d: RunAssemblyDeps, r: RunToAssemble): AssembledRun 
       freshSetup: r.freshSetup,
       workspacePlan,
       onChange: () => d.emitNode(rec.id),
+      ...(isSweep ? { sweep: { onCellChange: () => d.emitRun(r.runId) } } : {}),
     };
     jobs.set(rec.id, d.factory.job(manager, r.provider, wiring, state));
   }
-  const driver = new RunDriver(r.runId, managers, jobs, d.ledger, d.now, () => d.emitRun(r.runId));
+  const driver = new RunDriver(
+    r.runId,
+    managers,
+    jobs,
+    d.ledger,
+    d.now,
+    () => d.emitRun(r.runId),
+    isSweep,
+  );
   const policy = d.ledger.getRun(r.runId)?.policy;
   const guard =
     policy &&

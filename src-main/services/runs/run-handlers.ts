@@ -11,6 +11,8 @@ type RunHandlers = Pick<
   | 'run.cancel'
   | 'run.detach'
   | 'run.attach'
+  | 'run.cells'
+  | 'run.cancelCell'
 >;
 
 export function runHandlers(runs: RunService): RunHandlers {
@@ -23,5 +25,7 @@ export function runHandlers(runs: RunService): RunHandlers {
     'run.cancel': async ({ runId }) => runs.cancel(runId),
     'run.detach': async ({ runId }) => runs.detach(runId),
     'run.attach': async ({ runId }) => runs.attach(runId),
+    'run.cells': async ({ runId }) => runs.cells(runId),
+    'run.cancelCell': ({ runId, jobId }) => runs.cancelCell(runId, jobId),
   };
 }

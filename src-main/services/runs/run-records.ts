@@ -1,5 +1,11 @@
 import { join } from 'node:path';
-import { type CommandArgs, type JobSpec, type LeasePolicy, parseConstraint } from '../../contract';
+import {
+  type CommandArgs,
+  type JobSpec,
+  type LeasePolicy,
+  parseConstraint,
+  type SweepCell,
+} from '../../contract';
 import { homePaths } from '../../base/paths';
 import { leaseLabel } from '../../base/ids';
 import type { Datastream } from '../../datastream/datastream';
@@ -26,6 +32,8 @@ export interface RunToCreate {
   provider: string;
   shapes: NodeShape[];
   policy: LeasePolicy;
+  /** A sweep's cells, written queued with the run. */
+  cells?: SweepCell[];
 }
 
 /** Writes the run and its nodes: each slot takes a warm node when one with the job's host
@@ -90,6 +98,7 @@ export function createRunRecords(
           keep: args.keep,
           outputsDir: join(homePaths(d.home).runs, runId),
           policy: c.policy,
+          ...(c.cells ? { cells: c.cells } : {}),
         },
         nodes,
         now,

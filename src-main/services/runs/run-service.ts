@@ -1,6 +1,9 @@
 import {
   PoolSpec,
+  expandSweep,
+  type CellView,
   type CommandArgs,
+  type SweepCell,
   type JobSpec,
   type RunPlan,
   type RunView,
@@ -22,6 +25,8 @@ import { checkJob } from './job-checks';
 import { assembleRun, type RunAssemblyDeps, type RunToAssemble } from './run-assembly';
 import { planRun } from './run-plan';
 import { createRunRecords } from './run-records';
+import { sameCell } from './receipts';
+import { cellView } from './cell-view';
 
 export interface RunServiceDeps extends Omit<RunAssemblyDeps, 'guardEveryMs'> {
   home: string;
@@ -47,12 +52,19 @@ export class RunService {
 
   constructor(private readonly d: RunServiceDeps) {}
 
-  async start(args: CommandArgs<'run.start'>): Promise<RunView> {
+  /** `cells`: a sweep's cells as given (a rerun of the failed ones keeps their ids);
+   *  default: the job's `[sweep]` expanded. */
+  async start(
+    args: CommandArgs<'run.start'>,
+    opts: { cells?: SweepCell[] } = {},
+  ): Promise<RunView> {
     const { d } = this;
     d.requireWriter();
     const provider = d.providers.get(args.pool.provider);
     const job = resolveSecretsFromEnv(checkJob(args.job), d.env);
-    const shapes = provider.shapeNodes(args.pool);
+    const cells = opts.cells ?? (job.sweep ? expandSweep(job.sweep) : undefined);
+    // A sweep's nodes serve its cells: no more nodes than cells.
+    const shapes = provider.shapeNodes(args.pool).slice(0, cells?.length ?? Infinity);
     const policy = resolvePolicy(
       args.keep ? { afterJob: 'keep_warm', ...args.policy } : args.policy,
       readDefaults(d.home),
@@ -65,6 +77,7 @@ export class RunService {
       provider: provider.kind,
       shapes,
       policy,
+      ...(cells ? { cells } : {}),
     });
     this.takeOverWarm(nodes, passedOver);
     const keep = args.keep || policy.afterJob === 'keep_warm';
@@ -98,15 +111,69 @@ export class RunService {
         'See `tender status` for the runs Tender knows.',
       );
     const stored = this.d.ledger.jobSpec(run.jobId);
-    return this.start({
-      job: withSecrets(stored, args.secrets, run.id),
-      pool: PoolSpec.parse(run.pool),
-      keep: run.keep,
-      policy: run.policy ?? {},
-      source: run.source ?? undefined,
-      freshSetup: args.freshSetup,
-      reuseWarm: args.reuseWarm,
-    });
+    const cells = args.failed ? this.failedCells(run.id) : undefined;
+    return this.start(
+      {
+        job: withSecrets(stored, args.secrets, run.id),
+        pool: PoolSpec.parse(run.pool),
+        keep: run.keep,
+        policy: run.policy ?? {},
+        source: run.source ?? undefined,
+        freshSetup: args.freshSetup,
+        reuseWarm: args.reuseWarm,
+      },
+      cells ? { cells } : {},
+    );
+  }
+
+  /** A sweep's cells that failed or were cancelled, with their ids and values. */
+  private failedCells(runId: string): SweepCell[] {
+    const all = this.d.ledger.listCells(runId);
+    if (all.length === 0)
+      throw new TenderError(
+        'bad_input',
+        `run ${runId} is no sweep: --failed reruns a sweep's failed cells`,
+        `rerun it whole: \`tender rerun ${runId}\``,
+      );
+    const failed = all.filter((c) => c.status === 'failed' || c.status === 'cancelled');
+    if (failed.length === 0)
+      throw new TenderError(
+        'conflict',
+        `every cell of run ${runId} ${all.some((c) => c.status === 'queued' || c.status === 'running') ? 'that has ended ' : ''}completed: none to rerun`,
+        `rerun it whole: \`tender rerun ${runId}\``,
+      );
+    return failed.map((c) => ({ index: c.index, id: c.id, values: c.values }));
+  }
+
+  /** A sweep's cells, in order. */
+  cells(runId: string): CellView[] {
+    this.view(runId); // not_found when there is no such run
+    return this.d.ledger.listCells(runId).map((c) => cellView(this.d.home, c));
+  }
+
+  /** Cancels one cell: queued, it never starts; running, its node stops it and goes on. */
+  async cancelCell(runId: string, jobId: string): Promise<CellView> {
+    this.d.requireWriter();
+    const cell = this.cells(runId).find((c) => sameCell(runId, c.id, c.index, jobId));
+    if (!cell)
+      throw new TenderError(
+        'not_found',
+        `run ${runId} has no cell ${jobId}`,
+        `\`tender status ${runId}\` lists its cells`,
+      );
+    if (cell.status !== 'queued' && cell.status !== 'running')
+      throw new TenderError(
+        'conflict',
+        `cell ${cell.id} of run ${runId} has already ended (${cell.status})`,
+      );
+    const driver = this.drivers.get(runId) ?? this.attachDriver(runId);
+    if (!(await driver.cancelCell(cell.id)))
+      throw new TenderError(
+        'conflict',
+        `cell ${cell.id} of run ${runId} is not running on a node this process drives`,
+        'try again in a moment, or cancel the whole run',
+      );
+    return this.cells(runId).find((c) => c.id === cell.id)!;
   }
 
   /** Resolves when a run driven by this process has ended (teardown included). */

@@ -123,6 +123,7 @@ export function runView(
     endedAt: run.endedAt,
     failedReason: run.failedReason,
     outputsDir: run.outputsDir,
+    sweep: ledger.cellSummary(run.id),
     nodes: ledger.nodesOfRun(run.id).map((n) => {
       const view = nodeView(ledger, n, linkState, timing, run.createdAt);
       return gpuOf ? withGpu(view, run.policy, gpuOf) : view;

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { LogRecord } from '../../../src-main/contract';
+import { isDataSource, type LogRecord } from '../../../src-main/contract';
 import { call, describeError } from '../../api/backend';
 import { toast } from '../../components/toasts';
 import { clockTime } from '../../lib/format';
@@ -50,8 +50,8 @@ export function PaneSearch(props: {
     setWhole({ query, records: null, truncated: false, error: null });
     try {
       const r = await call('logs.search', { runId, nodeId, query, limit: 500 });
-      // GPU samples are stored with the log but are not its lines.
-      const records = r.records.filter((x) => x.source !== 'gpu');
+      // GPU samples and metrics are stored with the log but are not its lines.
+      const records = r.records.filter((x) => !isDataSource(x.source));
       setWhole({ query, records, truncated: r.truncated, error: null });
     } catch (err) {
       setWhole({ query, records: [], truncated: false, error: describeError(err) });

@@ -1,4 +1,4 @@
-import type { LogRecord, LogSource } from '../../../src-main/contract';
+import { isDataSource, type LogRecord, type LogSource } from '../../../src-main/contract';
 import { clockTime } from '../../lib/format';
 
 /** Sources that are phases of a node's life: a divider marks where each begins. */
@@ -29,7 +29,7 @@ export interface FormatState {
  * Records as terminal text. The job's own output (setup, run) goes through byte for byte,
  * colours and carriage returns included; what Tender adds (bootstrap lines, job events,
  * agent notices) is dimmed and marked, so it never passes for the job's output. GPU
- * samples (`gpu`) are data for the pane's header, never written.
+ * samples (`gpu`) and metrics (`metrics`) are data, never written.
  */
 export function formatRecords(
   records: readonly LogRecord[],
@@ -38,7 +38,7 @@ export function formatRecords(
   let text = '';
   let lines = 0;
   for (const r of records) {
-    if (r.source === 'gpu') continue;
+    if (isDataSource(r.source)) continue;
     if (PHASES.includes(r.source) && r.source !== state.phase) {
       state.phase = r.source;
       text += divider(r.source, r.ts);
