@@ -13,6 +13,7 @@ import { runCommand, RUN_USAGE } from './commands/run';
 import { rerunCommand, RERUN_USAGE } from './commands/rerun';
 import { receiptCommand, RECEIPT_USAGE } from './commands/receipt';
 import { metricsCommand, METRICS_USAGE } from './commands/metrics';
+import { cancelCommand, CANCEL_USAGE, cellsCommand, CELLS_USAGE } from './commands/cells';
 import { statusCommand } from './commands/status';
 import { COST_USAGE, costCommand } from './commands/cost';
 import { syncCommand, SYNC_USAGE } from './commands/sync';
@@ -28,6 +29,8 @@ usage:
   ${RUN_USAGE}
   ${RERUN_USAGE}
   tender status [--json]
+  ${CELLS_USAGE}
+  ${CANCEL_USAGE}
   ${COST_USAGE}
   ${RECEIPT_USAGE}
   ${METRICS_USAGE}
@@ -55,6 +58,8 @@ const COMMANDS: Record<
   cost: costCommand,
   receipt: receiptCommand,
   metrics: metricsCommand,
+  cells: cellsCommand,
+  cancel: cancelCommand,
   logs: logsCommand,
   sync: syncCommand,
   down: downCommand,

@@ -119,6 +119,8 @@ export const commands = {
       /** Instead of from `fromSeq`: from the `tail`-th last record of each channel read (a
        *  pane opening a long log wants its end, not a million lines). */
       tail: z.number().int().min(1).max(1_000_000).optional(),
+      /** A sweep's cell (`j03`): its node's agent records between the cell's seqs. */
+      jobId: z.string().optional(),
     }),
     output: z.object({ records: z.array(LogRecord) }),
   },

@@ -105,6 +105,11 @@ export function parseGridFlag(flags: string[]): Record<string, string[]> {
   return axes;
 }
 
+/** `j03`, `r-….j03` (its TENDER_JOB_ID) or `3` name the same cell. */
+export function sameCell(runId: string, id: string, index: number, asked: string): boolean {
+  return asked === id || asked === `${runId}.${id}` || asked === String(index);
+}
+
 /** A cell's status. `queued`: waiting for a free node. */
 export const CellStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
 export type CellStatus = z.infer<typeof CellStatus>;

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { LogChannel, LogRecord, RunView } from '../../contract';
-import { LogChannel as LogChannelSchema } from '../../contract';
+import { LogChannel as LogChannelSchema, sameCell } from '../../contract';
 import { TenderCore } from '../../core/tender-core';
 import { TenderError } from '../../base/tender-error';
 import { call, type CliContext } from '../context';
@@ -11,7 +11,7 @@ import { LogPrinter } from './log-printer';
 import { summarize } from './run';
 
 export const LOGS_USAGE =
-  'tender logs <runId> [--node N] [--follow] [--tail N | --from SEQ] [--channel agent|bootstrap|events]';
+  'tender logs <runId> [--node N | --job J] [--follow] [--tail N | --from SEQ] [--channel agent|bootstrap|events]';
 
 const POLL_MS = 250;
 /** Records per `logs.read`: about a megabyte, so a long log streams in a few hundred reads
@@ -29,6 +29,7 @@ export async function logsCommand(argv: string[], ctx: CliContext): Promise<numb
     allowPositionals: true,
     options: {
       node: { type: 'string' },
+      job: { type: 'string' },
       follow: { type: 'boolean', short: 'f', default: false },
       from: { type: 'string' },
       tail: { type: 'string' },
@@ -62,10 +63,18 @@ export async function logsCommand(argv: string[], ctx: CliContext): Promise<numb
     );
   const channel = parsedChannel.data;
 
+  if (values.job !== undefined && (values.node !== undefined || values.channel !== undefined))
+    throw new TenderError(
+      'bad_input',
+      '--job is one cell of a sweep: leave --node and --channel out',
+      LOGS_USAGE,
+    );
   const core = TenderCore.openAny(ctx.coreOptions);
   if (!core) throw new TenderError('not_found', `no run ${runId}: nothing in ${ctx.home} yet`);
   try {
     const run = await call(core, 'run.get', { runId });
+    if (values.job !== undefined)
+      return await printCell(core, runId, values.job, fromSeq, values.follow === true);
     const nodeId =
       values.node === undefined
         ? undefined
@@ -109,6 +118,38 @@ export async function logsCommand(argv: string[], ctx: CliContext): Promise<numb
     }
   } finally {
     await core.close();
+  }
+}
+
+/** One sweep cell's log: its node's records between its seqs; with --follow, until the
+ *  cell ends. */
+async function printCell(
+  core: TenderCore,
+  runId: string,
+  jobId: string,
+  fromSeq: number,
+  follow: boolean,
+): Promise<number> {
+  const printer = new LogPrinter(process.stdout, false);
+  let from = fromSeq;
+  for (;;) {
+    const { records } = await call(core, 'logs.read', { runId, jobId, fromSeq: from, limit: PAGE });
+    printer.write(records);
+    if (records.length > 0) from = records[records.length - 1]!.seq + 1;
+    if (records.length === PAGE) continue;
+    const cell = (await call(core, 'run.cells', { runId })).find((c) =>
+      sameCell(runId, c.id, c.index, jobId),
+    );
+    const isOver = !cell || (cell.status !== 'running' && cell.status !== 'queued');
+    if (!follow || isOver) {
+      // A cell that ended while we read may have records after the last page.
+      if (follow)
+        printer.write(
+          (await call(core, 'logs.read', { runId, jobId, fromSeq: from, limit: PAGE })).records,
+        );
+      return EXIT.ok;
+    }
+    await new Promise((r) => setTimeout(r, POLL_MS));
   }
 }
 

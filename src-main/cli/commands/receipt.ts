@@ -7,14 +7,18 @@ import { call, type CliContext } from '../context';
 import { EXIT } from '../exit-codes';
 import { bold, dim } from '../output';
 
-export const RECEIPT_USAGE = 'tender receipt <runId> [--node N] [--json]';
+export const RECEIPT_USAGE = 'tender receipt <runId> [--node N] [--job J] [--json]';
 
 /** What a finished job ran, on what, from which inputs, to which outputs. */
 export async function receiptCommand(argv: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { node: { type: 'string' }, json: { type: 'boolean', default: false } },
+    options: {
+      node: { type: 'string' },
+      job: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
   });
   const [runId, extra] = positionals;
   if (!runId || extra !== undefined)
@@ -26,11 +30,12 @@ export async function receiptCommand(argv: string[], ctx: CliContext): Promise<n
     const receipts = await call(core, 'run.receipts', {
       runId,
       ...(values.node ? { nodeId: values.node } : {}),
+      ...(values.job ? { jobId: values.job } : {}),
     });
     if (receipts.length === 0)
       throw new TenderError(
         'not_found',
-        `run ${runId} has no receipt${values.node ? ` for ${values.node}` : ''} yet`,
+        `run ${runId} has no receipt${values.node ? ` for ${values.node}` : ''}${values.job ? ` for ${values.job}` : ''} yet`,
         'a receipt is written when a job ends on its node',
       );
     process.stdout.write(
@@ -46,7 +51,14 @@ export async function receiptCommand(argv: string[], ctx: CliContext): Promise<n
 
 function render(r: Receipt): string {
   const lines = [
-    bold(`${r.runId} ${r.node}: ${r.status}${r.exitCode === null ? '' : ` (exit ${r.exitCode})`}`),
+    bold(
+      `${r.runId} ${r.cell ? `${r.cell.id} on ` : ''}${r.node}: ${r.status}${r.exitCode === null ? '' : ` (exit ${r.exitCode})`}`,
+    ),
+    ...(r.cache?.hit
+      ? [
+          `  cache      hit: the outputs of ${r.cache.hit.jobId} (run ${r.cache.hit.runId}), not run again`,
+        ]
+      : []),
     `  job        ${r.job.name} (${r.jobId}), attempt ${r.attempt + 1}`,
     `  run        ${r.job.run}`,
     ...(r.job.setup

@@ -8,7 +8,7 @@ import { call, type CliContext } from '../context';
 import { followRun } from './run';
 
 export const RERUN_USAGE =
-  'tender rerun <runId> [--fresh-setup] [--new-node] [--secret NAME=VALUE]… [--detach] [--json]';
+  'tender rerun <runId> [--failed] [--fresh-setup] [--new-node] [--secret NAME=VALUE]… [--detach] [--json]';
 
 /** The same job and pool as an earlier run, on its warm node when one is kept (no create,
  *  no bootstrap, a delta push, setup skipped while its fingerprint matches). */
@@ -18,6 +18,7 @@ export async function rerunCommand(argv: string[], ctx: CliContext): Promise<num
     allowPositionals: true,
     options: {
       'fresh-setup': { type: 'boolean', default: false },
+      failed: { type: 'boolean', default: false },
       'new-node': { type: 'boolean', default: false },
       secret: { type: 'string', multiple: true, default: [] },
       detach: { type: 'boolean', default: false },
@@ -37,6 +38,7 @@ export async function rerunCommand(argv: string[], ctx: CliContext): Promise<num
         runId,
         freshSetup: values['fresh-setup'],
         reuseWarm: !values['new-node'],
+        failed: values.failed,
         secrets: { ...secretsFromSource(before.source ?? null, ctx), ...given },
       });
     },

@@ -1,5 +1,11 @@
 import { parseArgs } from 'node:util';
-import type { PolicyInput, RunView } from '../../contract';
+import {
+  parseGridFlag,
+  SweepSpec,
+  type JobSpec,
+  type PolicyInput,
+  type RunView,
+} from '../../contract';
 import { TenderCore } from '../../core/tender-core';
 import { TenderError } from '../../base/tender-error';
 import { parseConstraint } from '../../contract/constraint';
@@ -13,7 +19,7 @@ import { durationFlag, positiveNumber } from './flags';
 import { makeLogPrinter } from '../log-printer';
 import { bold, green, info, red } from '../output';
 
-export const RUN_USAGE = `tender run <job.toml> [--provider P] [--count N] [--hosts a,b] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--interruptible [--bid X]] [--constraint EXPR]… [--keep] [--fresh-setup] [--new-node] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--collect-grace 1h] [--detach] [--json]`;
+export const RUN_USAGE = `tender run <job.toml> [--provider P] [--count N] [--hosts a,b] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--interruptible [--bid X]] [--constraint EXPR]… [--grid NAME=v1,v2]… [--keep] [--fresh-setup] [--new-node] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--collect-grace 1h] [--detach] [--json]`;
 
 export async function runCommand(argv: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -32,6 +38,7 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
       interruptible: { type: 'boolean' },
       bid: { type: 'string' },
       constraint: { type: 'string', multiple: true },
+      grid: { type: 'string', multiple: true },
       keep: { type: 'boolean', default: false },
       'fresh-setup': { type: 'boolean', default: false },
       'new-node': { type: 'boolean', default: false },
@@ -93,13 +100,14 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
 
   // `--constraint EXPR` (repeatable) adds to the job's constraints, each checked as the
   // job file's are.
-  const job = values.constraint?.length
+  const constrained = values.constraint?.length
     ? {
         ...loaded.job,
         constraints: [...loaded.job.constraints, ...values.constraint.map(constraintFlag)],
       }
     : loaded.job;
-  const { constraint: _constraints, ...flags } = values;
+  const job = values.grid?.length ? withGrid(constrained, values.grid) : constrained;
+  const { constraint: _constraints, grid: _grid, ...flags } = values;
   const policy = { ...loaded.policy, ...policyFlags(flags) };
   // Host names too are checked before anything is opened or written.
   for (const name of pool.provider === HOSTS_PROVIDER ? pool.hosts : []) findHost(ctx.home, name);
@@ -210,7 +218,9 @@ function finishDetach(runId: string): void {
  *  machinery failed (no exit code from the job, or a lease not confirmed destroyed). */
 export function summarize(view: RunView, json: boolean): number {
   const notDestroyed = view.nodes.filter((n) => n.stage !== 'destroyed' && n.stage !== 'dormant');
-  const jobFailed = view.nodes.some((n) => n.exitCode !== null && n.exitCode !== 0);
+  const jobFailed =
+    view.nodes.some((n) => n.exitCode !== null && n.exitCode !== 0) ||
+    (view.sweep !== null && view.sweep.failed > 0);
   const code =
     view.status === 'completed'
       ? notDestroyed.length > 0
@@ -223,6 +233,7 @@ export function summarize(view: RunView, json: boolean): number {
   else if (view.status === 'cancelled')
     info(`run ${view.id} cancelled: ${view.failedReason ?? 'by its user'}`);
   else info(red(`run ${view.id} failed: ${view.failedReason ?? 'unknown reason'}`));
+  if (view.sweep) info(sweepLine(view.sweep, view.id));
   info(`outputs: ${view.outputsDir}`);
   const budget =
     view.cost.budgetUsd === null ? '' : ` of a $${view.cost.budgetUsd.toFixed(2)} budget`;
@@ -249,6 +260,7 @@ export function summarize(view: RunView, json: boolean): number {
         status: view.status,
         failedReason: view.failedReason,
         nodes,
+        ...(view.sweep ? { cells: view.sweep } : {}),
         outputsDir: view.outputsDir,
         cost: view.cost,
       }) + '\n',
@@ -288,6 +300,36 @@ function policyFlags(values: Record<string, string | boolean | undefined>): Poli
     out.afterJob = aj;
   }
   return out;
+}
+
+/** A sweep's cells by status, and where to look next. */
+function sweepLine(s: NonNullable<RunView['sweep']>, runId: string): string {
+  const parts = (['completed', 'failed', 'cancelled', 'queued', 'running'] as const)
+    .filter((k) => s[k] > 0)
+    .map((k) => `${s[k]} ${k}`);
+  const next = s.failed > 0 ? `; rerun them: tender rerun ${runId} --failed` : '';
+  return `${s.total} cells: ${parts.join(', ')} (tender cells ${runId})${next}`;
+}
+
+/** `--grid NAME=v1,v2` (repeatable): axes added to the job's [sweep] (an axis of the same
+ *  name replaced), checked as the job file's are. */
+function withGrid(job: JobSpec, flags: string[]): JobSpec {
+  let axes: Record<string, string[]>;
+  try {
+    axes = parseGridFlag(flags);
+  } catch (err) {
+    throw new TenderError('bad_input', (err as Error).message);
+  }
+  const sweep = SweepSpec.safeParse({
+    axes: { ...job.sweep?.axes, ...axes },
+    cells: job.sweep?.cells ?? [],
+  });
+  if (!sweep.success)
+    throw new TenderError(
+      'bad_input',
+      `--grid: ${sweep.error.issues[0]?.message ?? 'not a sweep'}`,
+    );
+  return { ...job, sweep: sweep.data };
 }
 
 /** One `--constraint`: parsed now, so a bad one is bad input before anything runs. */

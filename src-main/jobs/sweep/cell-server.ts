@@ -195,9 +195,11 @@ export class CellServer {
       'configure',
       configureParams(`${h.runId}.${cell.id}`, cellJob, false, attempt),
     );
-    h.phases.reset([]);
+    // A resumed cell's phases are what the agent holds (the same job: nothing cleared).
+    h.phases.reset(isResumed ? Object.values((await link.request('status', {})).phases) : []);
+    const isRunStarted = isResumed && h.phases.has('run');
     // A persistent environment is chosen per job: looked up again (a hit runs nothing).
-    if (job.setup !== undefined && job.setup_fingerprint.length > 0) {
+    if (!isRunStarted && job.setup !== undefined && job.setup_fingerprint.length > 0) {
       const st = await this.runPhase(link, 'setup', job.setup);
       if (st.code !== 0) return this.finish(cell, st, 'setup', null);
     }

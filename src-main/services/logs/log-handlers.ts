@@ -1,11 +1,11 @@
-import { isDataSource, type Handlers, type LogRecord } from '../../contract';
+import { isDataSource, sameCell, type Handlers, type LogRecord } from '../../contract';
 import { TenderError } from '../../base/tender-error';
 import type { Datastream } from '../../datastream/datastream';
 import type { Ledger } from '../../ledger/ledger';
 import type { BackfillRun } from './agent-backfill';
 
 export interface LogDeps {
-  ledger: Pick<Ledger, 'getRun'>;
+  ledger: Pick<Ledger, 'getRun' | 'listCells'>;
   datastream: Pick<Datastream, 'read'>;
   backfill: BackfillRun;
 }
@@ -19,8 +19,10 @@ export function logHandlers(
     'logs.backfill': async ({ runId, nodeId, tail }) => ({
       nodes: await core.backfill(runId, qualified(runId, nodeId), tail),
     }),
-    'logs.read': async ({ runId, nodeId, channel, fromSeq, limit, tail }) => {
+    'logs.read': async ({ runId, nodeId, channel, fromSeq, limit, tail, jobId }) => {
       if (!core.ledger.getRun(runId)) throw new TenderError('not_found', `no run ${runId}`);
+      if (jobId !== undefined)
+        return { records: await cellRecords(core, runId, jobId, fromSeq, limit) };
       return {
         records: await core.datastream.read(runId, {
           nodeId: qualified(runId, nodeId),
@@ -55,6 +57,34 @@ export function logHandlers(
       }
     },
   };
+}
+
+/** A cell's records: its node's agent channel between the seqs it ran (sweep cells). */
+async function cellRecords(
+  core: LogDeps,
+  runId: string,
+  jobId: string,
+  fromSeq: number,
+  limit: number,
+): Promise<LogRecord[]> {
+  const cells = core.ledger.listCells(runId);
+  const cell = cells.find((c) => sameCell(runId, c.id, c.index, jobId));
+  if (!cell)
+    throw new TenderError(
+      'not_found',
+      cells.length === 0
+        ? `run ${runId} is no sweep: it has no cells`
+        : `run ${runId} has no cell ${jobId}`,
+      cells.length === 0 ? 'leave --job out' : `\`tender cells ${runId}\` lists them`,
+    );
+  if (cell.seqFrom === null || cell.nodeId === null) return [];
+  const records = await core.datastream.read(runId, {
+    nodeId: cell.nodeId,
+    channel: 'agent',
+    fromSeq: Math.max(fromSeq, cell.seqFrom),
+    limit,
+  });
+  return cell.seqTo === null ? records : records.filter((r) => r.seq <= cell.seqTo!);
 }
 
 /** `node-0` of a run is `<run>/node-0`; a qualified id passes through. */

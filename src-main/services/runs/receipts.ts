@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { cellOutputsDir, nodeOutputsDir } from '../../base/paths';
 import { TenderError } from '../../base/tender-error';
-import { Receipt } from '../../contract';
+import { Receipt, sameCell } from '../../contract';
 import { receiptFile } from '../../jobs/receipt-writer';
 import type { Ledger } from '../../ledger/ledger';
 
@@ -38,11 +38,6 @@ export function readReceipts(
     );
   const logical = [...new Set(d.ledger.nodesOfRun(runId).map((n) => n.logicalId))].filter(isNode);
   return logical.flatMap((l) => readOne(receiptFile(nodeOutputsDir(d.home, runId, l))));
-}
-
-/** `j03`, `r-….j03` (its TENDER_JOB_ID) or `3` name the same cell. */
-export function sameCell(runId: string, id: string, index: number, asked: string): boolean {
-  return asked === id || asked === `${runId}.${id}` || asked === String(index);
 }
 
 function readOne(file: string): Receipt[] {

@@ -1,6 +1,7 @@
 import {
   PoolSpec,
   expandSweep,
+  sameCell,
   type CellView,
   type CommandArgs,
   type SweepCell,
@@ -25,7 +26,6 @@ import { checkJob } from './job-checks';
 import { assembleRun, type RunAssemblyDeps, type RunToAssemble } from './run-assembly';
 import { planRun } from './run-plan';
 import { createRunRecords } from './run-records';
-import { sameCell } from './receipts';
 import { cellView } from './cell-view';
 
 export interface RunServiceDeps extends Omit<RunAssemblyDeps, 'guardEveryMs'> {
