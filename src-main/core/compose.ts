@@ -24,6 +24,7 @@ import { leaseHandlers } from '../services/leases/lease-handlers';
 import { agentBackfill } from '../services/logs/agent-backfill';
 import { logHandlers } from '../services/logs/log-handlers';
 import { metricsHandlers } from '../services/metrics/metrics-handlers';
+import { cellAttribution } from '../services/metrics/cell-attribution';
 import { NodeFactory } from '../services/nodes/node-factory';
 import { nodeMail } from '../services/nodes/node-mail';
 import { nodeSetupHandlers } from '../services/nodes/node-setup-handlers';
@@ -204,7 +205,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
         emit: (records) => bus.emit('log.lines', { records }),
       }),
     }),
-    ...metricsHandlers({ ledger, datastream }),
+    ...metricsHandlers({ ledger, datastream, cellsOf: (runId) => cellAttribution(ledger, runId) }),
     ...leaseHandlers({
       ledger,
       providers,

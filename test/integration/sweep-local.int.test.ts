@@ -16,7 +16,7 @@ const localHome = useLocalHomes('tender-sweep-');
 const job = (work: string, root: string, extra: Partial<JobSpecInput> = {}): JobSpecInput => ({
   name: 'grid',
   setup: `echo setup >> ${root}/setup-count`,
-  run: 'mkdir -p out; echo "cell $TENDER_JOB_ID lr=$TENDER_PARAM_LR seed=$TENDER_PARAM_SEED e=$TENDER_PARAM_E"; echo "$TENDER_PARAM_LR/$TENDER_PARAM_SEED" > out/result.txt',
+  run: 'mkdir -p out; echo "cell $TENDER_JOB_ID lr=$TENDER_PARAM_LR seed=$TENDER_PARAM_SEED e=$TENDER_PARAM_E"; echo "$TENDER_PARAM_LR/$TENDER_PARAM_SEED" > out/result.txt; echo "{\\"step\\": 1, \\"loss\\": $TENDER_PARAM_SEED}" >> "$TENDER_METRICS"',
   outputs: ['out/result.txt'],
   params: { E: '3' },
   workspace: { workdir: work, exclude: [] },
@@ -95,6 +95,14 @@ describe('sweeps (local provider)', () => {
     expect(r.job.params).toEqual({ E: '3', LR: '3e-4', SEED: '2' });
     expect(r.outputs.files.map((f) => f.path)).toEqual(['out/result.txt']);
     expect(r.status).toBe('completed');
+    // Each cell's metrics are its own.
+    const metrics = await core.client.invoke('run.metrics', { runId: run.id });
+    if (!metrics.ok) throw new Error(metrics.error.message);
+    expect(
+      metrics.value.series.map((m) => [m.jobId, m.name, m.points]).sort(),
+    ).toEqual(all.map((c) => [c.id, 'loss', [[1, Number(c.values.SEED)]]]));
+    const one = await core.client.invoke('run.metrics', { runId: run.id, jobId: 'j4' });
+    expect(one.ok && one.value.series.map((m) => [m.jobId, m.points])).toEqual([['j4', [[1, 2]]]]);
     const every = await core.client.invoke('run.receipts', { runId: run.id });
     expect(every.ok && every.value.map((x) => x.cell?.id)).toEqual(all.map((c) => c.id));
   });

@@ -3,6 +3,7 @@
 import {
   METRICS_SOURCE,
   metricSeries,
+  sameCell,
   type CommandArgs,
   type CommandOutput,
   type MetricsRecord,
@@ -60,9 +61,13 @@ export async function readRunMetrics(
     }
   }
   const cellOf = deps.cellsOf?.(runId);
+  // `j03`, `<run>.j03` and `3` name one cell (a cell's index is its id's number).
   const mine =
     jobId === undefined
       ? records
-      : records.filter((r) => (cellOf?.(r.node, r.seq) ?? null) === jobId);
+      : records.filter((r) => {
+          const id = cellOf?.(r.node, r.seq) ?? null;
+          return id !== null && sameCell(runId, id, Number(id.slice(1)), jobId);
+        });
   return { ...metricSeries(mine, cellOf), lastSeq };
 }
