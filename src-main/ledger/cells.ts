@@ -62,18 +62,38 @@ function toCellRow(r: RawCell): CellRow {
   };
 }
 
+/** A cell as a run is created with it: memoized ones carry their key, and a hit is
+ *  written completed, with the cell whose outputs it took. */
+export type NewCell = SweepCell & {
+  cacheKey?: string;
+  cacheHit?: { runId: string; jobId: string };
+};
+
 /** Inside the caller's transaction (createRun). */
 export function insertCells(
   db: Database.Database,
   runId: string,
-  cells: SweepCell[],
+  cells: NewCell[],
   now: number,
 ): void {
   const insert = db.prepare(
-    `INSERT INTO cells (run_id, cell_id, idx, values_json, status, updated_at)
-     VALUES (?, ?, ?, ?, 'queued', ?)`,
+    `INSERT INTO cells (run_id, cell_id, idx, values_json, status, exit_code, ended_at,
+       cache_key, cache_hit_json, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  for (const c of cells) insert.run(runId, c.id, c.index, JSON.stringify(c.values), now);
+  for (const c of cells)
+    insert.run(
+      runId,
+      c.id,
+      c.index,
+      JSON.stringify(c.values),
+      c.cacheHit ? 'completed' : 'queued',
+      c.cacheHit ? 0 : null,
+      c.cacheHit ? now : null,
+      c.cacheKey ?? null,
+      c.cacheHit ? JSON.stringify(c.cacheHit) : null,
+      now,
+    );
 }
 
 export function listCells(db: Database.Database, runId: string): CellRow[] {

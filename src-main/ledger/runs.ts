@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { JobSpec, LeasePolicy, SweepCell } from '../contract';
-import { insertCells } from './cells';
+import type { JobSpec, LeasePolicy } from '../contract';
+import { insertCells, type NewCell } from './cells';
 import type { NodeRecord } from './node-record';
 import { insertAttempt } from './attempts';
 import { appendEvent } from './journal';
@@ -22,7 +22,7 @@ export interface NewRun {
   outputsDir: string;
   policy: LeasePolicy;
   /** A sweep's cells, all queued. */
-  cells?: SweepCell[];
+  cells?: NewCell[];
 }
 
 export type RunPatch = Partial<

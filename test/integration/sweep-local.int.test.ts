@@ -3,7 +3,7 @@
 // with per-cell outputs, receipts, logs and exit codes; one cell or the whole sweep can be
 // cancelled, the failed cells rerun, and a lost node's cell goes back to the queue.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CellView, JobSpecInput, RunView } from '../../src-main/contract';
@@ -98,9 +98,9 @@ describe('sweeps (local provider)', () => {
     // Each cell's metrics are its own.
     const metrics = await core.client.invoke('run.metrics', { runId: run.id });
     if (!metrics.ok) throw new Error(metrics.error.message);
-    expect(
-      metrics.value.series.map((m) => [m.jobId, m.name, m.points]).sort(),
-    ).toEqual(all.map((c) => [c.id, 'loss', [[1, Number(c.values.SEED)]]]));
+    expect(metrics.value.series.map((m) => [m.jobId, m.name, m.points]).sort()).toEqual(
+      all.map((c) => [c.id, 'loss', [[1, Number(c.values.SEED)]]]),
+    );
     const one = await core.client.invoke('run.metrics', { runId: run.id, jobId: 'j4' });
     expect(one.ok && one.value.series.map((m) => [m.jobId, m.points])).toEqual([['j4', [[1, 2]]]]);
     const every = await core.client.invoke('run.receipts', { runId: run.id });
@@ -229,5 +229,47 @@ describe('sweeps (local provider)', () => {
       .map((r) => r.line);
     expect(said).toEqual(['s=1 attempt=0', 's=1 attempt=1', 's=2 attempt=0']);
     expect(existsSync(join(root, 'setup-count'))).toBe(true);
+  });
+});
+
+describe('memoization (cache = true)', () => {
+  it('a rerun after one axis changed runs only the new cells; hits take the outputs and say from where', async () => {
+    const { open, work, root } = localHome();
+    const core = open();
+    const memo = (lr: string[]) =>
+      job(work, root, { cache: true, sweep: { axes: { LR: lr, SEED: ['1'] } } });
+    const pool = { provider: 'local', count: 2, verify: [] };
+    const first = await runToEnd(core, { job: memo(['1e-4', '3e-4']), pool });
+    expect(first.status).toBe('completed');
+    const second = await runToEnd(core, { job: memo(['1e-4', '3e-4', '1e-3']), pool });
+    expect(second.status, second.failedReason ?? '').toBe('completed');
+    const all = await cells(core, second.id);
+    expect(all.map((c) => [c.id, c.values.LR, c.cacheHit])).toEqual([
+      ['j0', '1e-4', { runId: first.id, jobId: 'j0' }],
+      ['j1', '3e-4', { runId: first.id, jobId: 'j1' }],
+      ['j2', '1e-3', null],
+    ]);
+    // One cell to run: one node rented, not two.
+    expect(second.nodes).toHaveLength(1);
+    const ran = (await agentLines(core, second.id)).filter((r) => r.source === 'run');
+    expect(ran.map((r) => r.line)).toEqual([`cell ${second.id}.j2 lr=1e-3 seed=1 e=3`]);
+    expect(readFileSync(join(all[0]!.outputsDir, 'out/result.txt'), 'utf8').trim()).toBe('1e-4/1');
+    const receipts = await core.client.invoke('run.receipts', { runId: second.id });
+    if (!receipts.ok) throw new Error(receipts.error.message);
+    expect(receipts.value.map((r) => r.cache?.hit ?? null)).toEqual([
+      { runId: first.id, jobId: 'j0' },
+      { runId: first.id, jobId: 'j1' },
+      null,
+    ]);
+    expect(receipts.value[2]!.cache?.key).toMatch(/^ck1_/);
+
+    // Everything cached: nothing is rented, the run completes at once. An edited workspace
+    // is another key: every cell runs again.
+    const third = await runToEnd(core, { job: memo(['1e-4', '3e-4', '1e-3']), pool });
+    expect(third.status).toBe('completed');
+    expect(third.nodes).toHaveLength(0);
+    writeFileSync(join(work, 'hello.txt'), 'changed\n');
+    const fourth = await runToEnd(core, { job: memo(['1e-4']), pool });
+    expect((await cells(core, fourth.id)).map((c) => c.cacheHit)).toEqual([null]);
   });
 });

@@ -51,8 +51,6 @@ export interface CellFacts {
   reason: string | null;
   attempt: number;
   pulled: PulledOutputs | null;
-  /** Memoization: the key, and the cell whose outputs were taken (null: it ran). */
-  cache?: { key: string; hit: { runId: string; jobId: string } | null };
 }
 
 export class CellServer {

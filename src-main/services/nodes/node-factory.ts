@@ -259,7 +259,7 @@ export class NodeFactory {
             costUsd: cellCost(ctx.ledger, node, cell.startedAt ?? now, now),
             tenderVersion: TENDER_VERSION,
             cell: { id: cell.id, values: cell.values },
-            ...(facts.cache ? { cache: facts.cache } : {}),
+            ...(cell.cacheKey ? { cache: { key: cell.cacheKey, hit: null } } : {}),
           }),
         );
         ctx.ledger.append({

@@ -1,11 +1,5 @@
 import { join } from 'node:path';
-import {
-  type CommandArgs,
-  type JobSpec,
-  type LeasePolicy,
-  parseConstraint,
-  type SweepCell,
-} from '../../contract';
+import { type CommandArgs, type JobSpec, type LeasePolicy, parseConstraint } from '../../contract';
 import { homePaths } from '../../base/paths';
 import { leaseLabel } from '../../base/ids';
 import type { Datastream } from '../../datastream/datastream';
@@ -14,6 +8,7 @@ import { redactJob } from '../../jobs/redact-job';
 import type { Ledger } from '../../ledger/ledger';
 import { newNodeRecord, type NodeDesired, type NodeRecord } from '../../ledger/node-record';
 import { ClaimLostError } from '../../ledger/warm-claims';
+import type { NewCell } from '../../ledger/cells';
 import type { NodeShape } from '../../providers/pool-shapes';
 import { placeOnWarmNodes } from './warm-claim';
 
@@ -33,7 +28,7 @@ export interface RunToCreate {
   shapes: NodeShape[];
   policy: LeasePolicy;
   /** A sweep's cells, written queued with the run. */
-  cells?: SweepCell[];
+  cells?: NewCell[];
 }
 
 /** Writes the run and its nodes: each slot takes a warm node when one with the job's host

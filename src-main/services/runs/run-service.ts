@@ -27,6 +27,8 @@ import { assembleRun, type RunAssemblyDeps, type RunToAssemble } from './run-ass
 import { planRun } from './run-plan';
 import { createRunRecords } from './run-records';
 import { cellView } from './cell-view';
+import { memoizeCells } from './cell-memo';
+import { hashCacheFile } from '../../jobs/workspace/hash-cache';
 
 export interface RunServiceDeps extends Omit<RunAssemblyDeps, 'guardEveryMs'> {
   home: string;
@@ -62,14 +64,24 @@ export class RunService {
     d.requireWriter();
     const provider = d.providers.get(args.pool.provider);
     const job = resolveSecretsFromEnv(checkJob(args.job), d.env);
-    const cells = opts.cells ?? (job.sweep ? expandSweep(job.sweep) : undefined);
-    // A sweep's nodes serve its cells: no more nodes than cells.
-    const shapes = provider.shapeNodes(args.pool).slice(0, cells?.length ?? Infinity);
+    const given = opts.cells ?? (job.sweep ? expandSweep(job.sweep) : undefined);
+    // `cache = true` without a sweep: the job is one cell, so that it can be memoized.
+    const asCells = given ?? (job.cache ? [{ index: 0, id: 'j0', values: {} }] : undefined);
+    const runId = newRunId();
+    const cells =
+      asCells && job.cache
+        ? await memoizeCells(
+            { home: d.home, ledger: d.ledger, hashCacheFile: hashCacheFile(d.home), now: d.now },
+            { runId, job, pool: args.pool, cells: asCells },
+          )
+        : asCells;
+    // A sweep's nodes serve its cells: no more nodes than cells left to run.
+    const toRun = cells?.filter((c) => !('cacheHit' in c && c.cacheHit)).length;
+    const shapes = provider.shapeNodes(args.pool).slice(0, toRun ?? Infinity);
     const policy = resolvePolicy(
       args.keep ? { afterJob: 'keep_warm', ...args.policy } : args.policy,
       readDefaults(d.home),
     );
-    const runId = newRunId();
     const { nodes, passedOver } = createRunRecords(d, {
       runId,
       job,
@@ -178,11 +190,16 @@ export class RunService {
 
   /** Resolves when a run driven by this process has ended (teardown included). */
   wait(runId: string): Promise<RunOutcome> {
+    // A run with nothing to drive (every cell memoized) may have ended already.
+    const run = this.d.ledger.getRun(runId);
+    if (!this.drivers.has(runId) && run && run.endedAt !== null && run.status !== 'running')
+      return Promise.resolve({ status: run.status, failedReason: run.failedReason });
     return this.drivenHere(runId).done;
   }
 
   /** Resolves once the job runs (or has ended) on every node of a run driven here. */
   async waitJobsStarted(runId: string): Promise<void> {
+    if (!this.drivers.has(runId) && this.d.ledger.getRun(runId)?.endedAt != null) return;
     await Promise.all([...this.drivenHere(runId).jobs.values()].map((j) => j.runStarted));
   }
 
