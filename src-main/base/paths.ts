@@ -24,6 +24,11 @@ export function homePaths(home: string) {
   };
 }
 
+/** A run's own folder: its nodes' and cells' outputs and receipts. */
+export function runDir(home: string, runId: string): string {
+  return join(home, 'runs', runId);
+}
+
 /** A sweep cell's outputs (its receipt beside them). */
 export function cellOutputsDir(home: string, runId: string, cellId: string): string {
   return join(home, 'runs', runId, 'jobs', cellId, 'outputs');

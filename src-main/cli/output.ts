@@ -11,6 +11,8 @@ export const red = (s: string, stream: NodeJS.WriteStream = process.stderr) =>
   paint(stream, '31', s);
 export const green = (s: string, stream: NodeJS.WriteStream = process.stderr) =>
   paint(stream, '32', s);
+export const yellow = (s: string, stream: NodeJS.WriteStream = process.stderr) =>
+  paint(stream, '33', s);
 export const bold = (s: string, stream: NodeJS.WriteStream = process.stderr) =>
   paint(stream, '1', s);
 

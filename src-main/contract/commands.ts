@@ -64,6 +64,29 @@ export const commands = {
     }),
     output: RunView,
   },
+  /** Runs a receipt's job again (contract/receipt.ts): the job of its run as the ledger
+   *  keeps it, with the receipt's params, as one job. The workspace is diffed file by file
+   *  against what the receipt's job was given (a warning, not a refusal). A receipt from
+   *  another install (its run is not in this ledger) is refused. */
+  'run.fromReceipt': {
+    input: z.object({
+      receipt: Receipt,
+      secrets: z.record(z.string(), z.string()).default({}),
+      freshSetup: z.boolean().default(false),
+      reuseWarm: z.boolean().default(true),
+    }),
+    output: z.object({
+      run: RunView,
+      workspace: z.object({
+        /** false: the folder differs from what the receipt's job was given. */
+        same: z.boolean(),
+        /** null: the receipt's file list is not on this machine (only its digest). */
+        added: z.array(z.string()).nullable(),
+        removed: z.array(z.string()).nullable(),
+        changed: z.array(z.string()).nullable(),
+      }),
+    }),
+  },
   /** A sweep's cells, in order (empty for a run that is no sweep). */
   'run.cells': { input: z.object({ runId: z.string() }), output: z.array(CellView) },
   /** Cancels one cell of a sweep: a queued one is never started; a running one is stopped

@@ -47,6 +47,8 @@ export const Receipt = z.object({
   /** What the run's leases of this node cost, in dollars, when it ended. */
   costUsd: z.number(),
   tenderVersion: z.string(),
+  /** The Tender install (its ledger) that wrote it; absent from receipts before it was. */
+  installId: z.string().optional(),
   /** A sweep's cell: its id (`j03`) and the values the sweep set. */
   cell: z.object({ id: z.string(), values: z.record(z.string(), z.string()) }).optional(),
   /** Memoization: the key this job was looked up by, and the completed job whose outputs
@@ -59,3 +61,26 @@ export const Receipt = z.object({
     .optional(),
 });
 export type Receipt = z.infer<typeof Receipt>;
+
+/** `rerun --verify`: the outputs of a rerun against the receipt's, by path and hash. */
+export interface OutputsComparison {
+  same: string[];
+  differ: string[];
+  /** In the receipt, not produced again. */
+  missing: string[];
+  /** Produced again, not in the receipt. */
+  extra: string[];
+}
+
+export function compareOutputs(before: Receipt, after: Receipt): OutputsComparison {
+  const was = new Map(before.outputs.files.map((f) => [f.path, f.sha256]));
+  const now = new Map(after.outputs.files.map((f) => [f.path, f.sha256]));
+  const out: OutputsComparison = { same: [], differ: [], missing: [], extra: [] };
+  for (const [path, sha] of was) {
+    const again = now.get(path);
+    if (again === undefined) out.missing.push(path);
+    else (again === sha ? out.same : out.differ).push(path);
+  }
+  for (const path of now.keys()) if (!was.has(path)) out.extra.push(path);
+  return out;
+}

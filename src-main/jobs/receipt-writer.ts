@@ -1,7 +1,7 @@
 // Builds and writes a finished job's receipt (contract/receipt.ts) from what the job knew:
 // its spec, the node record (placement, what the agent probed), the last pull of its
 // outputs and the workspace manifest it was given. Pure but for the write.
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { JobSpec, Receipt } from '../contract';
 import type { NodeRecord } from '../ledger/node-record';
@@ -25,6 +25,7 @@ export interface ReceiptFacts {
   endedAt: number;
   costUsd: number;
   tenderVersion: string;
+  installId: string;
 }
 
 /** Where a node's receipt lives: beside its outputs. */
@@ -67,6 +68,7 @@ export function buildReceipt(f: ReceiptFacts): Receipt {
     timings: { startedAt: f.startedAt, endedAt: f.endedAt },
     costUsd: f.costUsd,
     tenderVersion: f.tenderVersion,
+    installId: f.installId,
     ...(f.cell ? { cell: f.cell } : {}),
     ...(f.cache ? { cache: f.cache } : {}),
   };
@@ -80,4 +82,34 @@ export function writeReceipt(outputsDir: string, receipt: Receipt): string {
   writeFileSync(tmp, `${JSON.stringify(receipt, null, 2)}\n`);
   renameSync(tmp, file);
   return file;
+}
+
+/** Where a run keeps the file list of a workspace it pushed, by manifest digest (receipts
+ *  name the digest; `rerun --receipt` diffs the folder against it file by file). */
+export function workspaceListingFile(runDir: string, digest: string): string {
+  return join(runDir, 'workspaces', `${digest.slice(0, 32)}.json`);
+}
+
+export interface WorkspaceListing {
+  digest: string;
+  /** path → sha256. */
+  files: Record<string, string>;
+}
+
+/** Written once per run and digest (every cell of a sweep shares its node's). */
+export function writeWorkspaceListing(
+  runDir: string,
+  digest: string,
+  files: Iterable<[string, { sha256: string }]>,
+): void {
+  const file = workspaceListingFile(runDir, digest);
+  if (existsSync(file)) return;
+  mkdirSync(dirname(file), { recursive: true });
+  const listing: WorkspaceListing = {
+    digest,
+    files: Object.fromEntries([...files].map(([p, e]) => [p, e.sha256])),
+  };
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, JSON.stringify(listing));
+  renameSync(tmp, file);
 }

@@ -3,7 +3,7 @@ import type { Datastream } from '../../datastream/datastream';
 import { initialJobState, type JobState } from '../../jobs/job-fsm';
 import { leaseCost } from '../../contract/billing';
 import { TENDER_VERSION } from '../../base/version';
-import { buildReceipt, writeReceipt } from '../../jobs/receipt-writer';
+import { buildReceipt, writeReceipt, writeWorkspaceListing } from '../../jobs/receipt-writer';
 import { NodeJob } from '../../jobs/node-job';
 import type { PushPlan } from '../../jobs/workspace/push';
 import type { Ledger } from '../../ledger/ledger';
@@ -20,7 +20,7 @@ import type { NodeRuntime } from '../../nodes/runtime-bundle';
 import { crashPoint } from '../../base/crash-points';
 import { connectorFor } from '../../nodes/ssh-connect';
 import { leaseLabel, randomId } from '../../base/ids';
-import { cellOutputsDir, nodeOutputsDir } from '../../base/paths';
+import { cellOutputsDir, nodeOutputsDir, runDir } from '../../base/paths';
 import type { SweepWiring } from '../../jobs/sweep/cell-server';
 import type { Timing } from '../settings/timing';
 import { deadManWiring } from './dead-man-wiring';
@@ -203,6 +203,8 @@ export class NodeFactory {
           const node = manager.record;
           const now = ctx.now();
           const leases = ctx.ledger.leasesOfRun(node.runId).filter((l) => l.nodeId === node.id);
+          const m = ctx.manifestMemory.get(node.label);
+          if (m) writeWorkspaceListing(runDir(ctx.home, node.runId), m.digest, m.files);
           const file = writeReceipt(
             outputsDir,
             buildReceipt({
@@ -215,6 +217,7 @@ export class NodeFactory {
               endedAt: now,
               costUsd: leases.reduce((sum, l) => sum + leaseCost(l, now), 0),
               tenderVersion: TENDER_VERSION,
+              installId: ctx.ledger.installId(),
             }),
           );
           ctx.ledger.append({
@@ -243,6 +246,7 @@ export class NodeFactory {
         const node = manager.record;
         const now = ctx.now();
         const m = ctx.manifestMemory.get(node.label);
+        if (m) writeWorkspaceListing(runDir(ctx.home, runId), m.digest, m.files);
         const file = writeReceipt(
           cellOutputsDir(ctx.home, runId, cell.id),
           buildReceipt({
@@ -258,6 +262,7 @@ export class NodeFactory {
             // The node's rate over the cell's time (a sweep's nodes serve many cells).
             costUsd: cellCost(ctx.ledger, node, cell.startedAt ?? now, now),
             tenderVersion: TENDER_VERSION,
+            installId: ctx.ledger.installId(),
             cell: { id: cell.id, values: cell.values },
             ...(cell.cacheKey ? { cache: { key: cell.cacheKey, hit: null } } : {}),
           }),

@@ -13,6 +13,7 @@ type RunHandlers = Pick<
   | 'run.attach'
   | 'run.cells'
   | 'run.cancelCell'
+  | 'run.fromReceipt'
 >;
 
 export function runHandlers(runs: RunService): RunHandlers {
@@ -27,5 +28,6 @@ export function runHandlers(runs: RunService): RunHandlers {
     'run.attach': async ({ runId }) => runs.attach(runId),
     'run.cells': async ({ runId }) => runs.cells(runId),
     'run.cancelCell': ({ runId, jobId }) => runs.cancelCell(runId, jobId),
+    'run.fromReceipt': (args) => runs.fromReceipt(args),
   };
 }

@@ -4,6 +4,7 @@ import {
   sameCell,
   type CellView,
   type CommandArgs,
+  type CommandOutput,
   type SweepCell,
   type JobSpec,
   type RunPlan,
@@ -28,6 +29,7 @@ import { planRun } from './run-plan';
 import { createRunRecords } from './run-records';
 import { cellView } from './cell-view';
 import { memoizeCells } from './cell-memo';
+import { diffWorkspace, receiptJob, receiptRun } from './receipt-rerun';
 import { hashCacheFile } from '../../jobs/workspace/hash-cache';
 
 export interface RunServiceDeps extends Omit<RunAssemblyDeps, 'guardEveryMs'> {
@@ -136,6 +138,31 @@ export class RunService {
       },
       cells ? { cells } : {},
     );
+  }
+
+  /** A receipt's job again, as one job; the workspace diffed against what it was given. */
+  async fromReceipt(
+    args: CommandArgs<'run.fromReceipt'>,
+  ): Promise<CommandOutput<'run.fromReceipt'>> {
+    const run = receiptRun(this.d.ledger, args.receipt);
+    const stored = this.d.ledger.jobSpec(run.jobId);
+    const job = receiptJob(withSecrets(stored, args.secrets, run.id), args.receipt);
+    const workspace = await diffWorkspace(
+      this.d.home,
+      job,
+      args.receipt,
+      hashCacheFile(this.d.home),
+    );
+    const view = await this.start({
+      job,
+      pool: { ...PoolSpec.parse(run.pool), count: 1 },
+      keep: run.keep,
+      policy: run.policy ?? {},
+      source: run.source ?? undefined,
+      freshSetup: args.freshSetup,
+      reuseWarm: args.reuseWarm,
+    });
+    return { run: view, workspace };
   }
 
   /** A sweep's cells that failed or were cancelled, with their ids and values. */

@@ -17,21 +17,27 @@ export interface Rerun {
 }
 
 /** `run.rerun` of a run: opens the new run as the composer's Run does; an error stays in
- *  the header (with a field for a secret the run needs again). */
-export function useRerun(run: RunView): Rerun {
+ *  the header (with a field for a secret the run needs again). `failed`: a sweep's failed
+ *  and cancelled cells only. */
+export function useRerun(run: RunView, opts: { failed?: boolean } = {}): Rerun {
+  const failed = opts.failed === true;
   const qc = useQueryClient();
   const openRun = useUi((s) => s.openRun);
   const [error, setError] = useState<ErrorData | null>(null);
   const [secrets, setSecrets] = useState<Record<string, string>>({});
   const m = useMutation({
     mutationFn: (given: Record<string, string>) =>
-      call('run.rerun', { runId: run.id, secrets: given }),
+      call('run.rerun', { runId: run.id, secrets: given, ...(failed ? { failed } : {}) }),
     onSuccess: (next) => {
       setError(null);
       setSecrets({});
       qc.setQueryData(keys.run(next.id), next);
       void qc.invalidateQueries({ queryKey: keys.status });
-      toast(`Started ${next.jobName} again (${next.id})`);
+      toast(
+        failed
+          ? `Started the failed cells of ${next.jobName} again (${next.id})`
+          : `Started ${next.jobName} again (${next.id})`,
+      );
       openRun(next.id);
     },
     onError: (err) => setError(errorData(err)),
