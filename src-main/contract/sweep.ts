@@ -137,3 +137,37 @@ export const CellView = z.object({
   outputsDir: z.string(),
 });
 export type CellView = z.infer<typeof CellView>;
+
+/** What a sweep is expected to take, when a cell's duration is known from an earlier run
+ *  of the job: node-hours (what bills) and hours on the clock (cells in waves of `nodes`).
+ *  Setup and scheduling are left out: an estimate, said as one. */
+export const SweepEstimate = z.object({
+  cells: z.number(),
+  nodes: z.number(),
+  /** The median cell of `basedOn`, in seconds; null: no earlier sweep of this job. */
+  cellSeconds: z.number().nullable(),
+  basedOn: z.string().nullable(),
+  nodeHours: z.number().nullable(),
+  hours: z.number().nullable(),
+});
+export type SweepEstimate = z.infer<typeof SweepEstimate>;
+
+export function estimateSweep(
+  cells: number,
+  nodes: number,
+  earlier: { runId: string; ms: number[] } | null,
+): SweepEstimate {
+  const used = Math.max(1, Math.min(nodes, cells));
+  if (!earlier || earlier.ms.length === 0)
+    return { cells, nodes: used, cellSeconds: null, basedOn: null, nodeHours: null, hours: null };
+  const sorted = [...earlier.ms].sort((a, b) => a - b);
+  const cellMs = sorted[Math.floor(sorted.length / 2)]!;
+  return {
+    cells,
+    nodes: used,
+    cellSeconds: cellMs / 1000,
+    basedOn: earlier.runId,
+    nodeHours: (cells * cellMs) / 3_600_000,
+    hours: (Math.ceil(cells / used) * cellMs) / 3_600_000,
+  };
+}

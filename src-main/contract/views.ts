@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SweepEstimate } from './sweep';
 import { BootstrapStage, JobPhase, JobStatus, LeaseState, NodeStage } from './stages';
 import { AfterJob, LeasePolicy } from './policy';
 
@@ -189,6 +190,8 @@ export const RunPlan = z.object({
   ),
   /** Why warm nodes of this provider would not be taken. */
   passedOver: z.array(z.string()),
+  /** A sweep: its cells over its nodes, and what it is expected to take. */
+  sweep: SweepEstimate.nullable().default(null),
 });
 export type RunPlan = z.infer<typeof RunPlan>;
 

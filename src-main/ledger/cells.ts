@@ -282,3 +282,26 @@ export function cellSummary(db: Database.Database, runId: string): CellSummary |
   }
   return s;
 }
+
+/** How long completed cells of the last sweep of a job (by name) ran, that run's id
+ *  first; cache hits left out. */
+export function lastCellDurations(
+  db: Database.Database,
+  jobName: string,
+): { runId: string; ms: number[] } | null {
+  const last = db
+    .prepare(
+      `SELECT c.run_id AS run_id FROM cells c JOIN runs r ON r.id = c.run_id JOIN jobs j ON j.id = r.job_id
+       WHERE j.name = ? AND c.status = 'completed' AND c.cache_hit_json IS NULL AND c.started_at IS NOT NULL
+       ORDER BY c.ended_at DESC LIMIT 1`,
+    )
+    .get(jobName) as { run_id: string } | undefined;
+  if (!last) return null;
+  const rows = db
+    .prepare(
+      `SELECT started_at, ended_at FROM cells WHERE run_id = ? AND status = 'completed'
+       AND cache_hit_json IS NULL AND started_at IS NOT NULL`,
+    )
+    .all(last.run_id) as { started_at: number; ended_at: number }[];
+  return { runId: last.run_id, ms: rows.map((r) => r.ended_at - r.started_at) };
+}

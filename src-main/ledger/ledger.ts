@@ -225,6 +225,10 @@ export class Ledger {
     return cells.cellSummary(this.db, runId);
   }
 
+  lastCellDurations(jobName: string): { runId: string; ms: number[] } | null {
+    return cells.lastCellDurations(this.db, jobName);
+  }
+
   cellByCacheKey(key: string): cells.CellRow | undefined {
     return cells.cellByCacheKey(this.db, key);
   }

@@ -79,10 +79,6 @@ export function UPlotChart(props: {
   }, [data]);
 
   return (
-    <div
-      ref={host}
-      className={`uplot-chart ${props.className ?? ''}`}
-      data-testid={props.testId}
-    />
+    <div ref={host} className={`uplot-chart ${props.className ?? ''}`} data-testid={props.testId} />
   );
 }

@@ -41,6 +41,13 @@ export interface ComposerDraft {
   outputs: string;
   env: EnvRow[];
   params: ParamRow[];
+  /** The sweep's axes as typed, one a line (`LR = 1e-4, 3e-4`); empty: no sweep. */
+  sweep: string;
+  /** A loaded job file's explicit `[sweep] cells`, carried as they are (the field shows
+   *  axes only). */
+  sweepCells: Record<string, string>[];
+  /** Memoization (`cache = true`): a cell that matches a completed one takes its outputs. */
+  cache: boolean;
   provider: 'local' | 'ssh' | 'vastai';
   count: number;
   hosts: string[];
@@ -77,6 +84,9 @@ export const EMPTY_DRAFT: ComposerDraft = {
   outputs: '',
   env: [],
   params: [],
+  sweep: '',
+  sweepCells: [],
+  cache: false,
   provider: 'local',
   count: 1,
   hosts: [],

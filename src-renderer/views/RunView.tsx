@@ -6,12 +6,16 @@ import type { RunView as Run } from '../../src-main/contract';
 import { PlayIcon, PlusIcon } from './run/icons';
 import { LogRouter } from './run/log-router';
 import { NodePane } from './run/NodePane';
+import { MetricsPanel } from './run/metrics/MetricsPanel';
+import { useRunMetrics } from './run/metrics/use-run-metrics';
 import { OutputsCard } from './run/OutputsCard';
 import { RunHeader } from './run/RunHeader';
 import { RunList } from './run/RunList';
+import { SweepPanel } from './run/sweep/SweepPanel';
 import './run/run.css';
 
-/** Runs on the left; the chosen one on the right: header, one log pane per node, outputs. */
+/** Runs on the left; the chosen one on the right: header, then tabs (a sweep's cells, the
+ *  metrics, one log pane per node), outputs. */
 export function RunView(): React.JSX.Element {
   const runId = useUi((s) => s.runId);
   const openRun = useUi((s) => s.openRun);
@@ -88,10 +92,47 @@ function RunDetail({ runId }: { runId: string }): React.JSX.Element {
 
   if (error) return <div className="alert">{describeError(error)}</div>;
   if (!run || !router) return <div className="empty">Loading {runId}…</div>;
+  return <RunBody run={run} router={router} asOf={dataUpdatedAt} />;
+}
+
+type Tab = 'cells' | 'metrics' | 'logs';
+
+/** A run's tabs: a sweep opens on its cells, any other run on its logs. The log panes stay
+ *  mounted behind another tab (their feeds keep up); metrics are read only while a tab
+ *  that shows them is open. */
+function RunBody(props: { run: Run; router: LogRouter; asOf: number }): React.JSX.Element {
+  const { run, router } = props;
+  const [picked, setTab] = useState<Tab | null>(null);
+  const tab: Tab =
+    picked === 'cells' && !run.sweep ? 'logs' : (picked ?? (run.sweep ? 'cells' : 'logs'));
+  const metrics = useRunMetrics(run, tab !== 'logs');
+  const tabs: { id: Tab; label: string }[] = [
+    ...(run.sweep ? [{ id: 'cells' as const, label: `Cells (${run.sweep.total})` }] : []),
+    { id: 'metrics', label: 'Metrics' },
+    { id: 'logs', label: run.nodes.length === 1 ? 'Log' : `Logs (${run.nodes.length})` },
+  ];
   return (
     <div className="run-detail">
-      <RunHeader run={run} asOf={dataUpdatedAt} />
-      <div className={`node-panes n${Math.min(run.nodes.length, 2)}`}>
+      <RunHeader run={run} asOf={props.asOf} />
+      <div className="run-tabs" role="tablist" aria-label="Run">
+        {tabs.map((t) => (
+          <button
+            key={t.id}
+            role="tab"
+            className="run-tab"
+            aria-selected={tab === t.id}
+            data-testid={`run-tab-${t.id}`}
+            onClick={() => setTab(t.id)}
+          >
+            {t.label}
+          </button>
+        ))}
+      </div>
+      {tab === 'cells' && run.sweep && (
+        <SweepPanel run={run} counts={run.sweep} metrics={metrics.data} />
+      )}
+      {tab === 'metrics' && <MetricsPanel metrics={metrics.data} error={metrics.error} />}
+      <div className={`node-panes n${Math.min(run.nodes.length, 2)}`} hidden={tab !== 'logs'}>
         {run.nodes.map((n) => (
           <NodePane key={n.id} runId={run.id} node={n} router={router} />
         ))}

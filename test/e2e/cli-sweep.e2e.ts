@@ -32,6 +32,7 @@ describe('tender run with a sweep', () => {
     // SEED=2 fails (exit 1 of the job), the others complete.
     expect(ran.code, ran.stderr).toBe(1);
     const runId = /run (r-[a-z0-9]+)/.exec(ran.stderr)![1]!;
+    expect(ran.stderr).toContain('sweep: 4 cells over 2 nodes (no earlier sweep of this job to estimate from)');
     expect(ran.stderr).toMatch(
       /4 cells: 2 completed, 2 failed \(tender cells r-[a-z0-9]+\); rerun them: tender rerun r-[a-z0-9]+ --failed/,
     );
@@ -82,6 +83,11 @@ describe('tender run with a sweep', () => {
       (await runCli(['cells', second, '--json'], { home })).stdout,
     ) as CellView[];
     expect(redone.map((c) => c.id)).toEqual(['j2', 'j3']);
+    // The next sweep of the job is estimated from this one's cells.
+    const next = await runCli(['run', job, '--grid', 'LR=1e-4', '--count', '2'], { home });
+    expect(next.stderr).toMatch(
+      /sweep: 2 cells over 2 nodes; a cell took [\d.]+ s in r-[a-z0-9]+: about 0\.\d\d node-hours, [\d.]+ s on the clock/
+    );
   });
 
   it.each([

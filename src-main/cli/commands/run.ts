@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import {
   parseGridFlag,
   SweepSpec,
+  type SweepEstimate,
   type JobSpec,
   type PolicyInput,
   type RunView,
@@ -113,8 +114,12 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
   for (const name of pool.provider === HOSTS_PROVIDER ? pool.hosts : []) findHost(ctx.home, name);
   return followRun(
     ctx,
-    (core) =>
-      call(core, 'run.start', {
+    async (core) => {
+      if (job.sweep) {
+        const plan = await call(core, 'run.plan', { job, pool, reuseWarm: !values['new-node'] });
+        if (plan.sweep) info(estimateLine(plan.sweep));
+      }
+      return call(core, 'run.start', {
         job,
         pool,
         keep: values.keep,
@@ -122,7 +127,8 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
         source: loaded.file,
         freshSetup: values['fresh-setup'],
         reuseWarm: !values['new-node'],
-      }),
+      });
+    },
     {
       prefixNodes: pool.count > 1 || pool.hosts.length > 1,
       verbose: values.verbose === true,
@@ -300,6 +306,20 @@ function policyFlags(values: Record<string, string | boolean | undefined>): Poli
     out.afterJob = aj;
   }
   return out;
+}
+
+/** What a sweep is expected to take, before it starts. */
+export function estimateLine(e: SweepEstimate): string {
+  const head = `sweep: ${e.cells} cells over ${e.nodes} node${e.nodes === 1 ? '' : 's'}`;
+  if (e.cellSeconds === null || e.nodeHours === null || e.hours === null)
+    return `${head} (no earlier sweep of this job to estimate from)`;
+  const span = (h: number) =>
+    h * 60 < 1
+      ? `${(h * 3600).toFixed(1)} s`
+      : h < 1
+        ? `${Math.round(h * 60)} min`
+        : `${h.toFixed(1)} h`;
+  return `${head}; a cell took ${span(e.cellSeconds / 3600)} in ${e.basedOn}: about ${e.nodeHours.toFixed(2)} node-hours, ${span(e.hours)} on the clock`;
 }
 
 /** A sweep's cells by status, and where to look next. */

@@ -1,12 +1,18 @@
 import { parseConstraint } from '../../contract/constraint';
-import type { CommandArgs, JobSpec, RunPlan } from '../../contract';
+import {
+  cellCount,
+  estimateSweep,
+  type CommandArgs,
+  type JobSpec,
+  type RunPlan,
+} from '../../contract';
 import { hostDeclaration, hostKey } from '../../jobs/host-declaration';
 import type { Ledger } from '../../ledger/ledger';
 import type { Provider } from '../../providers/provider';
 import { throwOnConflict, idleEndsAt, planWarmClaims } from './warm-match';
 
 export interface RunPlanDeps {
-  ledger: Pick<Ledger, 'dormantNodes' | 'jobSpec'>;
+  ledger: Pick<Ledger, 'dormantNodes' | 'jobSpec' | 'lastCellDurations'>;
   now: () => number;
 }
 
@@ -16,7 +22,9 @@ export function planRun(
   provider: Provider,
   args: CommandArgs<'run.plan'>,
 ): RunPlan {
-  const shapes = provider.shapeNodes(args.pool);
+  const cells = args.job.sweep ? cellCount(args.job.sweep) : null;
+  // A sweep's nodes serve its cells: no more nodes than cells.
+  const shapes = provider.shapeNodes(args.pool).slice(0, cells ?? Infinity);
   const host = hostDeclaration(args.job, args.pool, provider.kind);
   const key = hostKey(host);
   const now = d.now();
@@ -52,6 +60,10 @@ export function planRun(
       };
     }),
     passedOver: plan.passedOver,
+    sweep:
+      cells === null
+        ? null
+        : estimateSweep(cells, shapes.length, d.ledger.lastCellDurations(args.job.name)),
   };
 }
 

@@ -2,8 +2,10 @@ import type { EnvRow, ParamRow } from '../../store/ui';
 import { useUi } from '../../store/ui';
 import { CloseIcon, LockIcon, PlusIcon } from '../run/icons';
 import { paramVariable } from './env-rules';
+import { SweepField } from './SweepField';
 
-/** Environment variables (plain or secret) and task parameters (TENDER_PARAM_<KEY>). */
+/** Environment variables (plain or secret), task parameters (TENDER_PARAM_<KEY>) and a
+ *  sweep over them. */
 export function EnvCard(props: { envProblem?: string; paramsProblem?: string }): React.JSX.Element {
   const env = useUi((s) => s.draft.env);
   const params = useUi((s) => s.draft.params);
@@ -132,6 +134,7 @@ export function EnvCard(props: { envProblem?: string; paramsProblem?: string }):
             </button>
           </div>
         </div>
+        <SweepField />
       </div>
     </section>
   );

@@ -2,7 +2,7 @@ import type { ErrorData } from '../../../src-main/contract';
 import { perHour } from '../../lib/format';
 import { useUi } from '../../store/ui';
 import { PlayIcon } from '../run/icons';
-import { estimatedHourly } from './draft-to-run';
+import { estimatedHourly, nodeCount } from './draft-to-run';
 import { PlacementLine } from './PlacementLine';
 import type { CheapestMatch } from './use-cheapest-match';
 import type { PlanState } from './use-run-plan';
@@ -18,10 +18,7 @@ export function RunCard(props: {
   onRun(): void;
 }): React.JSX.Element {
   const draft = useUi((s) => s.draft);
-  const nodes =
-    draft.provider === 'ssh'
-      ? draft.hosts.length
-      : Math.max(draft.count, draft.provider === 'vastai' ? draft.offers.length : 0);
+  const nodes = nodeCount(draft);
   const price = props.cheapest.state === 'ready' ? props.cheapest.price : null;
   const estimate = estimatedHourly(draft, price);
   return (

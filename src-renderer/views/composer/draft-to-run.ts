@@ -8,6 +8,7 @@ import { parseConstraint } from '../../../src-main/contract';
 import type { ComposerDraft } from '../../store/ui';
 import { limitsToPolicy } from './draft-limits';
 import { envNameProblem, paramVariable } from './env-rules';
+import { parseSweepAxes, sweepHint } from './sweep-axes';
 
 export type StartInput = CommandInput<'run.start'>;
 export type PlanInput = CommandInput<'run.plan'>;
@@ -35,6 +36,8 @@ export function draftToStartInput(draft: ComposerDraft): StartInput {
         draft.params.filter((p) => p.key.trim()).map((p) => [p.key.trim(), p.value]),
       ),
       ...(lines(draft.constraints).length > 0 ? { constraints: lines(draft.constraints) } : {}),
+      ...sweepOf(draft),
+      ...(draft.cache ? { cache: true } : {}),
     },
     pool: poolOf(draft),
     keep: draft.keep,
@@ -54,6 +57,23 @@ export function draftToStartInput(draft: ComposerDraft): StartInput {
 export function draftToPlanInput(draft: ComposerDraft): PlanInput {
   const { job, pool } = draftToStartInput(draft);
   return { job, pool, reuseWarm: true };
+}
+
+/** The Sweep field's axes and a loaded file's explicit cells as `job.sweep`; nothing when
+ *  both are empty. */
+function sweepOf(draft: ComposerDraft): Pick<StartInput['job'], 'sweep'> {
+  const { axes } = parseSweepAxes(draft.sweep);
+  if (Object.keys(axes).length === 0 && draft.sweepCells.length === 0) return {};
+  return { sweep: { axes, cells: draft.sweepCells } };
+}
+
+/** How many nodes the pool asks for: the count, the hosts picked (ssh), at least the offers
+ *  picked (vastai). */
+export function nodeCount(
+  draft: Pick<ComposerDraft, 'provider' | 'count' | 'hosts' | 'offers'>,
+): number {
+  if (draft.provider === 'ssh') return draft.hosts.length;
+  return Math.max(draft.count, draft.provider === 'vastai' ? draft.offers.length : 0);
 }
 
 function envOf(draft: ComposerDraft): Record<string, EnvValue> {
@@ -125,7 +145,8 @@ export function marketShape(f: OfferFilterInput): PoolSpecInput {
   return shape;
 }
 
-export type DraftField = 'name' | 'run' | 'workdir' | 'env' | 'params' | 'pool' | 'limits';
+export type DraftField =
+  'name' | 'run' | 'workdir' | 'env' | 'params' | 'sweep' | 'pool' | 'limits';
 
 /** What must be fixed before the draft is worth sending, by field. The contract checks the
  *  rest (paths, env names, provider rules) and its message is shown as it comes. */
@@ -144,6 +165,10 @@ export function draftProblems(draft: ComposerDraft): Partial<Record<DraftField, 
   if (draft.params.some((r) => !r.key.trim() && r.value)) p.params = 'A parameter has no name';
   else if (new Set(paramKeys.map(paramVariable)).size !== paramKeys.length)
     p.params = 'Two parameters become the same TENDER_PARAM_ variable';
+  const sweep = parseSweepAxes(draft.sweep);
+  const size = sweepHint(sweep.axes, draft.sweepCells.length, Math.max(1, nodeCount(draft)));
+  if (sweep.problems[0]) p.sweep = `Line ${sweep.problems[0].line}: ${sweep.problems[0].message}`;
+  else if (size?.problem) p.sweep = size.text;
   if (draft.provider === 'ssh' && draft.hosts.length === 0)
     p.pool = 'Pick at least one host (add hosts in Settings)';
   const badConstraint = lines(draft.constraints)

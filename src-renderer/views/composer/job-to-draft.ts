@@ -1,6 +1,7 @@
 import type { CommandOutput, OfferFilterInput, PoolSpec } from '../../../src-main/contract';
 import type { ComposerDraft, EnvRow } from '../../store/ui';
 import { policyToLimits } from './draft-limits';
+import { formatSweepAxes } from './sweep-axes';
 
 export type LoadedJob = CommandOutput<'job.load'>;
 
@@ -34,6 +35,9 @@ export function loadedToDraft(loaded: LoadedJob): { draft: ComposerDraft; notes:
       outputs: job.outputs.join('\n'),
       env,
       params: Object.entries(job.params).map(([key, value]) => ({ key, value })),
+      sweep: formatSweepAxes(job.sweep?.axes ?? {}),
+      sweepCells: job.sweep?.cells ?? [],
+      cache: job.cache,
       provider: provider ?? 'local',
       count: pool.count,
       hosts: pool.hosts,

@@ -16,6 +16,7 @@ const warm = (leaseId: string, over: Partial<NonNullable<RunPlan['nodes'][0]['wa
 
 const plan = (warms: (ReturnType<typeof warm> | null)[], passedOver: string[] = []): RunPlan => ({
   hostKey: 'hk1_b',
+  sweep: null,
   nodes: warms.map((w, i) => ({ logicalId: `node-${i}`, warm: w })),
   passedOver,
 });

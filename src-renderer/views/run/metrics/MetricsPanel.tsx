@@ -8,8 +8,8 @@ import './metrics.css';
 /** The one line that says where metrics come from. */
 export const METRICS_HOW = (
   <>
-    A job reports metrics by appending JSON lines to <span className="mono">$TENDER_METRICS</span>
-    , e.g. <span className="mono">{`echo '{"step": 1, "loss": 0.5}' >> $TENDER_METRICS`}</span>
+    A job reports metrics by appending JSON lines to <span className="mono">$TENDER_METRICS</span>,
+    e.g. <span className="mono">{`echo '{"step": 1, "loss": 0.5}' >> $TENDER_METRICS`}</span>
   </>
 );
 

@@ -45,16 +45,14 @@ export function metricChartOptions(opts: {
     ],
     series: [
       { label: 'step', value: (_u, v) => formatValue(v) },
-      ...opts.lines.map(
-        (l): uPlot.Series => ({
-          label: l.label,
-          stroke: l.colour,
-          width: 1.5,
-          spanGaps: true,
-          value: (_u, v) => formatValue(v),
-          points: { size: 4, fill: l.colour },
-        }),
-      ),
+      ...opts.lines.map((l): uPlot.Series => ({
+        label: l.label,
+        stroke: l.colour,
+        width: 1.5,
+        spanGaps: true,
+        value: (_u, v) => formatValue(v),
+        points: { size: 4, fill: l.colour },
+      })),
     ],
   };
 }

@@ -64,7 +64,12 @@ export function CellLog(props: { runId: string; cell: CellView; onClose(): void 
             : ''}
         </span>
         <div className="grow" />
-        <button className="icon-btn" title="Close" aria-label="Close the log" onClick={props.onClose}>
+        <button
+          className="icon-btn"
+          title="Close"
+          aria-label="Close the log"
+          onClick={props.onClose}
+        >
           <CloseIcon />
         </button>
       </div>

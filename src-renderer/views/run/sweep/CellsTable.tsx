@@ -4,7 +4,13 @@ import { SortIcon } from '../../../shell/icons';
 import { formatValue } from '../metrics/chart-options';
 import { LogIcon, StopIcon } from '../icons';
 import type { Direction } from './cell-metric';
-import { cellDuration, nextCellSort, type CellRow, type CellSort, type CellSortKey } from './cell-sort';
+import {
+  cellDuration,
+  nextCellSort,
+  type CellRow,
+  type CellSort,
+  type CellSortKey,
+} from './cell-sort';
 
 const STATUS_COLOUR: Record<CellStatus, string> = {
   queued: 'grey',

@@ -49,10 +49,16 @@ export function SweepPanel(props: {
   const list = cells.data;
   const params = useMemo(() => sweepParams(list ?? []), [list]);
   const [colourPick, setColourBy] = useState<string | null>(null);
-  const colourBy = colourPick !== null && params.includes(colourPick) ? colourPick : (params[0] ?? null);
+  const colourBy =
+    colourPick !== null && params.includes(colourPick) ? colourPick : (params[0] ?? null);
   const [sort, setSort] = useState<CellSort>({ key: 'id', dir: 'asc' });
   const rows = useMemo(
-    () => sortCells((list ?? []).map((cell) => ({ cell, score: scores.get(cell.id) })), sort, now),
+    () =>
+      sortCells(
+        (list ?? []).map((cell) => ({ cell, score: scores.get(cell.id) })),
+        sort,
+        now,
+      ),
     [list, scores, sort, now],
   );
   const [logOf, setLogOf] = useState<string | null>(null);
@@ -131,7 +137,9 @@ export function SweepPanel(props: {
           logOf={logOf}
         />
       )}
-      {logCell && <CellLog key={logCell.id} runId={run.id} cell={logCell} onClose={() => setLogOf(null)} />}
+      {logCell && (
+        <CellLog key={logCell.id} runId={run.id} cell={logCell} onClose={() => setLogOf(null)} />
+      )}
       {list &&
         (metric ? (
           <CellCurves

@@ -24,7 +24,8 @@ export function cellScores(
   metric: string,
   direction: Direction,
 ): Map<string, CellScore> {
-  const better = direction === 'min' ? (a: number, b: number) => a < b : (a: number, b: number) => a > b;
+  const better =
+    direction === 'min' ? (a: number, b: number) => a < b : (a: number, b: number) => a > b;
   const out = new Map<string, CellScore>();
   for (const s of series) {
     if (s.name !== metric || s.jobId === null || s.points.length === 0) continue;

@@ -3,14 +3,7 @@ import type { CellScore } from './cell-metric';
 
 /** A column of the cells table: a fixed one, or one of the sweep's params. */
 export type CellSortKey =
-  | 'id'
-  | 'status'
-  | 'node'
-  | 'exit'
-  | 'duration'
-  | 'last'
-  | 'best'
-  | `param:${string}`;
+  'id' | 'status' | 'node' | 'exit' | 'duration' | 'last' | 'best' | `param:${string}`;
 export type SortDir = 'asc' | 'desc';
 export interface CellSort {
   key: CellSortKey;
@@ -45,8 +38,7 @@ const text = new Intl.Collator('en', { numeric: true }).compare;
 export function compareValues(a: string, b: string): number {
   const x = Number(a);
   const y = Number(b);
-  if (a.trim() !== '' && b.trim() !== '' && Number.isFinite(x) && Number.isFinite(y))
-    return x - y;
+  if (a.trim() !== '' && b.trim() !== '' && Number.isFinite(x) && Number.isFinite(y)) return x - y;
   return text(a, b);
 }
 

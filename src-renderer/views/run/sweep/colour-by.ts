@@ -23,7 +23,11 @@ export function colourByParam(cells: readonly CellView[], param: string): Colour
   );
   const colour = new Map(values.map((v, i) => [v, colourAt(i)]));
   return {
-    legend: values.map((value) => ({ value, colour: colour.get(value)!, count: counts.get(value)! })),
+    legend: values.map((value) => ({
+      value,
+      colour: colour.get(value)!,
+      count: counts.get(value)!,
+    })),
     colourOf: new Map(cells.map((c) => [c.id, colour.get(valueOf(c))!])),
   };
 }
