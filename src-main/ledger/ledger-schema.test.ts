@@ -36,8 +36,8 @@ describe('schema', () => {
     const version = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get();
     db.close();
 
-    expect(LATEST_SCHEMA_VERSION).toBe(6);
-    expect(version).toEqual({ value: '6' });
+    expect(LATEST_SCHEMA_VERSION).toBe(7);
+    expect(version).toEqual({ value: '7' });
     for (const table of [
       'meta',
       'jobs',
@@ -49,6 +49,7 @@ describe('schema', () => {
       'log_cursors',
       'host_keys',
       'lease_runs',
+      'cells',
     ])
       expect(names).toContain(`table:${table}`);
     expect(names).toContain('trigger:events_no_update');
@@ -67,6 +68,7 @@ describe('schema', () => {
         'ALTER TABLE leases DROP COLUMN interruption; ALTER TABLE leases DROP COLUMN bid; ' +
         'ALTER TABLE leases DROP COLUMN min_bid; ' +
         'ALTER TABLE leases DROP COLUMN rates_json; ' +
+        'DROP TABLE cells; ' +
         "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
     );
     db.close();
@@ -89,6 +91,7 @@ describe('schema', () => {
         'ALTER TABLE leases DROP COLUMN interruption; ALTER TABLE leases DROP COLUMN bid; ' +
         'ALTER TABLE leases DROP COLUMN min_bid; ' +
         'ALTER TABLE leases DROP COLUMN rates_json; ' +
+        'DROP TABLE cells; ' +
         "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
     );
     db.close();
@@ -110,6 +113,7 @@ describe('schema', () => {
         'ALTER TABLE leases DROP COLUMN interruption; ALTER TABLE leases DROP COLUMN bid; ' +
         'ALTER TABLE leases DROP COLUMN min_bid; ' +
         'ALTER TABLE leases DROP COLUMN rates_json; ' +
+        'DROP TABLE cells; ' +
         "UPDATE meta SET value = '3' WHERE key = 'schema_version'",
     );
     db.close();
@@ -131,6 +135,7 @@ describe('schema', () => {
       'ALTER TABLE leases DROP COLUMN interruption; ALTER TABLE leases DROP COLUMN bid; ' +
         'ALTER TABLE leases DROP COLUMN min_bid; ' +
         'ALTER TABLE leases DROP COLUMN rates_json; ' +
+        'DROP TABLE cells; ' +
         "UPDATE meta SET value = '4' WHERE key = 'schema_version'",
     );
     db.close();
@@ -151,6 +156,7 @@ describe('schema', () => {
     const db = raw(home);
     db.exec(
       'ALTER TABLE leases DROP COLUMN rates_json; ' +
+        'DROP TABLE cells; ' +
         "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
     );
     db.close();
@@ -158,6 +164,22 @@ describe('schema', () => {
     const again = writer(home);
     expect(again.listLeases()).toHaveLength(1);
     for (const l of again.listLeases()) expect(l.rates).toEqual([]);
+    again.close();
+  });
+
+  it('upgrades a v6 ledger: its runs are no sweeps', () => {
+    const home = tempHome();
+    const first = writer(home);
+    seedRun(first, 'node-0');
+    first.close();
+    const db = raw(home);
+    db.exec("DROP TABLE cells; UPDATE meta SET value = '6' WHERE key = 'schema_version'");
+    db.close();
+
+    const again = writer(home);
+    expect(again.getRun(RUN)?.jobName).toBe('train');
+    expect(again.listCells(RUN)).toEqual([]);
+    expect(again.cellSummary(RUN)).toBeNull();
     again.close();
   });
 

@@ -82,7 +82,7 @@ export function leaseOf(rec: NodeRecord): LeaseFacts {
   };
 }
 
-function newRun(count: number): NewRun {
+export function newRun(count: number): NewRun {
   return {
     id: RUN,
     jobId: 'j-1',
