@@ -52,6 +52,36 @@ const ConstraintText = z.string().superRefine((text, ctx) => {
   }
 });
 
+/** A TCP port, 1–65535. */
+export const PortNumber = z
+  .number()
+  .int()
+  .min(1, { message: 'a port is a number from 1 to 65535' })
+  .max(65535, { message: 'a port is a number from 1 to 65535' });
+
+const isPort = (t: string) => /^\d{1,5}$/.test(t) && Number(t) >= 1 && Number(t) <= 65535;
+
+/** `"6006:16006"`: a port on the node, and the local port that reaches it. */
+export const PortPair = z.string().refine(
+  (t) => {
+    const [a, b, ...rest] = t.split(':');
+    return rest.length === 0 && a !== undefined && b !== undefined && isPort(a) && isPort(b);
+  },
+  { message: 'a forward is "NODE_PORT:LOCAL_PORT", each from 1 to 65535 (e.g. "6006:16006")' },
+);
+
+/** `"5000:localhost:5000"`: a port on the node, and the host:port here it reaches. */
+export const RemotePortSpec = z.string().refine(
+  (t) => {
+    const m = /^(\d{1,5}):([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/.exec(t);
+    return m !== null && isPort(m[1]!) && isPort(m[3]!);
+  },
+  {
+    message:
+      'a remote port is "NODE_PORT:HOST:PORT", the ports from 1 to 65535 (e.g. "5000:localhost:5000")',
+  },
+);
+
 /** What to do: the `[job]` table. Nothing about hardware. Paths are absolute once loaded. */
 export const JobSpec = z
   .object({
@@ -99,6 +129,21 @@ export const JobSpec = z
     constraints: z.array(ConstraintText).default([]),
     /** `[sweep]` (sweep.ts): one job per cell of the grid, queued over the run's nodes. */
     sweep: SweepSpec.optional(),
+    /** A distributed run (`count` ≥ 2): every node is provisioned and set up, then `run`
+     *  starts on all of them together with TENDER_NODE_RANK, TENDER_NUM_NODES,
+     *  TENDER_NODE_IPS, MASTER_ADDR, MASTER_PORT (and the SkyPilot/dstack aliases), once
+     *  each rank has reached rank 0's MASTER_PORT (docs/distributed.md). */
+    distributed: z.boolean().default(false),
+    /** A distributed run's stop rule: `all` — it succeeds when every rank exits 0 and
+     *  fails, stopping the others, when one fails; `rank0` — it ends with rank 0. */
+    stop: z.enum(['all', 'rank0']).default('all'),
+    /** Rank 0's port for the others (MASTER_PORT). */
+    master_port: PortNumber.default(29500),
+    /** Ports on the node reached from this machine's 127.0.0.1 while the job runs:
+     *  `6006` (the same local port) or `"6006:16006"` (node:local). */
+    ports: z.array(z.union([PortNumber, PortPair])).default([]),
+    /** Ports on the node's 127.0.0.1 that reach a service here: `"5000:localhost:5000"`. */
+    remote_ports: z.array(RemotePortSpec).default([]),
     /** Memoization: a cell whose strict key (command, setup and its fingerprint, params,
      *  workspace, image, constraints, Tender's version) matches a completed cell's takes
      *  that cell's outputs instead of running. */

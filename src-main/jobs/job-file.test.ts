@@ -33,7 +33,7 @@ async function load(toml: string) {
 const failure = (toml: string): Promise<BadInputError> => rejection(() => load(toml));
 
 describe('[sweep]', () => {
-  test('axes and cells become the job\'s sweep, values as text', async () => {
+  test("axes and cells become the job's sweep, values as text", async () => {
     const { job } = await load(
       `${HEAD}params = { EPOCHS = "3" }\n[sweep]\nLR = ["1e-4", 3e-4]\nSEED = [1, 2]\ncells = [{ LR = "1e-2", SEED = "7" }]\n`,
     );
@@ -76,6 +76,12 @@ describe('rejects bad job files with a one-line message at the right place', () 
     ['sweep value twice', `${HEAD}[sweep]\nSEED = [1, 1]\n`, '5:12: sweep axis SEED lists "1" twice'],
     ['sweep cell bad name', `${HEAD}[sweep]\ncells = [{ "9x" = "1" }]\n`, '5:12: "9x" is not a valid param name'],
     ['empty sweep', `${HEAD}[sweep]\n`, '4:1: [sweep] has no axis and no cells'],
+    ['distributed on one node', `${HEAD}distributed = true\n`, '4:1: distributed = true needs count ≥ 2 (the pool has 1 node)'],
+    ['distributed sweep', `${HEAD}distributed = true\n[pool]\ncount = 2\n[sweep]\nA = ["1"]\n`, '4:1: a distributed job cannot also be a sweep'],
+    ['a port out of range', `${HEAD}ports = [70000]\n`, '4:10: job.ports[0] must be at most 65535'],
+    ['a bad forward pair', `${HEAD}ports = ["6006-16006"]\n`, '4:10: job.ports[0]: a forward is "NODE_PORT:LOCAL_PORT"'],
+    ['a bad remote port', `${HEAD}remote_ports = ["5000:5000"]\n`, '4:17: job.remote_ports[0]: a remote port is "NODE_PORT:HOST:PORT"'],
+    ['a master port of 0', `${HEAD}master_port = 0\n`, '4:1: job.master_port must be at least 1'],
     ['sweep inside [job]', `${HEAD}sweep = { LR = ["1"] }\n`, '4:1: unknown key "sweep" in [job]'],
     ['missing name', '\n[job]\nrun = "x"\n', '2:1: [job] is missing "name"'],
     ['run not a string', '[job]\nname = "hello"\nrun = 5\n', '3:1: job.run must be a string, not an integer'],
@@ -139,7 +145,7 @@ describe('rejects bad job files with a one-line message at the right place', () 
   test('an unknown key lists what the table accepts as the hint', async () => {
     const err = await failure(`${HEAD}outptus = []\n`);
     expect(err.hint).toBe(
-      '[job] accepts: name, run, setup, workspace, outputs, env, params, setup_fingerprint, host_setup, bootstrap_script, run_setup, checkpoints, constraints, cache, checkpoint_every',
+      '[job] accepts: name, run, setup, workspace, outputs, env, params, setup_fingerprint, host_setup, bootstrap_script, run_setup, checkpoints, constraints, distributed, stop, master_port, ports, remote_ports, cache, checkpoint_every',
     );
   });
 
@@ -234,6 +240,11 @@ hosts = ["lab1", "lab2"]
         setup_fingerprint: [],
         host_setup: [],
         constraints: [],
+        distributed: false,
+        stop: 'all',
+        master_port: 29500,
+        ports: [],
+        remote_ports: [],
         cache: false,
       },
       pool: {
@@ -261,6 +272,11 @@ hosts = ["lab1", "lab2"]
         setup_fingerprint: [],
         host_setup: [],
         constraints: [],
+        distributed: false,
+        stop: 'all',
+        master_port: 29500,
+        ports: [],
+        remote_ports: [],
         cache: false,
       },
       pool: { provider: 'local', count: 1, verify: [], offers: [], hosts: [] },

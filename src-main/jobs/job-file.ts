@@ -9,6 +9,7 @@ import { problemsFromIssues } from './job-file-issues';
 import { checkHostResources } from './host-declaration';
 import { findUnknownKeys } from './job-file-keys';
 import { readSweep } from './job-file-sweep';
+import { checkDistributed } from './job-file-distributed';
 import {
   checkCheckpoints,
   checkOutputs,
@@ -107,6 +108,7 @@ export function parseJobToml(text: string, opts: ParseJobTomlOptions): LoadedJob
     ...checkHostResources(pool),
     ...checkCheckpoints(table.checkpoints),
     ...sweep.problems,
+    ...checkDistributed({ ...table, ...(sweep.sweep ? { sweep: sweep.sweep } : {}) }, pool.count),
   ]);
 
   const { checkpoint_every, ...jobTable } = table;

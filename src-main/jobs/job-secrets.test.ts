@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JobSpec } from '../contract';
+import { JobSpec } from '../contract';
 import { configureEnv, configureParams } from './job-secrets';
 
 describe('configureEnv: which values go to the agent as secrets', () => {
@@ -37,16 +37,12 @@ describe('configureEnv: which values go to the agent as secrets', () => {
 });
 
 describe('configureParams: the configure request of a job', () => {
-  const job: JobSpec = {
+  const job: JobSpec = JobSpec.parse({
     name: 'j',
     run: 'python train.py',
-    constraints: [],
-    outputs: [],
     params: { lr: '0.1' },
-    setup_fingerprint: [], cache: false,
-    host_setup: [],
     env: { A: '1', TOKEN: { secret: true, value: 's3cr3t' } },
-  };
+  });
 
   it('sends plain env, secret env and params for the first attempt', () => {
     expect(configureParams('job-1', job)).toEqual({

@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { JobSpec } from '../contract';
+import { JobSpec } from '../contract';
 import { REDACTED, redactJob, resolveSecretsFromEnv } from './redact-job';
 
-const job = (env: JobSpec['env']): JobSpec => ({
-  name: 'j',
-  run: 'true',
-  constraints: [],
-  workspace: { workdir: '/w', exclude: [] },
-  setup_fingerprint: [], cache: false,
-  host_setup: [],
-  outputs: [],
-  env,
-  params: {},
-});
+const job = (env: JobSpec['env']): JobSpec =>
+  JobSpec.parse({ name: 'j', run: 'true', workspace: { workdir: '/w', exclude: [] }, env });
 
 describe('secrets of a job', () => {
   it('resolves references from the environment Tender runs in, and keeps the rest', () => {

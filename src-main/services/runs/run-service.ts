@@ -24,6 +24,7 @@ import type { Timing } from '../settings/timing';
 import type { LinkState } from '../views/view-builders';
 import { runView, type GpuOf } from '../views/view-builders';
 import { checkJob } from './job-checks';
+import { checkDistributed } from '../../jobs/job-file-distributed';
 import { assembleRun, type RunAssemblyDeps, type RunToAssemble } from './run-assembly';
 import { planRun } from './run-plan';
 import { createRunRecords } from './run-records';
@@ -80,6 +81,8 @@ export class RunService {
     // A sweep's nodes serve its cells: no more nodes than cells left to run.
     const toRun = cells?.filter((c) => !('cacheHit' in c && c.cacheHit)).length;
     const shapes = provider.shapeNodes(args.pool).slice(0, toRun ?? Infinity);
+    const gang = checkDistributed(job, shapes.length)[0];
+    if (gang) throw new TenderError('bad_input', gang.text, gang.hint);
     const policy = resolvePolicy(
       args.keep ? { afterJob: 'keep_warm', ...args.policy } : args.policy,
       readDefaults(d.home),
