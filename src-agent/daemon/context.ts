@@ -1,4 +1,5 @@
 // What the request handlers share: one per daemon.
+import type { GangProbe } from './gang-probe';
 import type { HostKeyInput } from '../wire/host-key';
 import type { NodePaths } from '../wire/paths';
 import type { Capabilities, PhaseState, TeardownRecord } from '../wire/protocol';
@@ -37,6 +38,8 @@ export interface DaemonContext {
   cache: NodeCache;
   /** The job's TENDER_METRICS file, tailed into the log while a phase runs. */
   metrics: MetricsTailer;
+  /** A distributed run's pre-flight listener and connector (gang-probe.ts). */
+  probe: GangProbe;
   /** Set by `configure`; undefined until then (secrets do not survive a restart). */
   job: JobConfig | undefined;
   /** Every open connection. */

@@ -24,6 +24,7 @@ import { recordGroup } from './process-group';
 import { createRedactor } from './redact';
 import { listen } from './server';
 import { shutdownDaemon } from './shutdown';
+import { GangProbe } from './gang-probe';
 import { Supervisor } from './supervisor';
 import { buildHostSetupEnv } from './task-env';
 import { watchNodeFolder } from './folder-watch';
@@ -114,6 +115,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
       deadMan.switch.onPhaseChange();
     },
   });
+  const probe = new GangProbe();
   const ctx: DaemonContext = {
     paths,
     agentId: options.agentId ?? previousAgentId(paths) ?? randomUUID(),
@@ -127,6 +129,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     hostSetup,
     cache,
     metrics,
+    probe,
     job: undefined,
     listeners,
     deadMan: deadMan.switch,
@@ -136,6 +139,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
       deadMan.switch.disarm();
       gpuSampler.stop();
       metrics.stop();
+      probe.closeAll();
       return shutdownDaemon(ctx, { server, lock, graceMs });
     },
     exit: () => {

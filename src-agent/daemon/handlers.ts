@@ -194,7 +194,47 @@ export const handlers: { [K in OpName]: Handler<K> } = {
   'host_setup.status'(ctx) {
     return ctx.hostSetup.status();
   },
+
+  async 'probe.listen'(ctx, req) {
+    const port = portField(req, 'port');
+    try {
+      await ctx.probe.listen(port, optionalNumber(req, 'ttlMs', 1) ?? PROBE_TTL_MS);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'error';
+      throw new RequestError(
+        'port_unavailable',
+        code === 'EADDRINUSE'
+          ? `port ${port} is in use on this node`
+          : `cannot listen on port ${port} here (${code})`,
+      );
+    }
+    return {};
+  },
+
+  'probe.connect'(ctx, req) {
+    return ctx.probe.connect(
+      requiredString(req, 'host'),
+      portField(req, 'port'),
+      optionalNumber(req, 'timeoutMs', 1) ?? PROBE_CONNECT_MS,
+    );
+  },
+
+  'probe.close'(ctx, req) {
+    ctx.probe.close(portField(req, 'port'));
+    return {};
+  },
 };
+
+/** How long rank 0 listens when nobody says (the app closes it sooner). */
+const PROBE_TTL_MS = 60_000;
+const PROBE_CONNECT_MS = 10_000;
+
+function portField(req: Fields, key: string): number {
+  const v = req[key];
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 65535)
+    throw new RequestError('bad_request', `${key} must be a port from 1 to 65535`);
+  return v;
+}
 
 function taskEnv(
   ctx: DaemonContext,

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../atomic-file';
 import type { JobFile } from '../wire/protocol';
+import { GANG_ENV_KEY } from '../wire/protocol';
 import { RequestError, requiredInteger, requiredString, stringMap } from './request-checks';
 
 export interface JobConfig extends JobFile {
@@ -18,7 +19,16 @@ export function parseConfigure(req: Record<string, unknown>): JobConfig {
     params: stringMap(req, 'params'),
     ...setupEnvOf(req),
     ...runSetupOf(req),
+    ...gangOf(req),
   };
+}
+
+function gangOf(req: Record<string, unknown>): Pick<JobConfig, 'gang'> {
+  if (req.gang === undefined || req.gang === null) return {};
+  const gang = stringMap(req, 'gang');
+  const bad = Object.keys(gang).find((k) => !GANG_ENV_KEY.test(k));
+  if (bad) throw new RequestError('bad_request', `gang: ${bad} is not a rank variable`);
+  return { gang };
 }
 
 function runSetupOf(req: Record<string, unknown>): Pick<JobConfig, 'runSetup'> {
@@ -43,6 +53,7 @@ export function writeJobFile(path: string, job: JobConfig): void {
     params: job.params,
     ...(job.setupEnv ? { setupEnv: job.setupEnv } : {}),
     ...(job.runSetup ? { runSetup: job.runSetup } : {}),
+    ...(job.gang ? { gang: job.gang } : {}),
   };
   writeFileAtomic(path, `${JSON.stringify(file, null, 2)}\n`);
 }

@@ -21,6 +21,8 @@ export interface TaskEnvInput {
   cacheDir?: string;
   /** `TENDER_METRICS`: the file the job appends its metrics to (metrics-tailer.ts). */
   metricsFile?: string;
+  /** A distributed run's rank variables (checked at configure: GANG_ENV_KEY only). */
+  gang?: Record<string, string>;
 }
 
 export interface TaskEnv {
@@ -65,6 +67,7 @@ export function buildTaskEnv(input: TaskEnvInput): TaskEnv {
   if (input.attempt > 0) env.TENDER_RESUME = '1';
   if (input.metricsFile) env.TENDER_METRICS = input.metricsFile;
   for (const [key, value] of Object.entries(input.params)) env[paramEnvName(key)] = String(value);
+  Object.assign(env, input.gang);
   if (input.cacheDir)
     Object.assign(env, cacheEnv(input.cacheDir, { ...input.env, ...input.secretEnv }));
   if (input.envDir) {

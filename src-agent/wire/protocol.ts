@@ -74,6 +74,8 @@ export interface ConfigureParams {
   /** Run before the run phase's command, every run, in the same environment; a non-zero
    *  exit ends the run phase with that code. */
   runSetup?: string;
+  /** A distributed run's rank environment: TENDER_NODE_RANK, MASTER_ADDR… (GANG_ENV_KEY). */
+  gang?: Record<string, string>;
 }
 
 export interface SetupEnvRequest {
@@ -151,12 +153,7 @@ export type SelfTeardown =
 /** `uncollected`: the job ended with nobody attached and no Tender collected its outputs
  *  within the collect grace. */
 export type TeardownCause =
-  | 'unreachable'
-  | 'max_duration'
-  | 'budget'
-  | 'job_done'
-  | 'idle'
-  | 'uncollected';
+  'unreachable' | 'max_duration' | 'budget' | 'job_done' | 'idle' | 'uncollected';
 
 /** Arms or renews the switch. Every `lease` call is a renewal: the switch fires `graceMs` after
  *  the last one. Durations are relative to when the agent receives the call and are measured on
@@ -234,6 +231,15 @@ export interface Ops {
   /** `position`: how many unfinished entries are ahead of it (0: it runs now or next). */
   'host_setup.append': { params: HostSetupAppend; result: { id: number; position: number } };
   'host_setup.status': { params: object; result: HostSetupStatus };
+  /** A distributed run's pre-flight (gang-probe.ts): rank 0 listens on the master port… */
+  'probe.listen': { params: { port: number; ttlMs?: number }; result: Record<string, never> };
+  /** …each other rank connects to it; `ok` only when it read the probe's banner… */
+  'probe.connect': {
+    params: { host: string; port: number; timeoutMs?: number };
+    result: { ok: boolean; ms?: number; error?: string };
+  };
+  /** …and rank 0 stops listening before the job starts (the port is the job's). */
+  'probe.close': { params: { port: number }; result: Record<string, never> };
 }
 export type OpName = keyof Ops;
 export const OP_NAMES: readonly OpName[] = [
@@ -248,6 +254,9 @@ export const OP_NAMES: readonly OpName[] = [
   'lease',
   'host_setup.append',
   'host_setup.status',
+  'probe.listen',
+  'probe.connect',
+  'probe.close',
 ];
 
 export type RequestId = number | string;
@@ -269,6 +278,8 @@ export type ErrorCode =
   | 'workspace_incomplete'
   /** start while the host-setup FIFO still has pending or running entries */
   | 'host_setup_running'
+  /** probe.listen on a port this node cannot listen on (in use, not allowed) */
+  | 'port_unavailable'
   | 'internal';
 
 export interface ErrorBody {
@@ -308,7 +319,14 @@ export interface JobFile {
   params: Record<string, string>;
   setupEnv?: SetupEnvRequest;
   runSetup?: string;
+  /** A distributed run's rank environment (GANG_ENV_KEY names only). */
+  gang?: Record<string, string>;
 }
+
+/** What a distributed run tells each rank (the app's jobs/distributed/gang-env.ts): the
+ *  only variables of the task contract the app sets. */
+export const GANG_ENV_KEY =
+  /^(TENDER_NODE_RANK|TENDER_NUM_NODES|TENDER_NODE_IPS|TENDER_GPUS_PER_NODE|MASTER_ADDR|MASTER_PORT|SKYPILOT_[A-Z_]+|DSTACK_[A-Z_]+)$/;
 
 // Outputs of the one-shot commands, each printed as one JSON line after the marker.
 export interface VersionOutput {

@@ -7,6 +7,7 @@ import { offersCommand, OFFERS_USAGE } from './commands/offers';
 import { pushCommand, PUSH_USAGE } from './commands/push';
 import { serveCommand, SERVE_USAGE } from './commands/serve';
 import { sshCommand, SSH_USAGE } from './commands/ssh';
+import { forwardCommand, FORWARD_USAGE } from './commands/forward';
 import { nodeCommand, NODE_USAGE } from './commands/node-setup';
 import { logsCommand, LOGS_USAGE } from './commands/logs';
 import { runCommand, RUN_USAGE } from './commands/run';
@@ -43,6 +44,7 @@ usage:
   ${PUSH_USAGE}
   ${HOSTS_USAGE}
   ${SSH_USAGE}
+  ${FORWARD_USAGE}
   ${NODE_USAGE}
 
 The data folder is TENDER_HOME (default: Tender's app-data folder).
@@ -69,6 +71,7 @@ const COMMANDS: Record<
   push: pushCommand,
   hosts: hostsCommand,
   ssh: sshCommand,
+  forward: forwardCommand,
   node: nodeCommand,
 };
 

@@ -17,6 +17,8 @@ import { loadAgentBundle, type AgentBundle } from '../nodes/agent-bundle';
 import { runtimeLookup } from '../nodes/runtime-bundle';
 import { ProviderRegistry } from '../providers/registry';
 import { costHandlers } from '../services/costs/cost-handlers';
+import { forwardHandlers } from '../services/forwards/forward-handlers';
+import { ForwardService } from '../services/forwards/forward-service';
 import { hostHandlers } from '../services/hosts/host-handlers';
 import { jobFileHandlers } from '../services/job-files/job-file-handlers';
 import { bidHandlers } from '../services/leases/bid-handlers';
@@ -59,6 +61,8 @@ export interface Composition {
   timing: TimingStore;
   reconciler: Reconciler;
   runs: RunService;
+  /** This process's port forwards (docs/forwards.md); the job opens a node's declared ones. */
+  forwards: ForwardService;
   handlers: Handlers;
   client: TenderClient;
   /** Stops every part, in the order that lets none act on a closed one. */
@@ -75,6 +79,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
   const bus = new EventBus();
   const datastream = new Datastream(homePaths(home).datastream, (records) => {
     gpuSamples.feed(records);
+    forwards.feed(records); // a token a job prints shows on its forwards
     bus.emit('log.lines', { records });
   });
   // Each node's GPU samples, from the same batches; a new sample re-emits the node's view.
@@ -104,8 +109,12 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     now,
     timing: timing.current,
     linkState: (id) => runs.linkState(id),
-    // A node going away takes its workspace session (and that process on it) along.
-    onNodeLeaseGone: (nodeId) => void workspaceSessions.closeNode(nodeId),
+    // A node going away takes its workspace session (and that process on it) along, and
+    // its forwards.
+    onNodeLeaseGone: (nodeId) => {
+      void workspaceSessions.closeNode(nodeId);
+      void forwards.closeNode(nodeId);
+    },
     gpuOf,
   });
   const factory = new NodeFactory({
@@ -120,6 +129,30 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     manifestMemory: new NodeManifestMemory(nodeManifestDir(home)),
     isNodeInUse: (nodeId) => terminals.isOpenOn(nodeId),
     env,
+  });
+  const forwards: ForwardService = new ForwardService({
+    ledger,
+    connector: (endpoint, deadlineMs) => factory.connector(endpoint, deadlineMs),
+    readAgentLog: (nodeId, fromSeq, limit) =>
+      datastream.read(nodeId.slice(0, nodeId.indexOf('/')), {
+        nodeId,
+        channel: 'agent',
+        fromSeq,
+        limit,
+      }),
+    onChange: (runId, list) => bus.emit('forward.changed', { runId, forwards: list }),
+    // Only the writer appends to the datastream.
+    ...(isWriter
+      ? {
+          note: (nodeId: string, line: string) =>
+            datastream.append(nodeId, 'events', {
+              source: 'event',
+              stream: 'info',
+              line,
+              ts: now(),
+            }),
+        }
+      : {}),
   });
   const reconciler = new Reconciler({
     ledger,
@@ -220,6 +253,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     ...workspaceHandlers({ home, ledger, datastream, isWriter, now, factory, workspaceSessions }),
     ...hostHandlers({ home, ledger, now, requireWriter }),
     ...terminalHandlers({ ledger, terminals }),
+    ...forwardHandlers({ forwards }),
     ...jobFileHandlers(hooks),
     ...outputHandlers({ home, ledger, openPath: hooks.openPath }),
     ...settingsHandlers({
@@ -253,11 +287,13 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     timing,
     reconciler,
     runs,
+    forwards,
     handlers,
     client: createInProcessClient(handlers, bus),
     close: async () => {
       await notify?.close(); // journals what it sent while the ledger is open
       await reconciler.stop();
+      await forwards.closeAll(); // no listener outlives the core
       terminals.closeAll();
       await workspaceSessions.closeAll();
       await hashCacheSaves(); // a job's push saves its hashes behind it

@@ -7,6 +7,7 @@ import type { Datastream } from '../datastream/datastream';
 import type { RunOutcome } from '../jobs/run-driver';
 import { Ledger } from '../ledger/ledger';
 import type { ProviderRegistry } from '../providers/registry';
+import type { ForwardService } from '../services/forwards/forward-service';
 import type { Reconciler } from '../services/reconcile/reconciler';
 import type { Timing } from '../services/settings/timing';
 import { compose, type Composition } from './compose';
@@ -28,6 +29,9 @@ export class TenderCore {
   /** The writer's reconciler is started by `open` (unless `reconcile: false`); a reader's
    *  only looks when asked. */
   readonly reconciler: Reconciler;
+  /** This process's port forwards: `openDeclared` when a job's run phase starts,
+   *  `closeNode` at its teardown (docs/forwards.md). */
+  readonly forwards: ForwardService;
   private readonly parts: Composition;
 
   private constructor(
@@ -44,6 +48,7 @@ export class TenderCore {
       handlers: this.handlers,
       client: this.client,
       reconciler: this.reconciler,
+      forwards: this.forwards,
     } = this.parts);
   }
 

@@ -11,6 +11,7 @@ import type { JobState } from './job-fsm';
 import type { PulledOutputs } from './outputs/pull';
 import type { NodeManifestMemory } from './workspace/node-manifest-memory';
 import type { SweepWiring } from './sweep/cell-server';
+import type { Gang } from './distributed/gang';
 
 // What a NodeJob (node-job.ts) is given: the node's manager, the stores, and the policy.
 
@@ -62,6 +63,8 @@ export interface NodeJobDeps {
   /** A sweep: the node's run phase serves the run's queued cells (sweep/cell-server.ts)
    *  instead of running the job once. */
   sweep?: SweepWiring;
+  /** A distributed run: this node is rank `rank` of the gang (distributed/gang.ts). */
+  gang?: { gang: Gang; rank: number };
 }
 
 /** What a NodeJob knows that a renewal depends on. */

@@ -23,6 +23,8 @@ import {
 import { linkViewChange, type ViewLinkState } from './link-view';
 import type { NodeJobDeps, RenewalState } from './node-job-deps';
 import type { SweepWiring } from './sweep/cell-server';
+import type { Gang, GangStart } from './distributed/gang';
+import { peerAddress } from './distributed/peer-address';
 import {
   isNodeLost,
   leaseGoneDecision,
@@ -79,6 +81,8 @@ export class NodeJob {
   private readonly lostLeases = new Set<string>();
   /** Set when the node's own dead-man switch fired: the destroy reason the ledger shows. */
   private selfTeardown: string | null = null;
+  /** Picked up in the run phase after a detach or a crash (its run may have started). */
+  private isResumedInRun = false;
   /** A sweep node's server of cells for the attempt now running (null: none yet). */
   private cells: CellServer | null = null;
 
@@ -133,6 +137,7 @@ export class NodeJob {
 
   /** Picks up a job that a previous process was driving (after detach or a crash). */
   resume(): void {
+    this.isResumedInRun = this.state.phase === 'run';
     const cmd = resumeCommand(this.state.phase);
     this.note(`resuming in phase ${this.state.phase}`);
     if (cmd) void this.execute([cmd]);
@@ -146,6 +151,7 @@ export class NodeJob {
     this.state = step.state;
     journalJobStep(this.deps.ledger, this.nodeId, event, prev, step.state, this.deps.now());
     this.leaveCell(event, prev, step.state);
+    this.deps.gang?.gang.observe(this.deps.gang.rank, event, prev, step.state);
     const note = stepNote(prev, step.state);
     if (note) this.note(note);
     this.deps.onChange();
@@ -343,13 +349,20 @@ export class NodeJob {
       if (host.kind === 'failed') return { type: 'NodeFault', reason: host.reason };
     }
     if (phase === 'run' && this.deps.sweep) return this.serveCells(this.deps.sweep);
-    await link.request(
-      'configure',
-      configureParams(this.deps.jobId, job, this.deps.freshSetup, this.state.attempt),
-    );
+    const gang = phase === 'run' ? this.deps.gang : undefined;
+    const rank = gang ? await this.arriveInGang(gang, link) : null;
+    if (rank?.kind === 'stopped') return null; // the gang stops this rank with its reason
+    const params = configureParams(this.deps.jobId, job, this.deps.freshSetup, this.state.attempt);
+    if (rank?.kind === 'go') params.gang = rank.env;
+    await link.request('configure', params);
     // What the agent holds after configure is what counts: a warm node reports the phases
     // of the job before until this job is configured (which clears them).
     this.phases.reset(Object.values((await link.request('status', {})).phases));
+    if (gang && rank?.kind === 'go') {
+      // Every rank configured, then all start together.
+      if ((await gang.gang.configured(gang.rank)).kind === 'stopped') return null;
+      gang.gang.markStart(gang.rank);
+    }
     const command = phase === 'setup' ? job.setup! : job.run;
     const exited = this.phases.exited(phase);
     await link.request('start', { phase, command });
@@ -368,6 +381,29 @@ export class NodeJob {
     }
     const exit = { code: st.code, signal: st.signal };
     return phase === 'setup' ? { type: 'SetupExited', ...exit } : { type: 'JobExited', ...exit };
+  }
+
+  /** This rank is set up: wait for the others and the pre-flight (distributed/gang.ts). A
+   *  rank whose run already started (picked up after a detach) waits for nobody. */
+  private async arriveInGang(
+    g: { gang: Gang; rank: number },
+    link: AgentLink,
+  ): Promise<GangStart | { kind: 'resumed' }> {
+    // Only a job picked up mid-run can find its run started: a warm node reports the job
+    // before's phases until this one is configured.
+    if (this.isResumedInRun && (await link.request('status', {})).phases.run) {
+      g.gang.markResumed(g.rank);
+      return { kind: 'resumed' };
+    }
+    const rec = this.deps.manager.record;
+    if (!rec.connection) throw new Error(`node ${rec.id} has no endpoint`);
+    const gpus = Number(rec.agent?.capabilities['gpu.count'] ?? 0);
+    return g.gang.arrive({
+      rank: g.rank,
+      request: (op, params, ms) => link.request(op, params, ms),
+      address: peerAddress(rec.connection),
+      gpus: Number.isFinite(gpus) ? gpus : 0,
+    });
   }
 
   /** A sweep node's run phase: cell after cell until the queue is empty (then the node's

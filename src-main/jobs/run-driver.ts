@@ -23,7 +23,12 @@ export class RunDriver {
     private readonly ledger: Ledger,
     private readonly now: () => number,
     private readonly onRunChange: () => void,
-    private readonly isSweep = false,
+    private readonly opts: {
+      /** The outcome is the sweep's cells'. */
+      isSweep?: boolean;
+      /** A distributed run's gang decides the outcome when it has (its stop rule). */
+      decide?: () => RunOutcome | null;
+    } = {},
   ) {
     this.done = this.aggregate();
   }
@@ -46,7 +51,8 @@ export class RunDriver {
 
   cancel(): void {
     this.isCancelled = true;
-    if (this.isSweep) this.ledger.endQueuedCells(this.runId, 'cancelled', 'cancelled', this.now());
+    if (this.opts.isSweep)
+      this.ledger.endQueuedCells(this.runId, 'cancelled', 'cancelled', this.now());
     for (const job of this.jobs.values()) job.stop();
   }
 
@@ -94,14 +100,15 @@ export class RunDriver {
     // user; otherwise failed, with the first failed node's reason.
     const ended = states.filter(([, s]) => s.status !== 'completed');
     const failed = ended.find(([, s]) => s.status !== 'cancelled') ?? ended[0];
-    const outcome: RunOutcome = this.isSweep
+    const outcome: RunOutcome = this.opts.isSweep
       ? this.sweepOutcome(failed?.[1].reason ?? null)
-      : failed
-        ? {
-            status: failed[1].status === 'cancelled' ? 'cancelled' : 'failed',
-            failedReason: `${failed[0].split('/').pop()}: ${failed[1].reason ?? 'failed'}`,
-          }
-        : { status: 'completed', failedReason: null };
+      : (this.opts.decide?.() ??
+        (failed
+          ? {
+              status: failed[1].status === 'cancelled' ? 'cancelled' : 'failed',
+              failedReason: `${failed[0].split('/').pop()}: ${failed[1].reason ?? 'failed'}`,
+            }
+          : { status: 'completed', failedReason: null }));
     this.ledger.updateRun(
       this.runId,
       {

@@ -17,6 +17,8 @@ export interface NodeDesired {
   /** The job's capability constraints (contract/constraint.ts), checked against what the
    *  agent probed when it joins; absent: none. */
   constraints?: string[];
+  /** Ports the node's peers must reach (a distributed run's master port). */
+  openPorts?: number[];
 }
 
 export interface BootstrapFacts {

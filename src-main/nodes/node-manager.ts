@@ -166,6 +166,7 @@ export class NodeManager {
           logicalId: this.rec.logicalId,
           shape: this.rec.desired.shape,
           ...(this.rec.desired.constraints ? { constraints: this.rec.desired.constraints } : {}),
+          ...(this.rec.desired.openPorts ? { openPorts: this.rec.desired.openPorts } : {}),
         },
         signal,
       );

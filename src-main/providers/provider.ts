@@ -26,6 +26,9 @@ export type NodeEndpoint =
       hostKeyScope: string;
       /** Whether ~/.ssh/known_hosts is consulted (your machines), besides the pin. */
       knownHosts: boolean;
+      /** Where other nodes reach this one, when not at `host` with the same ports (a
+       *  marketplace's public address and port mappings: `{"29500": 41234}`). */
+      peer?: { host: string; ports: Record<string, number> };
     };
 
 /** What a provider needs to destroy a lease, with no other state. Stored in the ledger. */
@@ -77,6 +80,9 @@ export interface CreateLeaseRequest {
   /** The job's capability constraints: a marketplace rents only offers that can meet them
    *  (contract/constraint.ts); the node's probe checks them again at join. */
   constraints?: string[];
+  /** Ports of the node its peers must reach (a distributed run's master port): a provider
+   *  behind a NAT maps them at create and reports them in the endpoint's `peer`. */
+  openPorts?: number[];
 }
 
 export interface CreateLeaseResult {

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import type { Duplex } from 'node:stream';
+import { connectTcp, listenTcp } from './local-tcp';
 import type { ExecChannel, ExitStatus, NodeShell } from './node-shell';
 
 /** Environment a local node starts from: what a fresh login on a remote machine would have,
@@ -64,6 +66,19 @@ export class LocalShell implements NodeShell {
         if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       },
     };
+  }
+
+  /** The node is this machine: a plain connection to `host:port` here. */
+  openTcp(host: string, port: number): Promise<Duplex> {
+    return connectTcp(host, port);
+  }
+
+  /** The node's 127.0.0.1 is this machine's: a server on it. */
+  listenRemote(
+    port: number,
+    onConnection: (stream: Duplex) => void,
+  ): Promise<() => Promise<void>> {
+    return listenTcp(port, onConnection);
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Readable, Writable } from 'node:stream';
+import type { Duplex, Readable, Writable } from 'node:stream';
 
 export interface ExitStatus {
   code: number | null;
@@ -30,7 +30,32 @@ export interface NodeShell {
    *  Local nodes have none: there a link is an `attach` process, which tests kill to cut
    *  it. */
   openSocket?(path: string): Promise<ExecChannel>;
+  /** A TCP connection from the node to `host:port` (for a port forward: `127.0.0.1` is the
+   *  node's own loopback), over OpenSSH's direct-tcpip; a local node connects from this
+   *  machine. Rejects with a TcpOpenError that says whether the connection to the node is
+   *  gone (worth a fresh shell) or the node refused (nothing listens there). */
+  openTcp?(host: string, port: number): Promise<Duplex>;
+  /** Listens on the node's 127.0.0.1:`port` (tcpip-forward; a local node: a server on this
+   *  machine's 127.0.0.1) and hands each connection to `onConnection`. Resolves once
+   *  listening, with the function that stops it; rejects when the port cannot be had. */
+  listenRemote?(port: number, onConnection: (stream: Duplex) => void): Promise<() => Promise<void>>;
+  /** Resolves with the reason once the connection to the node is gone; absent where it
+   *  cannot drop (a local node). */
+  readonly closed?: Promise<string>;
   close(): Promise<void>;
+}
+
+/** Why `openTcp` failed: `isConnectionGone` when the shell's connection dropped (or never
+ *  answered), so a fresh shell may succeed; false when the node itself refused. */
+export class TcpOpenError extends Error {
+  constructor(
+    message: string,
+    readonly isConnectionGone: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'TcpOpenError';
+  }
 }
 
 /** Connects a shell to an endpoint, retrying inside the deadline the caller gives. */

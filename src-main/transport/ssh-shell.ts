@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import ssh2, {
   Client,
   type ClientChannel,
@@ -16,6 +17,7 @@ import {
 } from './ssh-errors';
 import { SshExecChannel } from './ssh-exec-channel';
 import { type PtyChannel, SshPtyChannel } from './ssh-pty-channel';
+import { openTcpChannel, TcpListeners } from './ssh-tcp';
 
 export type { HostKeyCheck, HostKeyInfo } from './host-key-info';
 export { SshError, type SshErrorKind } from './ssh-errors';
@@ -192,6 +194,7 @@ export class SshShell implements NodeShell {
   readonly #endpoint: string;
   readonly #limit = new ChannelLimit(MAX_CHANNELS);
   readonly #live = new Set<{ drop(): void }>();
+  readonly #listeners: TcpListeners;
   #closeReason: string | null = null;
   #lastError: string | null = null;
   #isGone = false;
@@ -202,6 +205,7 @@ export class SshShell implements NodeShell {
     this.#endpoint = endpoint;
     this.description = description;
     client.setNoDelay(true); // exec round trip 48 ms → 2.5 ms
+    this.#listeners = new TcpListeners(client);
     client.on('error', (err: Error) => {
       this.#lastError ??= redactSecrets(err.message);
     });
@@ -238,14 +242,7 @@ export class SshShell implements NodeShell {
   }
 
   async openSocket(path: string): Promise<ExecChannel> {
-    // sshd turns Nagle off (TCP_NODELAY) for a connection once a session runs a command,
-    // never for one that only relays sockets: then an answer written in two pieces waits
-    // ~40 ms for our delayed ACK, each round trip. One `exit 0` (not waited for) fixes it.
-    if (!this.#hasRunCommand) {
-      const nodelay = this.exec('exit 0');
-      nodelay.stdout.resume();
-      nodelay.stderr.resume();
-    }
+    this.#turnNagleOff();
     const ticket = this.#limit.take();
     if (!(await ticket.ready)) throw closedError(this.#endpoint, await this.#reasonNow());
     const ch = new SshExecChannel(ticket);
@@ -266,6 +263,24 @@ export class SshShell implements NodeShell {
     }
     this.#track(ch, ch.exit);
     return ch;
+  }
+
+  /** A direct-tcpip channel to `host:port` as the node sees it (a port forward). Outside
+   *  the channel cap: sshd's MaxSessions counts sessions only, and a browser opens several
+   *  connections at once. */
+  async openTcp(host: string, port: number): Promise<Duplex> {
+    this.#turnNagleOff();
+    return openTcpChannel(this.#client, host, port, this.description, () => this.#isGone);
+  }
+
+  /** Listens on the node's 127.0.0.1:`port` (tcpip-forward, as `ssh -R`); sshd drops the
+   *  listener with the connection. */
+  listenRemote(
+    port: number,
+    onConnection: (stream: Duplex) => void,
+  ): Promise<() => Promise<void>> {
+    this.#turnNagleOff();
+    return this.#listeners.listen(port, onConnection, this.description);
   }
 
   /** A terminal on the node: the user's login shell, or `command` run with a pty. */
@@ -310,6 +325,16 @@ export class SshShell implements NodeShell {
       await this.closed;
       clearTimeout(cut);
     }
+  }
+
+  /** sshd turns Nagle off (TCP_NODELAY) for a connection once a session runs a command,
+   *  never for one that only relays: then an answer written in two pieces waits ~40 ms for
+   *  our delayed ACK. One `exit 0` (not waited for) fixes it. */
+  #turnNagleOff(): void {
+    if (this.#hasRunCommand || this.#isGone) return;
+    const nodelay = this.exec('exit 0');
+    nodelay.stdout.resume();
+    nodelay.stderr.resume();
   }
 
   /** Opens a channel and hands it to `wire` inside ssh2's callback: the exit status of a

@@ -41,6 +41,9 @@ export interface SshdOptions {
   /** sshd_config lines put before the fixture's own (sshd keeps a keyword's first value),
    *  e.g. `AllowStreamLocalForwarding no`. */
   config?: string[];
+  /** The loopback address it listens on (127.0.0.1 by default): `127.0.0.2` … give test
+   *  nodes distinct addresses, as machines of a distributed run have. */
+  address?: string;
 }
 
 export interface ExecResult {
@@ -102,7 +105,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdFixture> {
 }
 
 export class SshdFixture {
-  readonly host = '127.0.0.1' as const;
+  readonly host: string;
   readonly user: string;
   readonly home: string;
   readonly clientKey: { privateKey: string; publicKey: string };
@@ -123,6 +126,7 @@ export class SshdFixture {
     opts: SshdOptions,
     readonly port: number,
   ) {
+    this.host = opts.address ?? '127.0.0.1';
     this.isFreshUser = (opts.user ?? 'fresh') === 'fresh';
     if (!this.isFreshUser && opts.bashrc !== undefined)
       throw new Error(
@@ -385,7 +389,7 @@ export class SshdFixture {
   private config(path: string | undefined, first: string[]): string {
     const lines = [
       ...first,
-      'ListenAddress 127.0.0.1',
+      `ListenAddress ${this.host}`,
       `HostKey ${join(this.dir, 'host_ed25519')}`,
       `PidFile ${join(this.dir, 'sshd.pid')}`,
       `AuthorizedKeysFile ${join(this.dir, 'authorized_keys')}`,

@@ -22,6 +22,7 @@ export function createBody(
   image: string,
   diskGb: number,
   bid?: number,
+  openPorts: number[] = [],
 ): Record<string, unknown> {
   return {
     ...(bid !== undefined ? { price: bid } : {}),
@@ -30,7 +31,9 @@ export function createBody(
     disk: diskGb,
     label,
     // A JSON object, as vast.py's parse_env sends it (the OpenAPI file says a string).
-    env: { [LABEL_ENV]: label },
+    // Ports mapped to the host's (`-p P:P`, vast.py's form): the instance reports where each
+    // landed in `ports["P/tcp"]`.
+    env: { [LABEL_ENV]: label, ...Object.fromEntries(openPorts.map((p) => [`-p ${p}:${p}`, '1'])) },
     onstart: ONSTART,
     runtype: RUNTYPE,
     // Fail at once rather than leave a stopped instance that bills for its disk (a bid too,

@@ -1,5 +1,5 @@
-import { describe, expect, test } from 'vitest';
-import { sshAddressOf, sshEndpoint } from './endpoint';
+import { describe, expect, it, test } from 'vitest';
+import { peerOf, sshAddressOf, sshEndpoint } from './endpoint';
 
 const DIRECT = { '22/tcp': [{ HostIp: '0.0.0.0', HostPort: '40022' }] };
 
@@ -74,5 +74,27 @@ test('sshEndpoint: root, Tender key, pinned to the lease, no known_hosts', () =>
     authRef: 'tender',
     hostKeyScope: 'lease:tender-ab12-r1-node-0',
     knownHosts: false,
+  });
+});
+
+describe('peerOf', () => {
+  it('the public address and every mapped port but ssh', () => {
+    expect(
+      peerOf({
+        public_ipaddr: '203.0.113.7',
+        ports: {
+          '22/tcp': [{ HostIp: '0.0.0.0', HostPort: '41000' }],
+          '29500/tcp': [{ HostIp: '0.0.0.0', HostPort: '41234' }],
+          '8080/http': [{ HostIp: '0.0.0.0', HostPort: '41300' }],
+        },
+      }),
+    ).toEqual({ host: '203.0.113.7', ports: { '29500': 41234 } });
+  });
+  it.each([
+    [{ ports: { '29500/tcp': [{ HostPort: '1' }] } }],
+    [{ public_ipaddr: '1.2.3.4', ports: { '22/tcp': [{ HostPort: '2' }] } }],
+    [{ public_ipaddr: '1.2.3.4', ports: null }],
+  ])('none without a public address or a mapping: %j', (inst) => {
+    expect(peerOf(inst)).toBeNull();
   });
 });

@@ -41,6 +41,23 @@ export function sshEndpoint(addr: SshAddress, label: string, user = 'root'): Nod
   };
 }
 
+/** Where other nodes reach this instance: its public address and each mapped port but
+ *  SSH's (`ports["29500/tcp"][0].HostPort`); null without a public address or mappings. */
+export function peerOf(
+  inst: Record<string, unknown>,
+): { host: string; ports: Record<string, number> } | null {
+  const ip = typeof inst.public_ipaddr === 'string' ? inst.public_ipaddr.trim() : '';
+  if (!ip || !isRecord(inst.ports)) return null;
+  const ports: Record<string, number> = {};
+  for (const [key, list] of Object.entries(inst.ports)) {
+    const m = /^(\d+)\/tcp$/.exec(key);
+    const first: unknown = Array.isArray(list) ? list[0] : undefined;
+    const hostPort = port(isRecord(first) ? first.HostPort : undefined);
+    if (m && m[1] !== '22' && hostPort !== null) ports[m[1]!] = hostPort;
+  }
+  return Object.keys(ports).length > 0 ? { host: ip, ports } : null;
+}
+
 function port(v: unknown): number | null {
   const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : v;
   return typeof n === 'number' && Number.isInteger(n) && n > 0 && n < 65536 ? n : null;

@@ -20,7 +20,7 @@ import { createBody, DEFAULT_IMAGE } from './create-body';
 import { bidFacts, changeLeaseBid, NOT_A_BID, notABid, withBidIntent } from './bid-lease';
 import { perHour, planBids } from './bids';
 import { conditionOf } from './interruption';
-import { sshAddressOf, sshEndpoint } from './endpoint';
+import { peerOf, sshAddressOf, sshEndpoint } from './endpoint';
 import { isOfferTaken, VastApiError } from './errors';
 import { failedMachineIds, recordFailedHost } from './failed-hosts';
 import { buildOfferQuery, effectiveDiskGb } from './filters';
@@ -195,7 +195,7 @@ export class VastProvider implements Provider {
       try {
         instanceId = await api.createInstance(
           offer.offerId,
-          createBody(label, image, disk, bids.get(offer.offerId)),
+          createBody(label, image, disk, bids.get(offer.offerId), req.openPorts),
           signal,
         );
       } catch (err) {
@@ -249,7 +249,10 @@ export class VastProvider implements Provider {
         return null;
       case 'running': {
         const addr = inst ? sshAddressOf(inst) : null;
-        return addr ? sshEndpoint(addr, lease.label, this.opts.sshUser?.(id) ?? 'root') : null;
+        if (!addr) return null;
+        const endpoint = sshEndpoint(addr, lease.label, this.opts.sshUser?.(id) ?? 'root');
+        const peer = inst ? peerOf(inst) : null;
+        return peer && endpoint.kind === 'ssh' ? { ...endpoint, peer } : endpoint;
       }
     }
   }

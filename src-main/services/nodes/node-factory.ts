@@ -22,6 +22,7 @@ import { connectorFor } from '../../nodes/ssh-connect';
 import { leaseLabel, randomId } from '../../base/ids';
 import { cellOutputsDir, nodeOutputsDir, runDir } from '../../base/paths';
 import type { SweepWiring } from '../../jobs/sweep/cell-server';
+import type { Gang } from '../../jobs/distributed/gang';
 import type { Timing } from '../settings/timing';
 import { deadManWiring } from './dead-man-wiring';
 import { hostSetupOptionsFor } from './host-setup-options';
@@ -51,6 +52,8 @@ export interface JobWiring {
   onChange: () => void;
   /** A sweep: the node serves the run's cells; `onCellChange` sends the run's view. */
   sweep?: { onCellChange: () => void };
+  /** A distributed run: the node is rank `rank` of the gang. */
+  gang?: { gang: Gang; rank: number };
 }
 
 /** A dropped link or a bulk channel reconnects within this; the link itself keeps retrying. */
@@ -199,6 +202,7 @@ export class NodeFactory {
           });
         },
         ...(w.sweep ? { sweep: this.sweepWiring(manager, w, w.sweep.onCellChange) } : {}),
+        ...(w.gang ? { gang: w.gang } : {}),
         recordReceipt: (facts) => {
           const node = manager.record;
           const now = ctx.now();

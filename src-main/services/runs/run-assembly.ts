@@ -3,6 +3,7 @@ import type { Datastream } from '../../datastream/datastream';
 import type { Ledger } from '../../ledger/ledger';
 import type { NodeJob } from '../../jobs/node-job';
 import { RunDriver } from '../../jobs/run-driver';
+import { Gang } from '../../jobs/distributed/gang';
 import { RunGuard } from '../../jobs/run-guard';
 import type { PushPlan } from '../../jobs/workspace/push';
 import { scanWorkspace } from '../../jobs/workspace/scan';
@@ -48,6 +49,7 @@ export function assembleRun(d: RunAssemblyDeps, r: RunToAssemble): AssembledRun 
   const jobs = new Map<string, NodeJob>();
   const workspacePlan = sharedWorkspacePlan(r.job);
   const isSweep = d.ledger.listCells(r.runId).length > 0;
+  const gang = r.job.distributed ? runGang(d, r, jobs) : undefined;
   for (const rec of r.nodes) {
     const manager = d.factory.manager(rec, r.provider);
     managers.set(rec.id, manager);
@@ -71,18 +73,14 @@ export function assembleRun(d: RunAssemblyDeps, r: RunToAssemble): AssembledRun 
       workspacePlan,
       onChange: () => d.emitNode(rec.id),
       ...(isSweep ? { sweep: { onCellChange: () => d.emitRun(r.runId) } } : {}),
+      ...(gang ? { gang: { gang, rank: rankOf(rec.logicalId) } } : {}),
     };
     jobs.set(rec.id, d.factory.job(manager, r.provider, wiring, state));
   }
-  const driver = new RunDriver(
-    r.runId,
-    managers,
-    jobs,
-    d.ledger,
-    d.now,
-    () => d.emitRun(r.runId),
+  const driver = new RunDriver(r.runId, managers, jobs, d.ledger, d.now, () => d.emitRun(r.runId), {
     isSweep,
-  );
+    ...(gang ? { decide: () => gang.outcome() } : {}),
+  });
   const policy = d.ledger.getRun(r.runId)?.policy;
   const guard =
     policy &&
@@ -102,6 +100,29 @@ export function assembleRun(d: RunAssemblyDeps, r: RunToAssemble): AssembledRun 
     });
   guard?.start();
   return { driver, stopGuard: () => guard?.stop() };
+}
+
+/** A distributed run's gang: ranks in node order (`node-0` is rank 0). */
+function runGang(d: RunAssemblyDeps, r: RunToAssemble, jobs: Map<string, NodeJob>): Gang {
+  const idOfRank = (rank: number) => r.nodes.find((n) => rankOf(n.logicalId) === rank)?.id;
+  return new Gang({
+    size: r.nodes.length,
+    masterPort: r.job.master_port,
+    stopRule: r.job.stop,
+    now: d.now,
+    note: (line) => {
+      for (const n of r.nodes)
+        d.datastream.append(n.id, 'events', { source: 'event', stream: 'info', line, ts: d.now() });
+    },
+    stopRank: (rank, reason) => {
+      const id = idOfRank(rank);
+      if (id) jobs.get(id)?.stop(reason);
+    },
+  });
+}
+
+function rankOf(logicalId: string): number {
+  return Number(logicalId.slice(logicalId.lastIndexOf('-') + 1));
 }
 
 /** One scan of the workspace for all of a run's nodes, made when the first one asks. */

@@ -50,6 +50,7 @@ export function createRunRecords(
     hostKey: key,
     host,
     ...(job.constraints.length > 0 ? { constraints: job.constraints } : {}),
+    ...(job.distributed ? { openPorts: [job.master_port] } : {}),
   });
   for (let tries = 0; ; tries++) {
     const now = d.now();

@@ -214,7 +214,19 @@ export function instanceView(inst: InstanceRecord, now: number): Record<string, 
     direct_port_start: port,
     direct_port_end: port,
     // show_instances v1: "Port mappings. Only present on running instances."
-    ports: isRunning ? { '22/tcp': [{ HostIp: '0.0.0.0', HostPort: String(port) }] } : {},
+    // Each `-p P:P` of the create's env is mapped too: the fake's nodes share this host's
+    // loopback, so a mapped port lands on itself (the identity mapping).
+    ports: isRunning
+      ? {
+          '22/tcp': [{ HostIp: '0.0.0.0', HostPort: String(port) }],
+          ...Object.fromEntries(
+            Object.keys(inst.env)
+              .map((k) => /^-p (\d+):\d+$/.exec(k)?.[1])
+              .filter((p): p is string => p !== undefined)
+              .map((p) => [`${p}/tcp`, [{ HostIp: '0.0.0.0', HostPort: p }]]),
+          ),
+        }
+      : {},
     static_ip: s.static_ip,
     public_ipaddr: '127.0.0.1',
     geolocation: s.geolocation,
