@@ -51,7 +51,8 @@ function port(text: string, raw: string | number, what: string, allowZero = fals
  *  free port. Throws ForwardSyntaxError naming what is wrong and the form. */
 export function parsePortForward(value: number | string): PortForwardSpec {
   const text = String(value);
-  if (typeof value === 'number') return { remotePort: port(text, value, 'the node port'), localPort: null };
+  if (typeof value === 'number')
+    return { remotePort: port(text, value, 'the node port'), localPort: null };
   const parts = value.trim().split(':');
   if (parts.length > 2 || parts.some((p) => p.trim() === ''))
     throw new ForwardSyntaxError(text, LOCAL_FORM);
@@ -70,7 +71,10 @@ export function parseRemoteForward(value: string): RemoteForwardSpec {
   // "5000:5001": no host given (the middle group took the port).
   const [hostText, portText] = m[3] === undefined ? [undefined, m[2]] : [m[2], m[3]];
   if (hostText !== undefined && !HOST.test(hostText))
-    throw new ForwardSyntaxError(text, `"${hostText}" is not a host name or address; ${REMOTE_FORM}`);
+    throw new ForwardSyntaxError(
+      text,
+      `"${hostText}" is not a host name or address; ${REMOTE_FORM}`,
+    );
   const localPort = portText === undefined ? nodePort : port(text, portText, 'the local port');
   return { nodePort, host: hostText?.replace(/^\[(.*)\]$/, '$1') ?? 'localhost', localPort };
 }

@@ -26,6 +26,7 @@ const E: Record<string, JobEvent> = {
   stop: { type: 'OperatorStop' },
   policyStop: { type: 'OperatorStop', reason: 'budget reached ($25.00 of $25.00)' },
   torn: { type: 'TeardownComplete', error: null },
+  gangRestart: { type: 'GangRestart', reason: 'rank 1 was lost' },
 };
 
 // The job FSM's table, row by row: [from, event, commands, to-phase, to-status]
@@ -66,7 +67,18 @@ const rows: [JobState, keyof typeof E, string[], JobPhase, string][] = [
   [at('run'), 'policyStop', ['CancelJob', 'CollectOutputs'], 'collecting', 'failed'],
   [at('collecting'), 'policyStop', [], 'collecting', 'failed'],
   [at('tearing_down', { status: 'completed' }), 'torn', [], 'done', 'completed'],
+  // A healthy rank of a gang that restarts: its run stopped and started again.
+  [at('run'), 'gangRestart', ['CancelJob', 'RunJob'], 'run', 'running'],
 ];
+
+describe('a gang restart', () => {
+  it('is a new attempt of a running rank, and nothing to a rank not running', () => {
+    const out = jobTransition(at('run', { attempt: 1 }), E.gangRestart!);
+    expect(out.state).toMatchObject({ attempt: 2, recoveredFrom: 'rank 1 was lost', phase: 'run' });
+    for (const phase of ['setup', 'collecting', 'tearing_down'] as const)
+      expect(jobTransition(at(phase), E.gangRestart!).ignored).toBe(`GangRestart in ${phase}`);
+  });
+});
 
 describe('job FSM: the event → command table', () => {
   for (const [from, ev, commands, phase, status] of rows) {

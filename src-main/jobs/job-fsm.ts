@@ -16,7 +16,10 @@ export type JobEvent =
   /** Without `reason`: the user cancelled (status `cancelled`). With it: a stop by policy,
    *  e.g. "budget reached ($25.00 of $25.00)" (status `failed`). */
   | { type: 'OperatorStop'; reason?: string }
-  | { type: 'TeardownComplete'; error: string | null };
+  | { type: 'TeardownComplete'; error: string | null }
+  /** A distributed run's gang restarts (another rank was lost and is recovered): this
+   *  healthy rank stops its run and starts it again with the gang, as a new attempt. */
+  | { type: 'GangRestart'; reason: string };
 
 export type JobCommand =
   | 'ProvisionNode'
@@ -194,6 +197,19 @@ export function jobTransition(s: JobState, e: JobEvent): JobStep {
           return ignore();
       }
     }
+
+    case 'GangRestart':
+      if (s.phase !== 'run') return ignore();
+      return {
+        state: {
+          ...s,
+          exitCode: null,
+          reason: null,
+          recoveredFrom: e.reason,
+          attempt: s.attempt + 1,
+        },
+        commands: ['CancelJob', 'RunJob'],
+      };
 
     case 'TeardownComplete':
       if (s.phase !== 'tearing_down') return ignore();

@@ -129,6 +129,12 @@ export class NodeJob {
     this.logs.releaseAll();
   }
 
+  /** A distributed run's gang restarts (another rank was lost): this rank's run stops and
+   *  starts again with the others, as a new attempt. */
+  restartWithGang(reason: string): void {
+    this.dispatch({ type: 'GangRestart', reason });
+  }
+
   /** Stops one running cell of a sweep; the node goes on with the next. False: the cell
    *  is not running here. */
   cancelCell(cellId: string): Promise<boolean> {

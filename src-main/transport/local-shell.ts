@@ -74,10 +74,7 @@ export class LocalShell implements NodeShell {
   }
 
   /** The node's 127.0.0.1 is this machine's: a server on it. */
-  listenRemote(
-    port: number,
-    onConnection: (stream: Duplex) => void,
-  ): Promise<() => Promise<void>> {
+  listenRemote(port: number, onConnection: (stream: Duplex) => void): Promise<() => Promise<void>> {
     return listenTcp(port, onConnection);
   }
 

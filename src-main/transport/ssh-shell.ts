@@ -275,10 +275,7 @@ export class SshShell implements NodeShell {
 
   /** Listens on the node's 127.0.0.1:`port` (tcpip-forward, as `ssh -R`); sshd drops the
    *  listener with the connection. */
-  listenRemote(
-    port: number,
-    onConnection: (stream: Duplex) => void,
-  ): Promise<() => Promise<void>> {
+  listenRemote(port: number, onConnection: (stream: Duplex) => void): Promise<() => Promise<void>> {
     this.#turnNagleOff();
     return this.#listeners.listen(port, onConnection, this.description);
   }

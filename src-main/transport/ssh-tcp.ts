@@ -27,9 +27,7 @@ export function openTcpChannel(
     let isSettled = false;
     const timer = setTimeout(() => {
       isSettled = true;
-      reject(
-        new TcpOpenError(`${where} did not open a channel to ${host}:${port} in time`, true),
-      );
+      reject(new TcpOpenError(`${where} did not open a channel to ${host}:${port} in time`, true));
     }, OPEN_TIMEOUT_MS);
     const fail = (err: unknown) => {
       clearTimeout(timer);

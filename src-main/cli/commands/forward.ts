@@ -32,7 +32,8 @@ export async function forwardCommand(argv: string[], ctx: CliContext): Promise<n
   if (!runId) throw new TenderError('bad_input', 'expected a run id and ports to forward', usage);
   const specs = parseSpecs(ports, values.remote ?? [], usage);
   const core = TenderCore.openAny(ctx.coreOptions);
-  if (!core) throw new TenderError('not_found', `no run ${runId}`, '`tender status` lists the runs');
+  if (!core)
+    throw new TenderError('not_found', `no run ${runId}`, '`tender status` lists the runs');
   try {
     const node = await waitForNode(core, runId, values.node);
     const nodeId = node.id;
@@ -85,7 +86,11 @@ async function waitForNode(
   node: string | undefined,
 ): Promise<RunView['nodes'][number]> {
   const wanted =
-    node === undefined ? undefined : /^\d+$/.test(node) ? `node-${node}` : node.replace(/^.*\//, '');
+    node === undefined
+      ? undefined
+      : /^\d+$/.test(node)
+        ? `node-${node}`
+        : node.replace(/^.*\//, '');
   let isWaiting = false;
   for (;;) {
     const run = await call(core, 'run.get', { runId });

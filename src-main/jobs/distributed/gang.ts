@@ -27,6 +27,8 @@ export interface GangDeps {
   note(line: string): void;
   /** Stops a rank's job: with a reason it fails with it; without, it is cancelled. */
   stopRank(rank: number, reason?: string): void;
+  /** Restarts a healthy rank's run with the gang (a new attempt: GangRestart). */
+  restartRank(rank: number, reason: string): void;
   now(): number;
 }
 
@@ -48,6 +50,8 @@ export class Gang {
   private stopped: string | null = null;
   private started = false;
   private readonly ended = new Set<number>();
+  /** How many times the gang restarted after a rank was lost. */
+  private generation = 0;
   private outcomeOf: GangOutcome | null = null;
   /** When each rank asked its agent to start `run` (for the barrier skew). */
   readonly startTimes = new Map<number, number>();
@@ -94,8 +98,15 @@ export class Gang {
     const left =
       prev.phase !== next.phase &&
       (next.phase === 'collecting' || next.phase === 'tearing_down' || next.phase === 'done');
+    if (next.attempt !== prev.attempt) {
+      // Recovered on a new node ([recovery]): before the start it simply arrives again;
+      // after it, the whole gang restarts (never a half gang). A rank restarted with the
+      // gang is one of those restarts.
+      if (event.type !== 'GangRestart' && this.started)
+        this.restart(rank, next.recoveredFrom ?? 'it was lost');
+      return;
+    }
     if (!left || this.ended.has(rank)) return;
-    if (next.attempt !== prev.attempt) return;
     this.ended.add(rank);
     const exit =
       event.type === 'JobExited'
@@ -143,6 +154,31 @@ export class Gang {
     if (this.startTimes.size < this.d.size) return null;
     const t = [...this.startTimes.values()];
     return Math.max(...t) - Math.min(...t);
+  }
+
+  /** Rank `rank` is being recovered on a new node: every other rank stops its run and
+   *  starts again with it, as a new attempt, from the checkpoints its workspace holds (the
+   *  recovered rank's are restored from the last pull). A rank that has already ended
+   *  cannot restart: then the run fails. */
+  private restart(rank: number, why: string): void {
+    const ended = [...this.ended].filter((r) => r !== rank);
+    if (ended.length > 0) {
+      const reason = `rank ${rank} was lost (${why}) after rank ${ended[0]} had ended: a gang restarts whole or not at all`;
+      this.outcomeOf = { status: 'failed', failedReason: reason };
+      this.stopOthers(-1, reason, `${reason}: stopping every rank`);
+      return;
+    }
+    this.generation++;
+    this.members.clear();
+    this.resolvers.clear();
+    this.ready.clear();
+    this.readyWaiters.splice(0);
+    this.startTimes.clear();
+    this.started = false;
+    const reason = `rank ${rank} was lost (${why})`;
+    this.d.note(`── ${reason}: the whole gang restarts (restart ${this.generation}) ──`);
+    for (let r = 0; r < this.d.size; r++)
+      if (r !== rank) this.d.restartRank(r, `${reason}: the gang restarts`);
   }
 
   private stopOthers(rank: number, reason: string | undefined, note: string): void {

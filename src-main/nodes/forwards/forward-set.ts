@@ -53,8 +53,7 @@ export class ForwardSet {
       const local = await LocalForward.open({
         ...spec,
         shell: (failed) => this.#shell.get(failed),
-        onError: (err) =>
-          this.#opts.onNote?.(`forward ${formatPortForward(spec)}: ${err.message}`),
+        onError: (err) => this.#opts.onNote?.(`forward ${formatPortForward(spec)}: ${err.message}`),
       });
       // Connected now, not at the first use: a node that cannot be reached says so here, and
       // the first connection pays no handshake.

@@ -95,8 +95,7 @@ export class LocalForward {
 }
 
 function openTcp(shell: NodeShell, port: number): Promise<Duplex> {
-  if (!shell.openTcp)
-    return Promise.reject(new Error(`${shell.description} cannot forward ports`));
+  if (!shell.openTcp) return Promise.reject(new Error(`${shell.description} cannot forward ports`));
   return shell.openTcp('127.0.0.1', port);
 }
 
@@ -113,7 +112,8 @@ async function listenHere(remotePort: number, localPort: number | null): Promise
     return await listen(remotePort);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'EADDRINUSE' && code !== 'EACCES') throw listenError(err as Error, remotePort, remotePort);
+    if (code !== 'EADDRINUSE' && code !== 'EACCES')
+      throw listenError(err as Error, remotePort, remotePort);
     return listen(0); // the same port is taken (or privileged): any free one says so in its URL
   }
 }

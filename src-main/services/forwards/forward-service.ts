@@ -52,7 +52,11 @@ export class ForwardService {
 
   /** Forwards a node port to this machine (`nodeId`: `node-0`, `0` or a key; default: the
    *  run's first node). */
-  async open(runId: string, nodeId: string | undefined, spec: PortForwardSpec): Promise<ForwardView> {
+  async open(
+    runId: string,
+    nodeId: string | undefined,
+    spec: PortForwardSpec,
+  ): Promise<ForwardView> {
     const n = this.#nodeFor(runId, nodeId);
     const f = await this.#opening(n, () => n.set.openLocal(spec));
     await n.tokens.refresh();

@@ -17,9 +17,18 @@ export function nodeKeyOf(
 ): string | null {
   const nodes = ledger.nodesOfRun(runId);
   if (node === undefined)
-    return [...nodes].sort((a, b) => a.logicalId.localeCompare(b.logicalId, 'en', { numeric: true }))[0]?.id ?? null;
-  const logical = node.includes('/') ? node.slice(node.indexOf('/') + 1) : /^\d+$/.test(node) ? `node-${node}` : node;
-  return nodes.find((n) => n.logicalId === logical && (!node.includes('/') || n.id === node))?.id ?? null;
+    return (
+      [...nodes].sort((a, b) => a.logicalId.localeCompare(b.logicalId, 'en', { numeric: true }))[0]
+        ?.id ?? null
+    );
+  const logical = node.includes('/')
+    ? node.slice(node.indexOf('/') + 1)
+    : /^\d+$/.test(node)
+      ? `node-${node}`
+      : node;
+  return (
+    nodes.find((n) => n.logicalId === logical && (!node.includes('/') || n.id === node))?.id ?? null
+  );
 }
 
 /** The node whose port to forward: its run exists and has not ended, and its agent has
@@ -30,8 +39,7 @@ export function forwardTarget(
   node: string | undefined,
 ): NodeRecord {
   const run = ledger.getRun(runId);
-  if (!run)
-    throw new TenderError('not_found', `no run ${runId}`, '`tender status` lists the runs');
+  if (!run) throw new TenderError('not_found', `no run ${runId}`, '`tender status` lists the runs');
   if (ENDED.has(run.status))
     throw new TenderError(
       'bad_input',
@@ -44,7 +52,12 @@ export function forwardTarget(
     throw new TenderError(
       'bad_input',
       `run ${runId} has no node ${node ?? '(none yet)'}`,
-      `nodes: ${ledger.nodesOfRun(runId).map((n) => n.logicalId).join(', ') || 'none'}`,
+      `nodes: ${
+        ledger
+          .nodesOfRun(runId)
+          .map((n) => n.logicalId)
+          .join(', ') || 'none'
+      }`,
     );
   if (!REACHABLE.has(rec.stage) || !rec.connection)
     throw new TenderError(

@@ -16,9 +16,7 @@ export class TokenWatch {
   #nextSeq = 1;
   #reading: Promise<void> = Promise.resolve();
 
-  constructor(
-    private readonly read: (fromSeq: number, limit: number) => Promise<LogRecord[]>,
-  ) {}
+  constructor(private readonly read: (fromSeq: number, limit: number) => Promise<LogRecord[]>) {}
 
   /** Reads what the datastream holds beyond the last record seen (one read at a time). */
   refresh(): Promise<void> {

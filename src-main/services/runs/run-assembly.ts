@@ -118,6 +118,10 @@ function runGang(d: RunAssemblyDeps, r: RunToAssemble, jobs: Map<string, NodeJob
       const id = idOfRank(rank);
       if (id) jobs.get(id)?.stop(reason);
     },
+    restartRank: (rank, reason) => {
+      const id = idOfRank(rank);
+      if (id) jobs.get(id)?.restartWithGang(reason);
+    },
   });
 }
 
