@@ -5,6 +5,7 @@
 import { createConnection, createServer, type Server } from 'node:net';
 
 export const PROBE_BANNER = 'tender-gang-probe\n';
+const REFUSED_RETRY_MS = 2_000;
 
 export interface ProbeConnectResult {
   ok: boolean;
@@ -53,10 +54,12 @@ export class GangProbe {
     for (const port of [...this.servers.keys()]) this.close(port);
   }
 
-  /** One attempt, retried on refusal until `timeoutMs` (rank 0 may listen a moment after
-   *  this rank was told to connect). */
+  /** One attempt, retried on refusal for up to `REFUSED_RETRY_MS` (rank 0 listens before
+   *  the others are told to connect, but a mapping may lag a moment); a silent drop waits
+   *  up to `timeoutMs`. */
   connect(host: string, port: number, timeoutMs: number): Promise<ProbeConnectResult> {
     const deadline = Date.now() + timeoutMs;
+    const refusedUntil = Date.now() + Math.min(timeoutMs, REFUSED_RETRY_MS);
     const once = (): Promise<ProbeConnectResult> =>
       new Promise((resolve) => {
         const t0 = Date.now();
@@ -90,7 +93,7 @@ export class GangProbe {
       });
     const attempt = async (): Promise<ProbeConnectResult> => {
       const r = await once();
-      if (r.ok || r.error !== 'ECONNREFUSED' || Date.now() + 100 > deadline) return r;
+      if (r.ok || r.error !== 'ECONNREFUSED' || Date.now() + 100 > refusedUntil) return r;
       await new Promise((w) => setTimeout(w, 100));
       return attempt();
     };

@@ -7,7 +7,7 @@ import { TcpOpenError } from './node-shell';
 /** A connection to `host:port` here; refused is the node's answer (nothing listens). */
 export function connectTcp(host: string, port: number): Promise<Duplex> {
   return new Promise((resolve, reject) => {
-    const socket: Socket = connect({ host, port, noDelay: true });
+    const socket: Socket = connect({ host, port, noDelay: true, allowHalfOpen: true });
     socket.once('connect', () => {
       socket.off('error', onError);
       resolve(socket);
@@ -31,7 +31,8 @@ export function listenTcp(
   onConnection: (stream: Duplex) => void,
 ): Promise<() => Promise<void>> {
   return new Promise((resolve, reject) => {
-    const server = createServer({ noDelay: true }, (socket) => {
+    // Half-open allowed, as an SSH channel is: each side ends its own direction.
+    const server = createServer({ noDelay: true, allowHalfOpen: true }, (socket) => {
       socket.on('error', () => {}); // the handler's pipeline reports
       onConnection(socket);
     });

@@ -110,3 +110,10 @@ export class DroppableShell implements NodeShell {
     await this.drop();
   }
 }
+
+/** A TCP port on 127.0.0.1 that nothing listens on right now (the OS picked it). */
+export async function freePortHere(): Promise<number> {
+  const s = await tcpServer(() => {});
+  await s.close();
+  return s.port;
+}

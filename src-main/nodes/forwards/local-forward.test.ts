@@ -5,13 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalShell } from '../../transport/local-shell';
 import type { NodeShell } from '../../transport/node-shell';
-import {
-  connectOutcome,
-  DroppableShell,
-  echo,
-  roundTrip,
-  tcpServer,
-} from './forwards.test-util';
+import { connectOutcome, DroppableShell, echo, roundTrip, tcpServer } from './forwards.test-util';
 import { LocalForward } from './local-forward';
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -144,5 +138,4 @@ describe('LocalForward (a local node: the node is this machine)', () => {
     await roundTrip(f.localPort).catch(() => {});
     expect(errors).toEqual(['bare cannot forward ports']);
   });
-
 });

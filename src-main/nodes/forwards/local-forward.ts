@@ -120,7 +120,8 @@ async function listenHere(remotePort: number, localPort: number | null): Promise
 
 function listen(port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = createServer({ noDelay: true, pauseOnConnect: false });
+    // Half-open allowed: a client that is done sending still gets the whole answer.
+    const server = createServer({ noDelay: true, allowHalfOpen: true });
     server.once('error', reject);
     // 127.0.0.1 only: a forward is private to this machine, never on a LAN or the internet.
     server.listen({ port, host: '127.0.0.1', exclusive: true }, () => {

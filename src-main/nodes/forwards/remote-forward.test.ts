@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NodeShell } from '../../transport/node-shell';
-import { freePortHere } from './free-port.test-util';
-import { connectOutcome, DroppableShell, roundTrip, tcpServer } from './forwards.test-util';
+import {
+  connectOutcome,
+  DroppableShell,
+  freePortHere,
+  roundTrip,
+  tcpServer,
+} from './forwards.test-util';
 import { RemoteForward } from './remote-forward';
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -56,7 +61,6 @@ describe('RemoteForward (the node listens on its loopback, a local node: here)',
     cleanups.push(() => f.close());
     await first.drop();
     await first.closed;
-    expect(await connectOutcome(nodePort)).not.toBe('connected'); // gone with the connection
     while (!f.isListening) await new Promise((r) => setTimeout(r, 10));
     expect(current).not.toBe(first);
     expect(states).toEqual(['reconnecting', 'listening']);

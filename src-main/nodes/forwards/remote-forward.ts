@@ -98,7 +98,12 @@ export class RemoteForward {
   #carry(stream: Duplex): void {
     if (this.#isClosed) return void stream.destroy();
     this.#streams.add(stream);
-    const socket = connect({ host: this.host, port: this.localPort, noDelay: true });
+    const socket = connect({
+      host: this.host,
+      port: this.localPort,
+      noDelay: true,
+      allowHalfOpen: true,
+    });
     socket.on('error', () => {}); // refused here: the node's side of it just closes
     pipeline(stream, socket, stream, () => this.#streams.delete(stream));
   }

@@ -35,6 +35,8 @@ export interface FaultState {
   ignoreBidPrice: number;
   /** The next N starts of a stopped instance find its GPUs rented: it stays stopped. */
   gpusTakenOnStart: number;
+  /** The next N creates report their `-p` ports mapped one port off (nothing there). */
+  mapPortsAway: number;
 }
 
 const EVERY_CALL = () => true;
@@ -52,6 +54,7 @@ export function freshFaults(): FaultState {
     rentAwayAfterSearch: 0,
     ignoreBidPrice: 0,
     gpusTakenOnStart: 0,
+    mapPortsAway: 0,
   };
 }
 

@@ -138,6 +138,9 @@ export interface FaultKnobs {
   /** The next `count` starts of a stopped instance find its machine's GPUs rented by
    *  someone else: accepted, but it stays stopped (billing storage). */
   gpusTakenOnStart(count?: number): void;
+  /** The next N creates report their `-p` ports mapped where nothing listens (a port
+   *  mapping that does not reach the instance). */
+  mapPortsAway(count?: number): void;
   /** Disarms every knob (timings return to the options given at start). */
   reset(): void;
 }
@@ -223,6 +226,7 @@ export async function startFakeVast(opts: FakeVastOptions = {}): Promise<FakeVas
     },
     ignoreBidPrice: (count = 1) => void (market.faults.ignoreBidPrice = count),
     gpusTakenOnStart: (count = 1) => void (market.faults.gpusTakenOnStart = count),
+    mapPortsAway: (count = 1) => void (market.faults.mapPortsAway = count),
     reset: () => {
       market.faults = freshFaults();
       Object.assign(market.timings, baseTimings);

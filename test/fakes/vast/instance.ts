@@ -52,6 +52,9 @@ export interface InstanceRecord {
   args: string[];
   /** As the create call sent it, "-p 8080:8080": "1" entries included. */
   env: Record<string, string>;
+  /** Where each `-p` port is reported mapped: itself (the fake's nodes share this host's
+   *  loopback), or, under the `mapPortsAway` knob, a port nothing listens on. */
+  portShift: number;
   templateHashId: string | null;
   disk: number;
   /** $/hour while running: the GPU part (the bid, for a bid) plus storage. */
@@ -223,7 +226,10 @@ export function instanceView(inst: InstanceRecord, now: number): Record<string, 
             Object.keys(inst.env)
               .map((k) => /^-p (\d+):\d+$/.exec(k)?.[1])
               .filter((p): p is string => p !== undefined)
-              .map((p) => [`${p}/tcp`, [{ HostIp: '0.0.0.0', HostPort: p }]]),
+              .map((p) => [
+                `${p}/tcp`,
+                [{ HostIp: '0.0.0.0', HostPort: String(Number(p) + inst.portShift) }],
+              ]),
           ),
         }
       : {},

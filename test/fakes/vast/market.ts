@@ -145,6 +145,7 @@ export class VastMarket {
       onstart: req.onstart,
       args: req.args,
       env: req.env,
+      portShift: takeCount(this.faults, 'mapPortsAway') ? 1 : 0,
       templateHashId: req.templateHashId,
       disk: req.disk,
       dphTotal:
@@ -370,6 +371,13 @@ export class VastMarket {
 }
 
 /** Docker's -e variables: the env entries that are not "-p …" / "-h" options. */
+/** Consumes one of a counting knob's uses; true when there was one. */
+function takeCount(f: FaultState, knob: 'mapPortsAway'): boolean {
+  if (f[knob] <= 0) return false;
+  f[knob]--;
+  return true;
+}
+
 function containerEnv(env: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('-')));
 }
