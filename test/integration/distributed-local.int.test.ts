@@ -86,4 +86,26 @@ describe('distributed runs (local provider)', () => {
     expect(v.failedReason).toMatch(/^rank 1 failed \(the lease is gone/);
     expect(v.nodes.map((n) => n.stage)).toEqual(['destroyed', 'destroyed']);
   });
+
+  it('stop = "rank0": the run ends with rank 0, the other rank is stopped', async () => {
+    const { open, work } = localHome();
+    const core = open();
+    const run = await start(core, {
+      name: 'gang',
+      run: 'echo "rank $TENDER_NODE_RANK"; if [ "$TENDER_NODE_RANK" != 0 ]; then sleep 60; fi',
+      distributed: true,
+      stop: 'rank0',
+      master_port: await freePort(),
+      workspace: { workdir: work, exclude: [] },
+    });
+    await core.waitRun(run.id);
+    const v = await runView(core, run.id);
+    expect(v.status, v.failedReason ?? '').toBe('completed');
+    const byNode = Object.fromEntries(v.nodes.map((n) => [n.logicalId, n]));
+    expect(byNode['node-0']!.exitCode).toBe(0);
+    expect(byNode['node-1']!.jobStatus).toBe('cancelled');
+    expect((await lines(core, run.id, 'events')).map((r) => r.line).join('\n')).toMatch(
+      /rank 0 ended: the other ranks are stopped/,
+    );
+  });
 });
