@@ -34,6 +34,21 @@ const cases: { name: string; args: () => string[]; error: RegExp }[] = [
       /tender\.toml:4:\d+: .*constraint "gpu\.vram 24GB": no operator; write it as <key> <op> <value>/,
   },
   {
+    name: 'distributed on one node',
+    args: () => ['run', writeJob(h.root, 'gang1', good('distributed = true\n'))],
+    error: /tender\.toml:4:1: distributed = true needs count ≥ 2 \(the pool has 1 node\)/,
+  },
+  {
+    name: 'a forward port out of range',
+    args: () => ['run', writeJob(h.root, 'port', good('ports = [0]\n'))],
+    error: /tender\.toml:4:\d+: job\.ports\[0\] must be at least 1/,
+  },
+  {
+    name: 'an empty sweep axis',
+    args: () => ['run', writeJob(h.root, 'axis', good('[sweep]\nLR = []\n'))],
+    error: /tender\.toml:5:1: sweep axis LR is empty/,
+  },
+  {
     name: 'a --constraint that does not parse',
     args: () => ['run', writeJob(h.root, 'constraint-flag', good()), '--constraint', 'vram 24GB'],
     error: /--constraint: constraint "vram 24GB": no operator/,
