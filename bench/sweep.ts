@@ -26,8 +26,8 @@ mkdirSync(work, { recursive: true });
 for (let i = 0; i < 50; i++) writeFileSync(join(work, `f${i}.py`), `x = ${i}\n`.repeat(100));
 
 async function sweep(label: string, outputs: string[]) {
-  const home = join(root, `home-${label.replace(/ /g, "-")}`);
-  const counter = join(root, `setup-${label.replace(/ /g, "-")}`);
+  const home = join(root, `home-${label.replace(/ /g, '-')}`);
+  const counter = join(root, `setup-${label.replace(/ /g, '-')}`);
   const core = TenderCore.open({ home, env: { TENDER_AGENT_BUNDLE: BUNDLE } });
   try {
     const job: JobSpecInput = {

@@ -129,6 +129,11 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     manifestMemory: new NodeManifestMemory(nodeManifestDir(home)),
     isNodeInUse: (nodeId) => terminals.isOpenOn(nodeId),
     env,
+    // Late-bound: the forward service is made below, from the factory's connector.
+    forwards: {
+      open: (nodeId, ports, remotePorts) => forwards.openDeclared(nodeId, ports, remotePorts),
+      close: (nodeId) => forwards.closeNode(nodeId),
+    },
   });
   const forwards: ForwardService = new ForwardService({
     ledger,

@@ -65,6 +65,16 @@ export interface NodeJobDeps {
   sweep?: SweepWiring;
   /** A distributed run: this node is rank `rank` of the gang (distributed/gang.ts). */
   gang?: { gang: Gang; rank: number };
+  /** The job's declared port forwards (`ports`, `remote_ports`): opened once its run phase
+   *  starts, closed at its teardown (services/forwards). */
+  forwards?: {
+    open(
+      nodeId: string,
+      ports: readonly (number | string)[],
+      remotePorts: readonly string[],
+    ): Promise<unknown>;
+    close(nodeId: string): Promise<void>;
+  };
 }
 
 /** What a NodeJob knows that a renewal depends on. */

@@ -375,6 +375,7 @@ export class NodeJob {
     if (phase === 'run') {
       this.markRunStarted();
       this.deps.crashPoint('job-running');
+      this.openForwards();
     }
     const pulls = phase === 'run' ? this.pullWhileRunning() : null;
     const st = await exited.finally(() => pulls?.stop());
@@ -412,6 +413,16 @@ export class NodeJob {
     });
   }
 
+  /** The job's `ports` and `remote_ports`, once its run has started (a failure to open
+   *  one is noted; the job goes on). */
+  private openForwards(): void {
+    const { job, forwards } = this.deps;
+    if (!forwards || (job.ports.length === 0 && job.remote_ports.length === 0)) return;
+    void forwards
+      .open(this.nodeId, job.ports, job.remote_ports)
+      .catch((err: Error) => this.note(`port forwards not opened: ${err.message}`));
+  }
+
   /** A sweep node's run phase: cell after cell until the queue is empty (then the node's
    *  job has exited well, whatever its cells did) or the node stops serving. */
   private async serveCells(sweep: SweepWiring): Promise<JobEvent | null> {
@@ -440,6 +451,7 @@ export class NodeJob {
       sweep,
     );
     this.cells = server;
+    this.openForwards();
     await server.serve();
     return isServing() ? { type: 'JobExited', code: 0, signal: null } : null;
   }
@@ -502,6 +514,7 @@ export class NodeJob {
 
   private async teardown(): Promise<JobEvent> {
     const { manager } = this.deps;
+    void this.deps.forwards?.close(this.nodeId); // the job is over, kept warm or not
     const plan = teardownPlan({
       keep: this.deps.keep,
       stage: manager.record.stage,

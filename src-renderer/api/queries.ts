@@ -25,6 +25,11 @@ export const keys = {
   hosts: ['hosts'] as const,
   offers: (provider: string, filter: OfferFilterInput) => ['offers', provider, filter] as const,
   outputs: (runId: string) => ['outputs', runId] as const,
+  /** A run's metrics as the Metrics tab holds them (grown by incremental polls). */
+  metrics: (runId: string) => ['run.metrics', runId] as const,
+  /** A sweep's cells, and one cell's log. */
+  cells: (runId: string) => ['run.cells', runId] as const,
+  cellLog: (runId: string, jobId: string) => ['cell-log', runId, jobId] as const,
   /** Every `run.plan` answer (the composer's placement line), by its input. */
   plans: ['run-plan'] as const,
   plan: (input: string) => ['run-plan', input] as const,

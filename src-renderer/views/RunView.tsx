@@ -97,20 +97,24 @@ function RunDetail({ runId }: { runId: string }): React.JSX.Element {
 
 type Tab = 'cells' | 'metrics' | 'logs';
 
-/** A run's tabs: a sweep opens on its cells, any other run on its logs. The log panes stay
- *  mounted behind another tab (their feeds keep up); metrics are read only while a tab
- *  that shows them is open. */
+/** A run's tabs: a sweep opens on its cells, any other run on its logs. The log panes and
+ *  the cells stay mounted behind another tab (the feeds keep up, the picks stay); metrics
+ *  are read only while a tab that shows them is open. */
 function RunBody(props: { run: Run; router: LogRouter; asOf: number }): React.JSX.Element {
   const { run, router } = props;
   const [picked, setTab] = useState<Tab | null>(null);
   const tab: Tab =
     picked === 'cells' && !run.sweep ? 'logs' : (picked ?? (run.sweep ? 'cells' : 'logs'));
   const metrics = useRunMetrics(run, tab !== 'logs');
-  const tabs: { id: Tab; label: string }[] = [
-    ...(run.sweep ? [{ id: 'cells' as const, label: `Cells (${run.sweep.total})` }] : []),
-    { id: 'metrics', label: 'Metrics' },
-    { id: 'logs', label: run.nodes.length === 1 ? 'Log' : `Logs (${run.nodes.length})` },
-  ];
+  // The tab a run opens on comes first.
+  const logs = {
+    id: 'logs' as const,
+    label: run.nodes.length === 1 ? 'Log' : `Logs (${run.nodes.length})`,
+  };
+  const metricsTab = { id: 'metrics' as const, label: 'Metrics' };
+  const tabs: { id: Tab; label: string }[] = run.sweep
+    ? [{ id: 'cells', label: `Cells (${run.sweep.total})` }, metricsTab, logs]
+    : [logs, metricsTab];
   return (
     <div className="run-detail">
       <RunHeader run={run} asOf={props.asOf} />
@@ -128,8 +132,11 @@ function RunBody(props: { run: Run; router: LogRouter; asOf: number }): React.JS
           </button>
         ))}
       </div>
-      {tab === 'cells' && run.sweep && (
-        <SweepPanel run={run} counts={run.sweep} metrics={metrics.data} />
+      {run.sweep && (
+        // Kept behind the other tabs: the metric, sort and colour picked stay as they were.
+        <div hidden={tab !== 'cells'}>
+          <SweepPanel run={run} counts={run.sweep} metrics={metrics.data} />
+        </div>
       )}
       {tab === 'metrics' && <MetricsPanel metrics={metrics.data} error={metrics.error} />}
       <div className={`node-panes n${Math.min(run.nodes.length, 2)}`} hidden={tab !== 'logs'}>

@@ -3,7 +3,8 @@
 // table (summary, params, status, last and best of a metric), sorts by a column, cancels a
 // queued cell, shows a cell's log, draws every cell's curve coloured by a param and one
 // chart per metric in the Metrics tab (uPlot canvases, legends); "Rerun failed cells"
-// starts a run of the failed and cancelled ones. Screenshots: test/e2e/screenshots/ui-sweep-*.png.
+// starts a run of the failed and cancelled ones; the composer then expects the sweep to take
+// what its cells took. Screenshots: test/e2e/screenshots/ui-sweep-*.png.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,7 +80,7 @@ const runStatus = (page: Page) =>
 describe('a sweep in the UI, local provider', () => {
   it('composes from [sweep], runs 6 cells over 2 nodes; table, sort, cancel, log, charts, rerun failed', async () => {
     const work = join(writeJob(root, 'grid', TOML, { 'train.sh': TRAIN }), '..');
-    const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+    const page = await browser.newPage({ viewport: { width: 1440, height: 1400 } });
     const errors = watchErrors(page);
     await page.goto(url);
     await page.getByTestId('ledger').waitFor();
@@ -99,7 +100,6 @@ describe('a sweep in the UI, local provider', () => {
       .toMatch(/^Line 3: l-r is not a param name/);
     await field.fill('LR = 1e-3, 3e-4\nSEED = 1, 2, 3');
     expect(await page.getByTestId('sweep-problem').count()).toBe(0);
-    await screenshot(page, 'ui-sweep-composer');
 
     await page.getByTestId('run-button').click();
     await page.getByTestId('run-view').waitFor();
@@ -181,14 +181,16 @@ describe('a sweep in the UI, local provider', () => {
       'loss',
       'acc',
     ]);
-    expect(await charts.first().locator('canvas').count()).toBeGreaterThan(0);
+    await expect.poll(() => charts.first().locator('canvas').count()).toBeGreaterThan(0);
     const legend = await charts.first().locator('.u-legend').innerText();
     for (const id of ['j0', 'j1', 'j2', 'j3', 'j4']) expect(legend).toContain(id);
     expect(legend).not.toContain('j5');
     await screenshot(page, 'ui-sweep-metrics');
 
-    // Rerun failed cells: a new run of j1, j4 (failed) and j5 (cancelled).
+    // Back on the cells, what was picked is as it was.
     await page.getByTestId('run-tab-cells').click();
+    expect(await page.getByTestId('colour-by').inputValue()).toBe('SEED');
+    // Rerun failed cells: a new run of j1, j4 (failed) and j5 (cancelled).
     await page.getByTestId('rerun-failed').click();
     await expect.poll(() => first.innerText(), { timeout: 15_000 }).not.toBe(firstId);
     await page.getByTestId('sweep-panel').waitFor();
@@ -197,6 +199,16 @@ describe('a sweep in the UI, local provider', () => {
     await expect
       .poll(() => summary.innerText(), { timeout: 15_000 })
       .toBe('3 cells: 1 completed, 2 failed');
+
+    // Back in the composer, the same sweep is expected to take what these cells took.
+    await page.getByTestId('nav-composer').click();
+    await expect
+      .poll(() => page.getByTestId('sweep-estimate').innerText(), { timeout: 30_000 })
+      .toMatch(
+        /^Expected: about .* on the clock, .* \(a cell took .* in r-[a-z0-9]+; setup left out\)\.$/,
+      );
+    await page.getByTestId('sweep-estimate').scrollIntoViewIfNeeded();
+    await screenshot(page, 'ui-sweep-composer');
     expect(errors).toEqual([]);
     await page.close();
   }, 300_000);

@@ -31,7 +31,9 @@ export async function forwardCommand(argv: string[], ctx: CliContext): Promise<n
   const usage = `usage: ${FORWARD_USAGE}`;
   if (!runId) throw new TenderError('bad_input', 'expected a run id and ports to forward', usage);
   const specs = parseSpecs(ports, values.remote ?? [], usage);
-  const core = TenderCore.openAny(ctx.coreOptions);
+  // Read-only: forwards change nothing in the ledger, and a forward kept open for hours must
+  // not hold the writer's lock that `tender cancel` or `logs --follow` need meanwhile.
+  const core = TenderCore.openReadonly(ctx.coreOptions);
   if (!core)
     throw new TenderError('not_found', `no run ${runId}`, '`tender status` lists the runs');
   try {
@@ -52,7 +54,7 @@ export async function forwardCommand(argv: string[], ctx: CliContext): Promise<n
       process.stdout.write(`${forwardLine(v, node.logicalId)}\n`);
     }
     info(dim('listening on 127.0.0.1 only; Ctrl-C to stop'));
-    const ended = await untilStopped(core, runId, node.logicalId);
+    const ended = await untilStopped(core, runId);
     if (ended) info(`run ${runId} ended (${ended}): forwards closed`);
     return EXIT.ok;
   } finally {
@@ -116,13 +118,13 @@ async function waitForNode(
 
 /** Waits for Ctrl-C (null) or the run's end (its status); prints each token a job prints
  *  (the first look at once: one printed before the forward opened). */
-function untilStopped(core: TenderCore, runId: string, logicalId: string): Promise<string | null> {
+function untilStopped(core: TenderCore, runId: string): Promise<string | null> {
   const told = new Set<string>();
   const tell = (views: ForwardView[]) => {
     for (const v of views) {
       if (!v.token || !v.url || told.has(`${v.remotePort}:${v.token}`)) continue;
       told.add(`${v.remotePort}:${v.token}`);
-      process.stdout.write(`${tokenLine(v, logicalId)}\n`);
+      process.stdout.write(`${tokenLine(v)}\n`);
     }
   };
   return new Promise((resolve) => {
@@ -161,6 +163,7 @@ export function forwardLine(v: ForwardView, logicalId: string): string {
   return `forwarding ${v.url} → ${logicalId}:${v.remotePort} (${v.label})`;
 }
 
-function tokenLine(v: ForwardView, logicalId: string): string {
-  return `  ${v.label} token on ${logicalId}:${v.remotePort}: ${v.token}  (${v.url}/?token=${v.token})`;
+/** `  token 3f…: http://127.0.0.1:8888/?token=3f…` (the link that logs in). */
+function tokenLine(v: ForwardView): string {
+  return `  token ${v.token}: ${v.url}/?token=${v.token}`;
 }

@@ -33,7 +33,7 @@ export async function tcpServer(
 }
 
 /** Echoes what it reads. */
-export const echo = (s: Socket) => s.pipe(s);
+export const echo = (s: Socket): void => void s.pipe(s);
 
 /** Connects to 127.0.0.1:`port`, sends `data`, half-closes, and resolves with all it read
  *  (rejects on a refused or reset connection). */

@@ -17,6 +17,9 @@ import { TokenWatch } from './token-watch';
 
 /** A forward's connection to its node is made (and made again) within this. */
 const CONNECT_DEADLINE_MS = 30_000;
+/** The same notice about a node's forward is written once in this long (a browser retrying
+ *  a port nothing listens on would write one a second). */
+const NOTE_QUIET_MS = 30_000;
 
 export interface ForwardServiceDeps {
   ledger: Pick<Ledger, 'getRun' | 'getNode' | 'nodesOfRun'>;
@@ -46,6 +49,7 @@ interface NodeForwards {
  *  `forward.open` / `tender forward` open more. Nothing listens beyond 127.0.0.1. */
 export class ForwardService {
   readonly #nodes = new Map<string, NodeForwards>();
+  readonly #noted = new Map<string, number>();
   #isClosed = false;
 
   constructor(private readonly d: ForwardServiceDeps) {}
@@ -96,10 +100,14 @@ export class ForwardService {
     const rec = this.d.ledger.getNode(nodeId);
     if (!rec) throw new TenderError('not_found', `no node ${nodeId}`);
     const n = this.#nodeFor(rec.runId, nodeId);
-    const { opened, problems } = await this.#opening(n, () =>
-      n.set.openAll(specs.local, specs.remote),
-    );
-    for (const p of problems) this.d.note?.(nodeId, `forward: ${p}`);
+    // A local node is this machine: its port is already here, and a listener on the same
+    // port would take it from the job's own service. A free port is used instead.
+    const local =
+      rec.connection?.kind === 'local'
+        ? specs.local.map((sp) => (sp.localPort === null ? { ...sp, localPort: 0 } : sp))
+        : specs.local;
+    const { opened, problems } = await this.#opening(n, () => n.set.openAll(local, specs.remote));
+    for (const p of problems) this.#note(nodeId, `forward: ${p}`);
     await n.tokens.refresh();
     this.#changed(n.runId);
     return { forwards: opened.map((f) => this.#view(n, f)), problems };
@@ -178,7 +186,7 @@ export class ForwardService {
             return Promise.reject(new Error(`${rec.logicalId} has no connection any more`));
           return this.d.connector(now.connection, CONNECT_DEADLINE_MS)(signal);
         },
-        { onNote: (line) => this.d.note?.(id, line) },
+        { onNote: (line) => this.#note(id, line) },
       ),
       tokens: new TokenWatch((fromSeq, limit) => this.d.readAgentLog(id, fromSeq, limit)),
     };
@@ -186,10 +194,19 @@ export class ForwardService {
     return n;
   }
 
-  /** Runs an open; a node left with no forward after it (the open failed) is dropped. */
+  /** Runs an open; a node left with no forward after it (the open failed) is dropped. A
+   *  node that cannot be reached is an infrastructure error naming it. */
   async #opening<T>(n: NodeForwards, open: () => Promise<T>): Promise<T> {
     try {
       return await open();
+    } catch (err) {
+      if (err instanceof TenderError) throw err;
+      const hint = (err as { hint?: unknown }).hint;
+      throw new TenderError(
+        'infrastructure',
+        `could not forward to ${n.nodeId}: ${(err as Error).message}`,
+        typeof hint === 'string' ? hint : undefined,
+      );
     } finally {
       if (n.set.isIdle) await this.#drop(n.nodeId, n);
     }
@@ -198,6 +215,15 @@ export class ForwardService {
   async #drop(nodeId: string, n: NodeForwards): Promise<void> {
     if (this.#nodes.get(nodeId) === n) this.#nodes.delete(nodeId);
     await n.set.close();
+  }
+
+  #note(nodeId: string, line: string): void {
+    const key = `${nodeId}\n${line}`;
+    const now = Date.now();
+    if (now - (this.#noted.get(key) ?? -Infinity) < NOTE_QUIET_MS) return;
+    if (this.#noted.size > 1_000) this.#noted.clear();
+    this.#noted.set(key, now);
+    this.d.note?.(nodeId, line);
   }
 
   #changed(runId: string): void {

@@ -41,6 +41,15 @@ export interface NodeFactoryDeps {
   /** An interactive terminal is open on the node (it is in use: not idle). */
   isNodeInUse: (nodeId: string) => boolean;
   env: NodeJS.ProcessEnv;
+  /** Opens / closes a node's declared port forwards (services/forwards). */
+  forwards?: {
+    open(
+      nodeId: string,
+      ports: readonly (number | string)[],
+      remotePorts: readonly string[],
+    ): Promise<unknown>;
+    close(nodeId: string): Promise<void>;
+  };
 }
 
 export interface JobWiring {
@@ -203,6 +212,7 @@ export class NodeFactory {
         },
         ...(w.sweep ? { sweep: this.sweepWiring(manager, w, w.sweep.onCellChange) } : {}),
         ...(w.gang ? { gang: w.gang } : {}),
+        ...(ctx.forwards ? { forwards: ctx.forwards } : {}),
         recordReceipt: (facts) => {
           const node = manager.record;
           const now = ctx.now();

@@ -1,6 +1,8 @@
 import { useUi } from '../../store/ui';
 import { nodeCount } from './draft-to-run';
 import { parseSweepAxes, sweepHint } from './sweep-axes';
+import { estimateText } from './sweep-estimate';
+import { useRunPlan } from './use-run-plan';
 
 /** A sweep: one axis a line (`[sweep]` of a job file); each cell of the grid is one job
  *  with its own TENDER_PARAM_<NAME>s, queued over the pool's nodes. Checked as it is typed. */
@@ -11,6 +13,9 @@ export function SweepField(): React.JSX.Element {
   const nodes = Math.max(1, nodeCount(draft));
   const hint = sweepHint(axes, draft.sweepCells.length, nodes);
   const isSweep = Object.keys(axes).length > 0 || draft.sweepCells.length > 0;
+  // The same query as the placement line's (react-query asks once): its sweep estimate.
+  const plan = useRunPlan(draft);
+  const estimate = plan.state === 'ready' && isSweep ? estimateText(plan.plan.sweep) : null;
   return (
     <div className="field">
       <label htmlFor="job-sweep">
@@ -46,6 +51,11 @@ export function SweepField(): React.JSX.Element {
       {hint && (
         <div className={hint.problem ? 'field-error' : 'hint'} data-testid="sweep-hint">
           {hint.text}. A cell reads its values as TENDER_PARAM_NAME (over the parameters above).
+        </div>
+      )}
+      {estimate && !hint?.problem && (
+        <div className="hint" data-testid="sweep-estimate">
+          Expected: {estimate}.
         </div>
       )}
       {(isSweep || draft.cache) && (

@@ -298,3 +298,31 @@ describe('limits', () => {
     ).toBeDefined();
   });
 });
+
+describe('the Sweep field', () => {
+  it('becomes job.sweep: its axes in order, cells from a loaded file after them', () => {
+    const input = draftToStartInput(
+      draft({ sweep: 'LR = 1e-4, 3e-4\nSEED = 1, 2, 3', sweepCells: [{ LR: '1' }], count: 2 }),
+    );
+    expect(input.job.sweep).toEqual({
+      axes: { LR: ['1e-4', '3e-4'], SEED: ['1', '2', '3'] },
+      cells: [{ LR: '1' }],
+    });
+    expect(Object.keys(input.job.sweep!.axes)).toEqual(['LR', 'SEED']);
+    expect(JobSpec.parse(input.job).sweep).toEqual(input.job.sweep);
+    expect(draftToStartInput(draft({ sweep: ' \n' })).job.sweep).toBeUndefined();
+    expect(draftToStartInput(draft({ cache: true })).job.cache).toBe(true);
+  });
+
+  it('a line that is no axis, or a sweep too big, is a problem of the field', () => {
+    expect(draftProblems(draft({ sweep: 'LR = 1\nl-r = 2' })).sweep).toMatch(
+      /^Line 2: l-r is not a param name/,
+    );
+    expect(draftProblems(draft({ sweep: 'LR = 1,,2' })).sweep).toMatch(/empty value/);
+    const big = Array.from({ length: 101 }, (_, i) => i).join(', ');
+    expect(draftProblems(draft({ sweep: `A = ${big}\nB = ${big}` })).sweep).toMatch(
+      /more than 10,000/,
+    );
+    expect(draftProblems(draft({ sweep: 'LR = 1, 2' })).sweep).toBeUndefined();
+  });
+});

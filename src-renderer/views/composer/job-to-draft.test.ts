@@ -54,6 +54,9 @@ describe('loadedToDraft', () => {
         { key: 'HF_TOKEN', value: '', secret: true, fromEnv: 'HF' },
       ],
       params: [{ key: 'STEPS', value: '3000' }],
+      sweep: '',
+      sweepCells: [],
+      cache: false,
       provider: 'vastai',
       count: 2,
       hosts: [],
@@ -113,6 +116,20 @@ describe('loadedToDraft', () => {
     expect(input.policy).toEqual({ afterJob: 'destroy' });
     expect(JobSpec.parse(input.job)).toEqual(file.job);
     expect(PoolSpec.parse(input.pool)).toEqual(file.pool);
+  });
+
+  it('fills the Sweep field from [sweep] (explicit cells and cache carried), and sends it back', () => {
+    const file = loaded({
+      params: { E: '3' },
+      sweep: { axes: { LR: ['1e-4', '3e-4'], NOTE: ['a, b'] }, cells: [{ LR: '1e-2' }] },
+      cache: true,
+    });
+    const { draft, notes } = loadedToDraft(file);
+    expect(notes).toEqual([]);
+    expect(draft.sweep).toBe('LR = 1e-4, 3e-4\nNOTE = "a, b"');
+    expect(draft.sweepCells).toEqual([{ LR: '1e-2' }]);
+    expect(draft.cache).toBe(true);
+    expect(JobSpec.parse(draftToStartInput(draft).job)).toEqual(file.job);
   });
 
   it('says what it could not carry', () => {

@@ -46,28 +46,28 @@ export function parseSweepAxes(text: string): ParsedAxes {
     if (typeof values === 'string') return problems.push({ line, message: `${name}: ${values}` });
     if (values.length === 0)
       return problems.push({ line, message: `${name} has no values: ${FORM}` });
-    if (values.some((v) => v === ''))
+    if (values.some((v) => v === null))
       return problems.push({
         line,
-        message: `${name} has an empty value (two commas, or one at the end)`,
+        message: `${name} has an empty value (two commas, or one at the end; "" is an empty one)`,
       });
     const twice = values.find((v, j) => values.indexOf(v) !== j);
     if (twice !== undefined)
       return problems.push({ line, message: `${name} lists ${twice} twice` });
-    axes[name] = values;
+    axes[name] = values as string[];
   });
   return { axes, problems };
 }
 
-/** The values after `=`, or what is wrong with them. */
-function splitValues(text: string): string[] | string {
+/** The values after `=` (null: nothing between two commas), or what is wrong with them. */
+function splitValues(text: string): (string | null)[] | string {
   let t = text.trim();
   if (t.startsWith('[')) {
     if (!t.endsWith(']')) return 'a list opened with [ is not closed';
     t = t.slice(1, -1).trim();
   }
   if (t === '') return [];
-  const values: string[] = [];
+  const values: (string | null)[] = [];
   let i = 0;
   for (;;) {
     while (t[i] === ' ' || t[i] === '\t') i++;
@@ -80,12 +80,12 @@ function splitValues(text: string): string[] | string {
       if (i < t.length && t[i] !== ',') return 'write a comma after a quoted value';
     } else {
       const comma = t.indexOf(',', i);
-      values.push(t.slice(i, comma === -1 ? t.length : comma).trim());
+      values.push(t.slice(i, comma === -1 ? t.length : comma).trim() || null);
       i = comma === -1 ? t.length : comma;
     }
     if (i >= t.length) return values;
     i++; // the comma
-    if (i >= t.length) return [...values, ''];
+    if (i >= t.length) return [...values, null];
   }
 }
 

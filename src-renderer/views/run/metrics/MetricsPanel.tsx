@@ -5,6 +5,9 @@ import { MetricChart } from './MetricChart';
 import { metricCharts } from './metric-lines';
 import './metrics.css';
 
+/** Lines a chart draws at most (a big sweep's Metrics tab: the first cells by id). */
+const MAX_LINES = 100;
+
 /** The one line that says where metrics come from. */
 export const METRICS_HOW = (
   <>
@@ -21,6 +24,7 @@ export function MetricsPanel(props: {
 }): React.JSX.Element {
   const { metrics, error } = props;
   const charts = useMemo(() => metricCharts(metrics?.series ?? []), [metrics?.series]);
+  const most = Math.max(0, ...charts.map((c) => c.lines.length));
   if (!metrics) {
     return (
       <section className="card metrics-panel" data-testid="metrics-panel">
@@ -36,6 +40,8 @@ export function MetricsPanel(props: {
           {charts.length === 0
             ? 'none yet'
             : `${charts.length} metric${charts.length === 1 ? '' : 's'} against step; drag to zoom, double-click to zoom out`}
+          {most > MAX_LINES &&
+            ` · the first ${MAX_LINES} of ${most} lines each (the Cells tab draws the cells as sorted)`}
           {metrics.skipped > 0 &&
             ` · ${metrics.skipped.toLocaleString('en-US')} line${metrics.skipped === 1 ? ' was' : 's were'} no JSON object`}
         </span>
@@ -51,7 +57,12 @@ export function MetricsPanel(props: {
       ) : (
         <div className="metrics-grid">
           {charts.map((c) => (
-            <MetricChart key={c.name} name={c.name} lines={c.lines} testId="metric-chart" />
+            <MetricChart
+              key={c.name}
+              name={c.name}
+              lines={c.lines.length > MAX_LINES ? c.lines.slice(0, MAX_LINES) : c.lines}
+              testId="metric-chart"
+            />
           ))}
         </div>
       )}

@@ -14,10 +14,13 @@ export function alignLines(lines: readonly Points[]): uPlot.AlignedData {
   const sorted = lines.map(inOrder);
   let xs: number[] = [];
   for (const line of [...sorted].sort((a, b) => b.xs.length - a.xs.length)) {
-    if (!isSubset(line.xs, xs)) xs = mergeUnique(xs, line.xs);
+    if (xs.length === 0) xs = line.xs;
+    else if (!isSubset(line.xs, xs)) xs = mergeUnique(xs, line.xs);
   }
-  const ys = sorted.map((line) => {
-    const y: (number | null)[] = new Array<number | null>(xs.length).fill(null);
+  const ys = sorted.map((line): (number | null)[] => {
+    // A line with every step of the union is its own y column.
+    if (line.xs.length === xs.length) return line.ys;
+    const y = new Array<number | null>(xs.length).fill(null);
     let j = 0;
     for (let i = 0; i < line.xs.length; i++) {
       const x = line.xs[i]!;
@@ -39,12 +42,19 @@ function inOrder(points: Points): Line {
   let isOrdered = true;
   for (let i = 1; i < points.length && isOrdered; i++)
     isOrdered = points[i]![0] > points[i - 1]![0];
-  const list = isOrdered
-    ? points
-    : points
-        .map((p, i) => ({ p, i }))
-        .sort((a, b) => a.p[0] - b.p[0] || a.i - b.i)
-        .map(({ p }) => p);
+  if (isOrdered) {
+    const xs = new Array<number>(points.length);
+    const ys = new Array<number>(points.length);
+    for (let i = 0; i < points.length; i++) {
+      xs[i] = points[i]![0];
+      ys[i] = points[i]![1];
+    }
+    return { xs, ys };
+  }
+  const list = points
+    .map((p, i) => ({ p, i }))
+    .sort((a, b) => a.p[0] - b.p[0] || a.i - b.i)
+    .map(({ p }) => p);
   const xs: number[] = [];
   const ys: number[] = [];
   for (const [x, y] of list) {

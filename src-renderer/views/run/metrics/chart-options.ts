@@ -26,10 +26,25 @@ const axis = (label?: string): uPlot.Axis => ({
   ...(label ? { label, labelSize: 16 } : {}),
 });
 
+/** The newest value of a data column (a line's latest point; x: the last step). */
+function lastValue(values: uPlot.AlignedData[number] | undefined): number | null {
+  if (!values) return null;
+  for (let i = values.length - 1; i >= 0; i--) {
+    const v = values[i];
+    if (v !== null && v !== undefined) return v;
+  }
+  return null;
+}
+
+/** The legend's value of a series: under the cursor, else its newest. */
+const legendValue = (u: uPlot, v: number | null, series: number, idx: number | null | undefined) =>
+  formatValue(idx == null ? lastValue(u.data[series]) : v);
+
 /**
  * A metric against step: x is the step (numbers, not time), one series per line with its
  * colour, gaps spanned (lines of a chart need not share their steps). `legend`: uPlot's
- * own (each line's label and its value under the cursor); off where the caller draws one.
+ * own (each line's label and its value under the cursor, else its newest); off where the
+ * caller draws one.
  */
 export function metricChartOptions(opts: {
   lines: readonly { label: string; colour: string }[];
@@ -37,20 +52,27 @@ export function metricChartOptions(opts: {
 }): ChartOptions {
   return {
     scales: { x: { time: false } },
-    legend: { show: opts.legend, live: true },
+    legend: {
+      show: opts.legend,
+      live: true,
+      markers: {
+        width: 0,
+        fill: (_u, i) => (i === 0 ? 'transparent' : (opts.lines[i - 1]?.colour ?? AXIS)),
+      },
+    },
     cursor: { drag: { x: true, y: false }, points: { size: 6 } },
     axes: [
       { ...axis(), values: (_u, ticks) => ticks.map(formatValue) },
       { ...axis(), size: 56, values: (_u, ticks) => ticks.map(formatValue) },
     ],
     series: [
-      { label: 'step', value: (_u, v) => formatValue(v) },
+      { label: 'step', value: legendValue },
       ...opts.lines.map((l): uPlot.Series => ({
         label: l.label,
         stroke: l.colour,
         width: 1.5,
         spanGaps: true,
-        value: (_u, v) => formatValue(v),
+        value: legendValue,
         points: { size: 4, fill: l.colour },
       })),
     ],

@@ -2,13 +2,12 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef } from 'react';
 import type { RunView } from '../../../../src-main/contract';
 import { call } from '../../../api/backend';
+import { keys } from '../../../api/queries';
 import { isActive } from '../RunHeader';
 import { NO_METRICS, pollMetrics, type HeldMetrics } from './metrics-poll';
 
 /** How often a live run's metrics are polled. */
 export const METRICS_POLL_MS = 1_000;
-
-export const metricsKey = (runId: string) => ['run.metrics', runId] as const;
 
 /**
  * A run's metrics, held in react-query and grown by incremental polls: every second while
@@ -21,7 +20,7 @@ export function useRunMetrics(run: RunView, enabled: boolean) {
   const live = isActive(run);
   const nodeList = [...new Set(run.nodes.map((n) => n.logicalId))].join(' ');
   const nodes = useMemo(() => (nodeList ? nodeList.split(' ') : []), [nodeList]);
-  const key = metricsKey(run.id);
+  const key = keys.metrics(run.id);
   const q = useQuery({
     queryKey: key,
     queryFn: () =>
@@ -37,7 +36,7 @@ export function useRunMetrics(run: RunView, enabled: boolean) {
   // The run has just ended: read its last lines once (now, or when the tab shows).
   const wasLive = useRef(live);
   useEffect(() => {
-    if (wasLive.current && !live) void qc.invalidateQueries({ queryKey: metricsKey(run.id) });
+    if (wasLive.current && !live) void qc.invalidateQueries({ queryKey: keys.metrics(run.id) });
     wasLive.current = live;
   }, [live, qc, run.id]);
   return q;

@@ -5,26 +5,31 @@ import { cellCurves } from './cell-curves';
 import { colourByParam } from './colour-by';
 
 /** The chosen metric of every cell, overlaid, coloured by one param: cells with the same
- *  value share a colour, and the legend says which value is which. */
+ *  value share a colour, and the legend says which value is which. `drawn`: the cells
+ *  whose curve is drawn (the first, as the table sorts them, of a big sweep). */
 export function CellCurves(props: {
   series: readonly MetricSeries[];
   metric: string;
   cells: readonly CellView[];
+  drawn: readonly CellView[];
   params: readonly string[];
   colourBy: string | null;
   onColourBy(param: string): void;
 }): React.JSX.Element {
-  const { series, metric, cells, colourBy } = props;
+  const { series, metric, cells, drawn, colourBy } = props;
   const groups = useMemo(() => colourByParam(cells, colourBy ?? ''), [cells, colourBy]);
   const lines = useMemo(
-    () => cellCurves(series, metric, cells, groups),
-    [series, metric, cells, groups],
+    () => cellCurves(series, metric, drawn, groups),
+    [series, metric, drawn, groups],
   );
   return (
     <div className="cell-curves" data-testid="cell-curves">
       <div className="cell-curves-head">
         <span className="cell-curves-title">
-          <span className="mono">{metric}</span> of every cell
+          <span className="mono">{metric}</span>{' '}
+          {drawn.length < cells.length
+            ? `of the first ${drawn.length} cells as sorted`
+            : 'of every cell'}
         </span>
         {props.params.length > 0 && (
           <label className="cells-choice">

@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useLayoutEffect, useRef } from 'react';
 import type { CellView } from '../../../../src-main/contract';
 import { call, describeError } from '../../../api/backend';
+import { keys } from '../../../api/queries';
 import { CloseIcon } from '../icons';
 import { appendCellLog, CELL_LOG_LINES, NO_CELL_LOG, type HeldCellLog } from './cell-log';
 
@@ -14,7 +15,7 @@ const PAGES_PER_POLL = 10;
 export function CellLog(props: { runId: string; cell: CellView; onClose(): void }) {
   const { runId, cell } = props;
   const qc = useQueryClient();
-  const key = ['cell-log', runId, cell.id] as const;
+  const key = keys.cellLog(runId, cell.id);
   const isRunning = cell.status === 'running';
   const q = useQuery({
     queryKey: key,

@@ -18,6 +18,11 @@ import { useCancelCell, useCells } from './use-cells';
 import '../metrics/metrics.css';
 import './sweep.css';
 
+/** Rows the table shows until asked for all (a sweep may have 10 000 cells). */
+const ROWS_SHOWN = 200;
+/** Curves overlaid at most: the first cells as the table sorts them. */
+const MAX_CURVES = 100;
+
 /**
  * A sweep at a glance: how many cells are where, a button to rerun the failed ones, every
  * cell in a sortable table with its params, status, node, exit, duration and the last and
@@ -60,6 +65,17 @@ export function SweepPanel(props: {
         now,
       ),
     [list, scores, sort, now],
+  );
+  const [showAll, setShowAll] = useState(false);
+  const shown = showAll ? rows : rows.slice(0, ROWS_SHOWN);
+  // In the sweep's order, so a re-sort that keeps the same cells keeps the same chart.
+  const drawn = useMemo(
+    () =>
+      rows
+        .slice(0, MAX_CURVES)
+        .map((r) => r.cell)
+        .sort((a, b) => a.index - b.index),
+    [rows],
   );
   const [logOf, setLogOf] = useState<string | null>(null);
   const logCell = list?.find((c) => c.id === logOf) ?? null;
@@ -124,7 +140,7 @@ export function SweepPanel(props: {
         <div className="empty">Reading the cells…</div>
       ) : (
         <CellsTable
-          rows={rows}
+          rows={shown}
           params={params}
           metric={metric}
           direction={direction}
@@ -137,6 +153,14 @@ export function SweepPanel(props: {
           logOf={logOf}
         />
       )}
+      {rows.length > shown.length && (
+        <div className="cells-more">
+          The first {shown.length} of {rows.length} cells, as sorted.{' '}
+          <button className="btn btn-sm" onClick={() => setShowAll(true)}>
+            Show all
+          </button>
+        </div>
+      )}
       {logCell && (
         <CellLog key={logCell.id} runId={run.id} cell={logCell} onClose={() => setLogOf(null)} />
       )}
@@ -146,6 +170,7 @@ export function SweepPanel(props: {
             series={series ?? []}
             metric={metric}
             cells={list}
+            drawn={drawn}
             params={params}
             colourBy={colourBy}
             onColourBy={setColourBy}

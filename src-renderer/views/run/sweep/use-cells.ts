@@ -2,20 +2,19 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import type { CellView, RunView } from '../../../../src-main/contract';
 import { call, describeError } from '../../../api/backend';
+import { keys } from '../../../api/queries';
 import { toast } from '../../../components/toasts';
 import { isActive } from '../RunHeader';
 
 /** A live sweep's cells are read again this often even when no event says they changed. */
 const CELLS_POLL_MS = 3_000;
 
-export const cellsKey = (runId: string) => ['run.cells', runId] as const;
-
 /** A sweep's cells (`run.cells`): read again whenever `run.changed` brings other counts
  *  or another status, and every few seconds while the run goes on. */
 export function useCells(run: RunView) {
   const qc = useQueryClient();
   const q = useQuery({
-    queryKey: cellsKey(run.id),
+    queryKey: keys.cells(run.id),
     queryFn: () => call('run.cells', { runId: run.id }),
     refetchInterval: isActive(run) ? CELLS_POLL_MS : false,
   });
@@ -24,7 +23,7 @@ export function useCells(run: RunView) {
   useEffect(() => {
     if (seen.current === counts) return;
     seen.current = counts;
-    void qc.invalidateQueries({ queryKey: cellsKey(run.id) });
+    void qc.invalidateQueries({ queryKey: keys.cells(run.id) });
   }, [counts, qc, run.id]);
   return q;
 }
@@ -35,7 +34,7 @@ export function useCancelCell(runId: string) {
   return useMutation({
     mutationFn: (jobId: string) => call('run.cancelCell', { runId, jobId }),
     onSuccess: (cell) => {
-      qc.setQueryData<CellView[]>(cellsKey(runId), (cells) =>
+      qc.setQueryData<CellView[]>(keys.cells(runId), (cells) =>
         cells?.map((c) => (c.id === cell.id ? cell : c)),
       );
       toast(
