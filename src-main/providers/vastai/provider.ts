@@ -21,6 +21,7 @@ import { bidFacts, changeLeaseBid, NOT_A_BID, notABid, withBidIntent } from './b
 import { perHour, planBids } from './bids';
 import { conditionOf } from './interruption';
 import { peerOf, sshAddressOf, sshEndpoint } from './endpoint';
+import { sameLocationFirst } from './gang-placement';
 import { isOfferTaken, VastApiError } from './errors';
 import { failedMachineIds, recordFailedHost } from './failed-hosts';
 import { buildOfferQuery, effectiveDiskGb } from './filters';
@@ -184,6 +185,9 @@ export class VastProvider implements Provider {
     // Several nodes of a run are created at once from the same search: each skips the
     // offers the others are taking, instead of all racing for the cheapest one.
     // An offer picked by hand goes first, while it is still on the market.
+    // A distributed run's nodes (ports their peers reach) go to one location where they can:
+    // each node's create sees the same search, so each puts the same location first.
+    if (req.openPorts?.length) offers = sameLocationFirst(offers);
     const picked = offers.find((o) => o.offerId === shape.offerId);
     const candidates = [...(picked ? [picked] : []), ...offers.filter((o) => o !== picked)]
       .filter((o) => !this.claimed.has(o.offerId))
