@@ -1,5 +1,5 @@
 import { BrowserWindow, shell } from 'electron';
-import { isHttpsUrl, isRendererUrl, type RendererSource } from './trusted-urls';
+import { isForwardUrl, isHttpsUrl, isRendererUrl, type RendererSource } from './trusted-urls';
 
 /** The one window: our page only, sandboxed, isolated, no Node; nothing it does can load
  *  another page or open a window. */
@@ -26,8 +26,9 @@ export function createMainWindow(preloadPath: string, source: RendererSource): B
   win.once('ready-to-show', () => win.show());
   const wc = win.webContents;
   wc.setWindowOpenHandler(({ url }) => {
-    // A link to the web (docs, a provider's console) opens in the browser, never in here.
-    if (isHttpsUrl(url)) void shell.openExternal(url);
+    // A link to the web (docs, a provider's console) opens in the browser, never in here;
+    // so does a port forward's (TensorBoard on http://127.0.0.1:16006).
+    if (isHttpsUrl(url) || isForwardUrl(url)) void shell.openExternal(url);
     return { action: 'deny' };
   });
   // A dropped file or a stray link must not replace the app; a dev-server reload may.

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { isHttpsUrl, isRendererUrl, rendererSource, type RendererSource } from './trusted-urls';
+import {
+  isForwardUrl,
+  isHttpsUrl,
+  isRendererUrl,
+  rendererSource,
+  type RendererSource,
+} from './trusted-urls';
 
 describe('renderer source', () => {
   it('is the built index.html unless electron-vite dev names a server', () => {
@@ -64,6 +70,21 @@ describe('isRendererUrl', () => {
     expect(isRendererUrl('http://localhost:5174/', dev)).toBe(false);
     expect(isRendererUrl('http://127.0.0.1:5173/', dev)).toBe(false);
     expect(isRendererUrl('file:///x', dev)).toBe(false);
+  });
+});
+
+describe('isForwardUrl', () => {
+  it.each([
+    ['http://127.0.0.1:16006/', true],
+    ['http://localhost:8888/?token=abc', true],
+    ['http://127.0.0.1/', false],
+    ['http://example.com:8080/', false],
+    ['http://user:pw@127.0.0.1:8080/', false],
+    ['file:///etc/passwd', false],
+    ['https://127.0.0.1:443/', false],
+    ['not a url', false],
+  ])('%s → %s', (url, ok) => {
+    expect(isForwardUrl(url)).toBe(ok);
   });
 });
 

@@ -55,6 +55,23 @@ export function isRendererUrl(
 }
 
 /** Only https leaves the app for the browser: no file:, no custom schemes, no http. */
+/** A port forward's address (docs/forwards.md): plain http to this machine's loopback,
+ *  with a port. What a forward listens on, and nothing else on http. */
+export function isForwardUrl(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return (
+      u.protocol === 'http:' &&
+      u.port !== '' &&
+      isLoopback(u.hostname) &&
+      u.username === '' &&
+      u.password === ''
+    );
+  } catch {
+    return false;
+  }
+}
+
 export function isHttpsUrl(url: string): boolean {
   try {
     return new URL(url).protocol === 'https:';

@@ -21,6 +21,7 @@ export function runView(
     nodes: [],
     policy: null,
     sweep: null,
+    distributed: false,
     ...rest,
     cost: {
       accruedUsd: 0.5,

@@ -141,6 +141,8 @@ export const RunView = z.object({
   failedReason: z.string().nullable(),
   outputsDir: z.string(),
   nodes: z.array(NodeView),
+  /** A distributed run (docs/distributed.md): node-N is rank N. */
+  distributed: z.boolean().default(false),
   /** A sweep's cells by status (`run.cells` lists them); null for a run that is no sweep. */
   sweep: z
     .object({

@@ -25,6 +25,8 @@ export const keys = {
   hosts: ['hosts'] as const,
   offers: (provider: string, filter: OfferFilterInput) => ['offers', provider, filter] as const,
   outputs: (runId: string) => ['outputs', runId] as const,
+  /** A run's port forwards in the process serving this UI (replaced by `forward.changed`). */
+  forwards: (runId: string) => ['forward.list', runId] as const,
   /** A run's metrics as the Metrics tab holds them (grown by incremental polls). */
   metrics: (runId: string) => ['run.metrics', runId] as const,
   /** A sweep's cells, and one cell's log. */
@@ -68,6 +70,15 @@ export function useOutputs(runId: string | null, enabled = true) {
     queryKey: keys.outputs(runId ?? ''),
     queryFn: () => call('outputs.list', { runId: runId! }),
     enabled: runId !== null && enabled,
+  });
+}
+
+/** A run's port forwards (docs/forwards.md): listed once, then kept by `forward.changed`. */
+export function useForwards(runId: string, enabled = true) {
+  return useQuery({
+    queryKey: keys.forwards(runId),
+    queryFn: () => call('forward.list', { runId }),
+    enabled,
   });
 }
 
@@ -131,11 +142,18 @@ export function applyEvents(qc: QueryClient): () => void {
       const before = qc.getQueryData<StatusView>(keys.status)?.runs.find((r) => r.id === run.id);
       if (before?.status !== run.status) refreshWarm();
       patchRun(run);
-      if (run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled')
+      if (run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled') {
         void qc.invalidateQueries({ queryKey: keys.outputs(run.id) });
+        // Its forwards closed at teardown (forward.changed says so; this catches a miss).
+        void qc.invalidateQueries({ queryKey: keys.forwards(run.id) });
+      }
     }),
     subscribe('node.changed', patchNode),
     subscribe('lease.changed', patchLease),
+    // Every forward of the run, each time: the list as it now is.
+    subscribe('forward.changed', ({ runId, forwards }) =>
+      qc.setQueryData(keys.forwards(runId), forwards),
+    ),
   ];
   return () => {
     offs.forEach((off) => off());

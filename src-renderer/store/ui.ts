@@ -48,6 +48,18 @@ export interface ComposerDraft {
   sweepCells: Record<string, string>[];
   /** Memoization (`cache = true`): a cell that matches a completed one takes its outputs. */
   cache: boolean;
+  /** A distributed run (`distributed = true`): one rank per node, `run` started on all of
+   *  them together (docs/distributed.md). */
+  distributed: boolean;
+  /** A distributed run's stop rule: every rank, or when rank 0 ends. */
+  stop: 'all' | 'rank0';
+  /** Rank 0's port for the others (`master_port`), as typed; empty: 29500. */
+  masterPort: string;
+  /** Node ports reached from this machine while the job runs (`ports`), as typed:
+   *  `6006, 8888:18888`. */
+  ports: string;
+  /** A loaded job file's `remote_ports`, carried as they are (no field edits them). */
+  remotePorts: string[];
   provider: 'local' | 'ssh' | 'vastai';
   count: number;
   hosts: string[];
@@ -87,6 +99,11 @@ export const EMPTY_DRAFT: ComposerDraft = {
   sweep: '',
   sweepCells: [],
   cache: false,
+  distributed: false,
+  stop: 'all',
+  masterPort: '29500',
+  ports: '',
+  remotePorts: [],
   provider: 'local',
   count: 1,
   hosts: [],

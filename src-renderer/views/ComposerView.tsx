@@ -32,8 +32,10 @@ export function ComposerView(): React.JSX.Element {
   const plan = useRunPlan(draft);
 
   const start = useMutation({
-    mutationFn: () => call('run.start', draftToStartInput(useUi.getState().draft)),
-    onSuccess: (run) => {
+    mutationFn: async () => ({
+      run: await call('run.start', draftToStartInput(useUi.getState().draft)),
+    }),
+    onSuccess: ({ run }) => {
       setError(null);
       qc.setQueryData(keys.run(run.id), run);
       void qc.invalidateQueries({ queryKey: keys.status });

@@ -3,19 +3,21 @@ import { call, describeError } from '../api/backend';
 import { useRun, useStatus } from '../api/queries';
 import { useUi } from '../store/ui';
 import type { RunView as Run } from '../../src-main/contract';
+import { ForwardsCard } from './run/ForwardsCard';
 import { PlayIcon, PlusIcon } from './run/icons';
 import { LogRouter } from './run/log-router';
 import { NodePane } from './run/NodePane';
 import { MetricsPanel } from './run/metrics/MetricsPanel';
 import { useRunMetrics } from './run/metrics/use-run-metrics';
 import { OutputsCard } from './run/OutputsCard';
+import { rankOf } from './run/ranks';
 import { RunHeader } from './run/RunHeader';
 import { RunList } from './run/RunList';
 import { SweepPanel } from './run/sweep/SweepPanel';
 import './run/run.css';
 
-/** Runs on the left; the chosen one on the right: header, then tabs (a sweep's cells, the
- *  metrics, one log pane per node), outputs. */
+/** Runs on the left; the chosen one on the right: header, forwards, then tabs (a sweep's
+ *  cells, the metrics, one log pane per node — by rank in a distributed run), outputs. */
 export function RunView(): React.JSX.Element {
   const runId = useUi((s) => s.runId);
   const openRun = useUi((s) => s.openRun);
@@ -106,6 +108,7 @@ function RunBody(props: { run: Run; router: LogRouter; asOf: number }): React.JS
   const tab: Tab =
     picked === 'cells' && !run.sweep ? 'logs' : (picked ?? (run.sweep ? 'cells' : 'logs'));
   const metrics = useRunMetrics(run, tab !== 'logs');
+  const isDistributed = run.distributed;
   // The tab a run opens on comes first.
   const logs = {
     id: 'logs' as const,
@@ -118,6 +121,7 @@ function RunBody(props: { run: Run; router: LogRouter; asOf: number }): React.JS
   return (
     <div className="run-detail">
       <RunHeader run={run} asOf={props.asOf} />
+      <ForwardsCard run={run} isDistributed={isDistributed} />
       <div className="run-tabs" role="tablist" aria-label="Run">
         {tabs.map((t) => (
           <button
@@ -141,7 +145,13 @@ function RunBody(props: { run: Run; router: LogRouter; asOf: number }): React.JS
       {tab === 'metrics' && <MetricsPanel metrics={metrics.data} error={metrics.error} />}
       <div className={`node-panes n${Math.min(run.nodes.length, 2)}`} hidden={tab !== 'logs'}>
         {run.nodes.map((n) => (
-          <NodePane key={n.id} runId={run.id} node={n} router={router} />
+          <NodePane
+            key={n.id}
+            runId={run.id}
+            node={n}
+            router={router}
+            rank={isDistributed ? rankOf(n) : null}
+          />
         ))}
       </div>
       <OutputsCard run={run} />

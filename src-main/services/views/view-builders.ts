@@ -124,6 +124,7 @@ export function runView(
     failedReason: run.failedReason,
     outputsDir: run.outputsDir,
     sweep: ledger.cellSummary(run.id),
+    distributed: ledger.jobSpec(run.jobId).distributed === true,
     nodes: ledger.nodesOfRun(run.id).map((n) => {
       const view = nodeView(ledger, n, linkState, timing, run.createdAt);
       return gpuOf ? withGpu(view, run.policy, gpuOf) : view;

@@ -1,7 +1,9 @@
 import { useUi } from '../../store/ui';
 import type { DraftField } from './draft-to-run';
+import { PortsField } from './PortsField';
 
-/** What to do: the job's name, its setup and run commands, and what comes back. */
+/** What to do: the job's name, its setup and run commands, what comes back, and the ports
+ *  opened to it. */
 export function JobCard({
   problems,
 }: {
@@ -113,6 +115,7 @@ export function JobCard({
             to $TENDER_OUTPUT comes back too.
           </span>
         </div>
+        <PortsField />
       </div>
     </section>
   );

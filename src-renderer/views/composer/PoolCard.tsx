@@ -3,6 +3,7 @@ import { describeError } from '../../api/backend';
 import { perHour } from '../../lib/format';
 import { useUi, type ComposerDraft } from '../../store/ui';
 import { CloseIcon, SearchIcon } from '../run/icons';
+import { DistributedField } from './DistributedField';
 import type { CheapestMatch } from './use-cheapest-match';
 
 const PROVIDERS: { id: ComposerDraft['provider']; label: string; sub: string }[] = [
@@ -11,7 +12,8 @@ const PROVIDERS: { id: ComposerDraft['provider']; label: string; sub: string }[]
   { id: 'vastai', label: 'Vast.ai', sub: 'rented GPUs' },
 ];
 
-/** Where the job runs: the provider, how many nodes, and which machines or what shape. */
+/** Where the job runs: the provider, how many nodes, which machines or what shape, and
+ *  whether the nodes are one distributed gang. */
 export function PoolCard(props: { problem?: string; cheapest: CheapestMatch }): React.JSX.Element {
   const draft = useUi((s) => s.draft);
   const patch = useUi((s) => s.patchDraft);
@@ -37,6 +39,7 @@ export function PoolCard(props: { problem?: string; cheapest: CheapestMatch }): 
         {draft.provider === 'ssh' && <SshPool />}
         {draft.provider === 'vastai' && <VastPool cheapest={props.cheapest} />}
         {props.problem && <div className="field-error">{props.problem}</div>}
+        <DistributedField />
         <details className="advanced">
           <summary>Checks and constraints</summary>
           <div className="field">

@@ -326,3 +326,61 @@ describe('the Sweep field', () => {
     expect(draftProblems(draft({ sweep: 'LR = 1, 2' })).sweep).toBeUndefined();
   });
 });
+
+describe('distributed and ports', () => {
+  it('a distributed draft sends distributed, its stop rule and master port; others none', () => {
+    const plain = draftToStartInput(draft({ count: 2, stop: 'rank0', masterPort: '1234' })).job;
+    expect(plain).not.toHaveProperty('distributed');
+    expect(plain).not.toHaveProperty('stop');
+    expect(plain).not.toHaveProperty('master_port');
+    const job = draftToStartInput(
+      draft({ count: 2, distributed: true, stop: 'rank0', masterPort: ' 29600 ' }),
+    ).job;
+    expect(job).toMatchObject({ distributed: true, stop: 'rank0', master_port: 29600 });
+    // An empty master port is the default.
+    const dflt = draftToStartInput(draft({ count: 2, distributed: true, masterPort: '' })).job;
+    expect(JobSpec.parse(dflt)).toMatchObject({
+      distributed: true,
+      stop: 'all',
+      master_port: 29500,
+    });
+  });
+
+  it('the Ports field becomes job.ports (numbers and pairs); remote_ports go as they came', () => {
+    const job = draftToStartInput(
+      draft({ ports: ' 6006, 8888 : 18888 ,', remotePorts: ['5000:localhost:5000'] }),
+    ).job;
+    expect(job.ports).toEqual([6006, '8888:18888']);
+    expect(job.remote_ports).toEqual(['5000:localhost:5000']);
+    expect(JobSpec.parse(job).ports).toEqual([6006, '8888:18888']);
+    const none = draftToStartInput(draft({})).job;
+    expect(none).not.toHaveProperty('ports');
+    expect(none).not.toHaveProperty('remote_ports');
+  });
+
+  it('what the job file loader refuses is a problem of the field', () => {
+    expect(draftProblems(draft({ distributed: true, count: 1 })).distributed).toBe(
+      'A distributed job needs 2 nodes or more',
+    );
+    expect(
+      draftProblems(draft({ distributed: true, count: 2, sweep: 'LR = 1, 2' })).distributed,
+    ).toBe('A distributed job cannot also be a sweep');
+    expect(
+      draftProblems(draft({ distributed: true, count: 2, sweepCells: [{ LR: '1' }] })).distributed,
+    ).toBe('A distributed job cannot also be a sweep');
+    expect(draftProblems(draft({ distributed: true, count: 2, cache: true })).distributed).toMatch(
+      /cannot reuse completed outputs/,
+    );
+    expect(
+      draftProblems(draft({ distributed: true, count: 2, masterPort: '70000' })).distributed,
+    ).toBe('The master port is a number from 1 to 65535');
+    // Not distributed: a master port typed earlier does not matter.
+    expect(draftProblems(draft({ count: 2, masterPort: 'x' }))).toEqual({});
+    expect(draftProblems(draft({ distributed: true, count: 2 }))).toEqual({});
+    // ssh: one rank per host picked.
+    expect(
+      draftProblems(draft({ provider: 'ssh', hosts: ['a'], distributed: true })).distributed,
+    ).toMatch(/needs 2 nodes/);
+    expect(draftProblems(draft({ ports: '6006, 0' })).ports).toMatch(/"0" is not a port/);
+  });
+});

@@ -7,7 +7,9 @@ import type {
 import { parseConstraint } from '../../../src-main/contract';
 import type { ComposerDraft } from '../../store/ui';
 import { limitsToPolicy } from './draft-limits';
+import { distributedProblem, masterPortValue } from './distributed-rules';
 import { envNameProblem, paramVariable } from './env-rules';
+import { parsePortsField } from './job-ports';
 import { parseSweepAxes, sweepHint } from './sweep-axes';
 
 export type StartInput = CommandInput<'run.start'>;
@@ -38,6 +40,8 @@ export function draftToStartInput(draft: ComposerDraft): StartInput {
       ...(lines(draft.constraints).length > 0 ? { constraints: lines(draft.constraints) } : {}),
       ...sweepOf(draft),
       ...(draft.cache ? { cache: true } : {}),
+      ...distributedOf(draft),
+      ...forwardsOf(draft),
     },
     pool: poolOf(draft),
     keep: draft.keep,
@@ -65,6 +69,25 @@ function sweepOf(draft: ComposerDraft): Pick<StartInput['job'], 'sweep'> {
   const { axes } = parseSweepAxes(draft.sweep);
   if (Object.keys(axes).length === 0 && draft.sweepCells.length === 0) return {};
   return { sweep: { axes, cells: draft.sweepCells } };
+}
+
+/** A distributed draft's `distributed`, `stop` and `master_port`; nothing for one that is
+ *  not (those two mean nothing without it). */
+function distributedOf(
+  draft: ComposerDraft,
+): Pick<StartInput['job'], 'distributed' | 'stop' | 'master_port'> {
+  if (!draft.distributed) return {};
+  return { distributed: true, stop: draft.stop, master_port: masterPortValue(draft.masterPort) };
+}
+
+/** The Ports field as `ports`, and a loaded file's `remote_ports` as they came; nothing for
+ *  either when empty. */
+function forwardsOf(draft: ComposerDraft): Pick<StartInput['job'], 'ports' | 'remote_ports'> {
+  const { ports } = parsePortsField(draft.ports);
+  return {
+    ...(ports.length > 0 ? { ports } : {}),
+    ...(draft.remotePorts.length > 0 ? { remote_ports: draft.remotePorts } : {}),
+  };
 }
 
 /** How many nodes the pool asks for: the count, the hosts picked (ssh), at least the offers
@@ -146,7 +169,16 @@ export function marketShape(f: OfferFilterInput): PoolSpecInput {
 }
 
 export type DraftField =
-  'name' | 'run' | 'workdir' | 'env' | 'params' | 'sweep' | 'pool' | 'limits';
+  | 'name'
+  | 'run'
+  | 'workdir'
+  | 'env'
+  | 'params'
+  | 'sweep'
+  | 'pool'
+  | 'limits'
+  | 'distributed'
+  | 'ports';
 
 /** What must be fixed before the draft is worth sending, by field. The contract checks the
  *  rest (paths, env names, provider rules) and its message is shown as it comes. */
@@ -186,6 +218,10 @@ export function draftProblems(draft: ComposerDraft): Partial<Record<DraftField, 
     p.pool = 'The bid is a price in $/h for the machine, e.g. 0.25 (empty: the minimum + 10%)';
   if (Object.keys(limitsToPolicy(draft.limits).problems).length > 0)
     p.limits = 'A limit is not understood';
+  const distributed = distributedProblem(draft, nodeCount(draft));
+  if (distributed) p.distributed = distributed;
+  const ports = parsePortsField(draft.ports).problem;
+  if (ports) p.ports = ports;
   return p;
 }
 

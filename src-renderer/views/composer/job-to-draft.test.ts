@@ -57,6 +57,11 @@ describe('loadedToDraft', () => {
       sweep: '',
       sweepCells: [],
       cache: false,
+      distributed: false,
+      stop: 'all',
+      masterPort: '29500',
+      ports: '',
+      remotePorts: [],
       provider: 'vastai',
       count: 2,
       hosts: [],
@@ -130,6 +135,39 @@ describe('loadedToDraft', () => {
     expect(draft.sweepCells).toEqual([{ LR: '1e-2' }]);
     expect(draft.cache).toBe(true);
     expect(JobSpec.parse(draftToStartInput(draft).job)).toEqual(file.job);
+  });
+
+  it('fills the distributed fields and the ports; remote_ports are carried; all sent back', () => {
+    const file = loaded(
+      {
+        distributed: true,
+        stop: 'rank0',
+        master_port: 29600,
+        ports: [6006, '8888:18888'],
+        remote_ports: ['5000:localhost:5000'],
+      },
+      { count: 3 },
+    );
+    const { draft, notes } = loadedToDraft(file);
+    expect(notes).toEqual([]);
+    expect(draft).toMatchObject({
+      distributed: true,
+      stop: 'rank0',
+      masterPort: '29600',
+      ports: '6006, 8888:18888',
+      remotePorts: ['5000:localhost:5000'],
+      count: 3,
+    });
+    expect(JobSpec.parse(draftToStartInput(draft).job)).toEqual(file.job);
+  });
+
+  it('a stop rule or master port without distributed is named, and kept for the checkbox', () => {
+    const { draft, notes } = loadedToDraft(loaded({ master_port: 12345 }));
+    expect(draft.distributed).toBe(false);
+    expect(draft.masterPort).toBe('12345');
+    expect(notes).toEqual([expect.stringMatching(/master_port without distributed = true/)]);
+    expect(draftToStartInput(draft).job).not.toHaveProperty('master_port');
+    expect(draftToStartInput({ ...draft, distributed: true }).job.master_port).toBe(12345);
   });
 
   it('says what it could not carry', () => {

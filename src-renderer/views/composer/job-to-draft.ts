@@ -1,6 +1,8 @@
 import type { CommandOutput, OfferFilterInput, PoolSpec } from '../../../src-main/contract';
 import type { ComposerDraft, EnvRow } from '../../store/ui';
+import { DEFAULT_MASTER_PORT } from './distributed-rules';
 import { policyToLimits } from './draft-limits';
+import { formatPortsField } from './job-ports';
 import { formatSweepAxes } from './sweep-axes';
 
 export type LoadedJob = CommandOutput<'job.load'>;
@@ -17,6 +19,10 @@ export function loadedToDraft(loaded: LoadedJob): { draft: ComposerDraft; notes:
   if (pool.offers.length > 0)
     notes.push(
       `the file picks offers ${pool.offers.join(', ')} by id: pick them again in Offers (or the pool's shape is used)`,
+    );
+  if (!job.distributed && (job.stop !== 'all' || job.master_port !== DEFAULT_MASTER_PORT))
+    notes.push(
+      'the file sets stop or master_port without distributed = true: they apply to distributed jobs only (tick Distributed to use them)',
     );
   const env: EnvRow[] = Object.entries(job.env).map(([key, v]) => {
     if (typeof v === 'string') return { key, value: v, secret: false };
@@ -38,6 +44,11 @@ export function loadedToDraft(loaded: LoadedJob): { draft: ComposerDraft; notes:
       sweep: formatSweepAxes(job.sweep?.axes ?? {}),
       sweepCells: job.sweep?.cells ?? [],
       cache: job.cache,
+      distributed: job.distributed,
+      stop: job.stop,
+      masterPort: String(job.master_port),
+      ports: formatPortsField(job.ports),
+      remotePorts: job.remote_ports,
       provider: provider ?? 'local',
       count: pool.count,
       hosts: pool.hosts,

@@ -21,11 +21,13 @@ export function canOpenTerminal(node: NodeView): boolean {
   return node.stage === 'dormant' || node.stage === 'handed_off';
 }
 
-/** One node: its state in the header, its log in an xterm, and a shell on it in a tab. */
+/** One node: its state in the header, its log in an xterm, and a shell on it in a tab.
+ *  `rank`: its rank in a distributed run (null: none). */
 export function NodePane(props: {
   runId: string;
   node: NodeView;
   router: LogRouter;
+  rank?: number | null;
 }): React.JSX.Element {
   const { runId, node, router } = props;
   const host = useRef<HTMLDivElement>(null);
@@ -52,7 +54,7 @@ export function NodePane(props: {
 
   return (
     <section className="node-pane card" data-testid="log-pane" data-node-id={node.id}>
-      <NodeHeader node={node}>
+      <NodeHeader node={node} rank={props.rank ?? null}>
         <div className="pane-tabs" role="tablist">
           <button
             role="tab"
@@ -149,8 +151,12 @@ export function NodePane(props: {
   );
 }
 
-function NodeHeader(props: { node: NodeView; children: React.ReactNode }): React.JSX.Element {
-  const { node } = props;
+function NodeHeader(props: {
+  node: NodeView;
+  rank: number | null;
+  children: React.ReactNode;
+}): React.JSX.Element {
+  const { node, rank } = props;
   const caps = node.capabilities;
   const gpu = caps?.['gpu.model'] ? `${caps['gpu.count'] ?? 1}× ${caps['gpu.model']}` : null;
   // The machine's TENDER_CACHE after its latest run: what the next run finds there.
@@ -158,6 +164,15 @@ function NodeHeader(props: { node: NodeView; children: React.ReactNode }): React
   return (
     <header className="pane-head">
       <strong className="mono">{node.logicalId}</strong>
+      {rank !== null && (
+        <span
+          className="badge plain pane-rank"
+          data-testid="node-rank"
+          title={`TENDER_NODE_RANK=${rank}${rank === 0 ? ': MASTER_ADDR is this node' : ''}`}
+        >
+          rank {rank}
+        </span>
+      )}
       <StageBadge stage={node.stage} />
       {node.jobPhase && node.jobPhase !== 'done' && (
         <span className="badge plain blue">{node.jobPhase.replace('_', ' ')}</span>
