@@ -3,6 +3,7 @@ import { TENDER_VERSION } from '../base/version';
 import { bidCommand, BID_USAGE } from './commands/bid';
 import { downCommand, DOWN_USAGE } from './commands/down';
 import { hostsCommand, HOSTS_USAGE } from './commands/hosts';
+import { clustersCommand, CLUSTERS_USAGE } from './commands/clusters';
 import { offersCommand, OFFERS_USAGE } from './commands/offers';
 import { pushCommand, PUSH_USAGE } from './commands/push';
 import { serveCommand, SERVE_USAGE } from './commands/serve';
@@ -43,6 +44,7 @@ usage:
   ${OFFERS_USAGE}
   ${PUSH_USAGE}
   ${HOSTS_USAGE}
+  ${CLUSTERS_USAGE}
   ${SSH_USAGE}
   ${FORWARD_USAGE}
   ${NODE_USAGE}
@@ -70,6 +72,7 @@ const COMMANDS: Record<
   serve: serveCommand,
   push: pushCommand,
   hosts: hostsCommand,
+  clusters: clustersCommand,
   ssh: sshCommand,
   forward: forwardCommand,
   node: nodeCommand,

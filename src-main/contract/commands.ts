@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Receipt } from './receipt';
 import { CellView } from './sweep';
+import { ClusterInput, ClusterView } from './cluster';
 import { JobSpec, PoolSpec } from './job';
 import { LogBackfill } from './log-backfill';
 import { MetricSeries } from './metrics';
@@ -373,6 +374,13 @@ export const commands = {
   'hosts.forgetKey': {
     input: z.object({ name: z.string() }),
     output: z.object({ forgotten: z.boolean() }),
+  },
+  /** Slurm clusters (clusters.toml, docs/slurm.md): a run names one with `pool.cluster`. */
+  'clusters.list': { input: z.object({}).default({}), output: z.array(ClusterView) },
+  'clusters.add': { input: ClusterInput, output: ClusterView },
+  'clusters.remove': {
+    input: z.object({ name: z.string() }),
+    output: z.object({ removed: z.boolean() }),
   },
   'hosts.remove': {
     input: z.object({ name: z.string() }),

@@ -1,5 +1,6 @@
 export * from './billing';
 export * from './client';
+export * from './cluster';
 export * from './constraint';
 export * from './commands';
 export * from './errors';

@@ -20,6 +20,7 @@ import { costHandlers } from '../services/costs/cost-handlers';
 import { forwardHandlers } from '../services/forwards/forward-handlers';
 import { ForwardService } from '../services/forwards/forward-service';
 import { hostHandlers } from '../services/hosts/host-handlers';
+import { clusterHandlers } from '../services/clusters/cluster-handlers';
 import { jobFileHandlers } from '../services/job-files/job-file-handlers';
 import { bidHandlers } from '../services/leases/bid-handlers';
 import { leaseHandlers } from '../services/leases/lease-handlers';
@@ -257,6 +258,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     ...offerHandlers({ providers }),
     ...workspaceHandlers({ home, ledger, datastream, isWriter, now, factory, workspaceSessions }),
     ...hostHandlers({ home, ledger, now, requireWriter }),
+    ...clusterHandlers({ home, ledger, requireWriter }),
     ...terminalHandlers({ ledger, terminals }),
     ...forwardHandlers({ forwards }),
     ...jobFileHandlers(hooks),
