@@ -15,7 +15,7 @@ import { decodeHostDeclaration, decodeHostSetupOptions } from './wire/host-decla
 const USAGE = `usage: tender-agent <command>
   version
   daemon --dir D [--agent-id ID] [--host-decl B64] [--host-setup B64]
-  start  --dir D [--agent-id ID] [--host-decl B64] [--host-setup B64]
+  start  --dir D [--agent-id ID] [--host-decl B64] [--host-setup B64] [--holder]
   attach --dir D
   recv-workspace --dir D [--in-place] [--sealed] [--unless-manifest]
   workspace-manifest --dir D
@@ -24,9 +24,9 @@ const USAGE = `usage: tender-agent <command>
 `;
 
 async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, ['in-place', 'sealed', 'unless-manifest', 'have-stdin']);
-  const daemonFlags = () => {
-    allowOnly(args, ['dir', 'agent-id', 'host-decl', 'host-setup']);
+  const args = parseArgs(argv, ['in-place', 'sealed', 'unless-manifest', 'have-stdin', 'holder']);
+  const daemonFlags = (extra: string[] = []) => {
+    allowOnly(args, ['dir', 'agent-id', 'host-decl', 'host-setup', ...extra]);
     const decl = args.flags.get('host-decl');
     const setup = args.flags.get('host-setup');
     return {
@@ -45,7 +45,7 @@ async function main(argv: string[]): Promise<number> {
     case 'daemon':
       return runDaemon(daemonFlags());
     case 'start':
-      return runStart(daemonFlags());
+      return runStart(daemonFlags(['holder']), args.flags.has('holder'));
     case 'attach':
       allowOnly(args, ['dir']);
       return runAttach(requireFlag(args, 'dir'));

@@ -2,8 +2,8 @@
 // D/agent.log) unless one answers already, then waits for its hello. Two concurrent
 // starts both spawn, the lock lets one daemon live, and both report that one's pid.
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { type DaemonOptions } from '../daemon/daemon';
 import { commandError, printResult } from '../output';
 import { encodeHostDeclaration, encodeHostSetupOptions } from '../wire/host-declaration';
@@ -17,18 +17,23 @@ const POLL_MS = 50;
 const HELLO_TIMEOUT_MS = 15_000;
 const LOG_TAIL_BYTES = 2_000;
 
-export async function runStart(options: DaemonOptions): Promise<number> {
+/** `holder`: the daemon is started by what holds the node (a Slurm allocation's batch
+ *  script waits for `D/holder.cmd` and runs it as the allocation's own process, so the
+ *  daemon lives as long as the allocation — a process started by a job step would end with
+ *  the step). This command writes that file and waits for the daemon's hello. */
+export async function runStart(options: DaemonOptions, holder = false): Promise<number> {
   const paths = nodePaths(options.dir);
   const running = await hello(paths.socket, HELLO_TIMEOUT_MS);
   if (running) return report({ pid: running.pid, alreadyRunning: true });
 
   mkdirSync(paths.dir, { recursive: true });
-  const logFd = openSync(paths.agentLog, 'a');
   const args = [resolve(process.argv[1] as string), 'daemon', '--dir', paths.dir];
   if (options.agentId) args.push('--agent-id', options.agentId);
   if (options.hostDeclaration)
     args.push('--host-decl', encodeHostDeclaration(options.hostDeclaration));
   if (options.hostSetup) args.push('--host-setup', encodeHostSetupOptions(options.hostSetup));
+  if (holder) return startInHolder(paths, [process.execPath, ...args]);
+  const logFd = openSync(paths.agentLog, 'a');
   const child = spawn(process.execPath, args, {
     detached: true, // setsid: survives the SSH session that ran `start`
     stdio: ['ignore', logFd, logFd],
@@ -66,6 +71,35 @@ export async function runStart(options: DaemonOptions): Promise<number> {
     ),
   );
   return 1;
+}
+
+/** Hands the daemon's command line to the holder, then waits for the daemon it starts. */
+async function startInHolder(paths: ReturnType<typeof nodePaths>, argv: string[]): Promise<number> {
+  const line = `exec ${argv.map(shellWord).join(' ')} >> ${shellWord(paths.agentLog)} 2>&1\n`;
+  const file = join(paths.dir, HOLDER_FILE);
+  writeFileSync(`${file}.tmp`, line, { mode: 0o600 });
+  renameSync(`${file}.tmp`, file);
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const answer = await hello(paths.socket, Math.max(1, deadline - Date.now()));
+    if (answer) return report({ pid: answer.pid, alreadyRunning: false });
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+  await printResult(
+    commandError(
+      'start_failed',
+      `the node's holder did not start the agent within ${START_TIMEOUT_MS / 1000} s (is the allocation's batch script waiting for ${file}?); the end of ${paths.agentLog}:\n${logTail(paths.agentLog)}`,
+      paths.agentLog,
+    ),
+  );
+  return 1;
+}
+
+/** What a holder waits for in D: the command that starts the daemon. */
+export const HOLDER_FILE = 'holder.cmd';
+
+function shellWord(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 async function report(out: StartOutput): Promise<number> {

@@ -362,7 +362,7 @@ export class BootstrapSession {
   ): Promise<void> {
     const cmd =
       `mkdir -p ${addr.dirWord} && ` +
-      `${agentCommand(addr, 'start')} --agent-id ${shq(this.spec.agentId)} --host-decl ${shq(encodeHostDeclaration(this.spec.hostDeclaration))}` +
+      `${agentCommand(addr, 'start')}${this.spec.layout.holder ? ' --holder' : ''} --agent-id ${shq(this.spec.agentId)} --host-decl ${shq(encodeHostDeclaration(this.spec.hostDeclaration))}` +
       (this.spec.hostSetup?.length
         ? ` --host-setup ${shq(encodeHostSetupOptions(this.spec.hostSetup))}`
         : '');

@@ -11,6 +11,9 @@ export interface NodeLayout {
   cacheWord: string;
   /** Commands that run a Node runtime, tried before looking on PATH. */
   runtimeHints: string[];
+  /** The daemon is started by what holds the node (a Slurm allocation's batch script):
+   *  `agent start --holder`. */
+  holder?: boolean;
 }
 
 export function layoutFor(endpoint: NodeEndpoint, label: string, home: string): NodeLayout {
@@ -25,6 +28,7 @@ export function layoutFor(endpoint: NodeEndpoint, label: string, home: string): 
     dirWord: `"$HOME"/.tender/nodes/${label}`,
     cacheWord: `"$HOME"/.tender/cache`,
     runtimeHints: [],
+    ...(endpoint.slurmJobId !== undefined ? { holder: true } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import { hostKeyCheck } from '../transport/host-key-check';
 import { ensureTenderKey } from '../transport/keys';
 import { readKnownHosts } from '../transport/known-hosts';
 import { LocalShell } from '../transport/local-shell';
+import { SrunShell } from '../transport/srun-shell';
 import type { NodeShell } from '../transport/node-shell';
 import { connectSsh, type SshShell } from '../transport/ssh-shell';
 import { TenderError } from '../base/tender-error';
@@ -81,5 +82,8 @@ export function connectorFor(
   onRetry?: (line: string) => void,
 ): (signal: AbortSignal) => Promise<NodeShell> {
   if (endpoint.kind === 'local') return async () => new LocalShell(endpoint.dir);
-  return sshConnector(endpoint, ctx, deadlineMs, onRetry);
+  const login = sshConnector(endpoint, ctx, deadlineMs, onRetry);
+  const jobId = endpoint.slurmJobId;
+  if (jobId === undefined) return login;
+  return async (signal) => new SrunShell(await login(signal), jobId);
 }

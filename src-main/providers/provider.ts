@@ -29,6 +29,9 @@ export type NodeEndpoint =
       /** Where other nodes reach this one, when not at `host` with the same ports (a
        *  marketplace's public address and port mappings: `{"29500": 41234}`). */
       peer?: { host: string; ports: Record<string, number> };
+      /** A node inside this Slurm allocation, reached through the login node at `host`:
+       *  commands run through `srun --jobid --overlap` (transport/srun-shell.ts). */
+      slurmJobId?: string;
     };
 
 /** What a provider needs to destroy a lease, with no other state. Stored in the ledger. */
