@@ -153,7 +153,7 @@ export const JobSpec = z
 export type JobSpec = z.infer<typeof JobSpec>;
 export type JobSpecInput = z.input<typeof JobSpec>;
 
-export const ProviderKind = z.enum(['local', 'ssh', 'vastai']);
+export const ProviderKind = z.enum(['local', 'ssh', 'vastai', 'slurm']);
 export type ProviderKind = z.infer<typeof ProviderKind>;
 
 /** The hardware designation a job is submitted with (not part of the job). */
@@ -166,6 +166,12 @@ export const PoolSpec = z
     /** Marketplace offers picked by hand, one per node in order (a taken one falls back to
      *  the cheapest matching offer). */
     offers: z.array(z.string().min(1)).default([]),
+    /** `slurm` provider: the cluster (a name from clusters.toml) and, over its defaults,
+     *  the partition, account and QOS its allocations are submitted with. */
+    cluster: z.string().min(1).optional(),
+    partition: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/).optional(),
+    account: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/).optional(),
+    qos: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/).optional(),
     /** `ssh` provider: the hosts (names from hosts.toml) to claim, one per node. */
     hosts: z.array(z.string().min(1)).default([]),
     // Marketplace providers (vastai): the desired node shape and a price cap.

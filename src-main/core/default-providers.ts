@@ -5,6 +5,7 @@ import type { Provider } from '../providers/provider';
 import { endpointOf, SshProvider } from '../providers/ssh/ssh-provider';
 import { failedHostsPath } from '../providers/vastai/failed-hosts';
 import { VastProvider } from '../providers/vastai/provider';
+import { loginEndpoint, SlurmProvider } from '../providers/slurm/slurm-provider';
 import { secretOrEnv, type SecretStore } from '../services/settings/secret-store';
 import { ensureTenderKey } from '../transport/keys';
 
@@ -34,6 +35,9 @@ export function defaultProviders(d: ProviderDeps): Provider[] {
     }),
     new SshProvider(d.home, (host, signal) =>
       sshConnector(endpointOf(host) as SshEndpoint, d, SSH_PROVIDER_CONNECT_MS)(signal),
+    ),
+    new SlurmProvider(d.home, (cluster, signal) =>
+      sshConnector(loginEndpoint(cluster), d, SSH_PROVIDER_CONNECT_MS)(signal),
     ),
   ];
 }

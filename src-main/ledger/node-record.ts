@@ -19,6 +19,8 @@ export interface NodeDesired {
   constraints?: string[];
   /** Ports the node's peers must reach (a distributed run's master port). */
   openPorts?: number[];
+  /** The run's max duration, for a provider's own hard limit (Slurm's `--time`). */
+  maxDurationMs?: number;
 }
 
 export interface BootstrapFacts {

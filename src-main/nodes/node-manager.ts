@@ -167,6 +167,9 @@ export class NodeManager {
           shape: this.rec.desired.shape,
           ...(this.rec.desired.constraints ? { constraints: this.rec.desired.constraints } : {}),
           ...(this.rec.desired.openPorts ? { openPorts: this.rec.desired.openPorts } : {}),
+          ...(this.rec.desired.maxDurationMs !== undefined
+            ? { maxDurationMs: this.rec.desired.maxDurationMs }
+            : {}),
         },
         signal,
       );

@@ -86,6 +86,9 @@ export interface CreateLeaseRequest {
   /** Ports of the node its peers must reach (a distributed run's master port): a provider
    *  behind a NAT maps them at create and reports them in the endpoint's `peer`. */
   openPorts?: number[];
+  /** The run's max duration: a provider with a hard limit of its own (Slurm's `--time`)
+   *  sets it to this. */
+  maxDurationMs?: number;
 }
 
 export interface CreateLeaseResult {
@@ -98,6 +101,8 @@ export interface CreateLeaseResult {
 export interface ProviderPolling {
   endpointPollMs: number;
   destroyPollMs: number;
+  /** How long a lease may take to have an endpoint (a queued Slurm job waits its turn). */
+  endpointDeadlineMs?: number;
 }
 
 export interface Provider {

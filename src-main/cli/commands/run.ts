@@ -20,7 +20,7 @@ import { durationFlag, positiveNumber } from './flags';
 import { makeLogPrinter } from '../log-printer';
 import { bold, green, info, red } from '../output';
 
-export const RUN_USAGE = `tender run <job.toml> [--provider P] [--count N] [--hosts a,b] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--interruptible [--bid X]] [--constraint EXPR]… [--grid NAME=v1,v2]… [--keep] [--fresh-setup] [--new-node] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--collect-grace 1h] [--detach] [--json]`;
+export const RUN_USAGE = `tender run <job.toml> [--provider P] [--count N] [--hosts a,b] [--cluster C] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--interruptible [--bid X]] [--constraint EXPR]… [--grid NAME=v1,v2]… [--keep] [--fresh-setup] [--new-node] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--collect-grace 1h] [--detach] [--json]`;
 
 export async function runCommand(argv: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -30,6 +30,7 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
       provider: { type: 'string' },
       count: { type: 'string' },
       hosts: { type: 'string' },
+      cluster: { type: 'string' },
       gpu: { type: 'string' },
       gpus: { type: 'string' },
       'min-vram-gb': { type: 'string' },
@@ -81,6 +82,7 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
     pool.disk_gb = positiveNumber('--disk-gb', values['disk-gb'], true);
   if (values.interruptible !== undefined) pool.interruptible = values.interruptible;
   if (values.bid !== undefined) pool.bid = positiveNumber('--bid', values.bid.replace(/^\$/, ''));
+  if (values.cluster !== undefined) pool.cluster = values.cluster;
   if (values.hosts !== undefined) {
     pool.hosts = values.hosts
       .split(',')

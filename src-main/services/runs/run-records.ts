@@ -51,6 +51,7 @@ export function createRunRecords(
     host,
     ...(job.constraints.length > 0 ? { constraints: job.constraints } : {}),
     ...(job.distributed ? { openPorts: [job.master_port] } : {}),
+    ...(c.policy.maxDurationMs !== null ? { maxDurationMs: c.policy.maxDurationMs } : {}),
   });
   for (let tries = 0; ; tries++) {
     const now = d.now();
