@@ -32,6 +32,10 @@ export interface NodeJobDeps {
   connect(endpoint: NodeEndpoint): (signal: AbortSignal) => Promise<NodeShell>;
   workspacePlan(): Promise<PushPlan | null>;
   isLeaseGone(rec: NodeRecord): Promise<boolean>;
+  /** What ended a gone lease, when its provider can say (Provider.whyGone). */
+  whyLeaseGone?(
+    rec: NodeRecord,
+  ): Promise<{ words: string; cause: 'node_lost' | 'preempted' | 'ended' } | null>;
   /** What the provider last said of an interruptible lease it took back (`outbid`,
    *  `stopped`, `exited`), as the reconciler recorded it; null: nothing. */
   leaseInterruption(rec: NodeRecord): string | null;

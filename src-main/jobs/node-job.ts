@@ -623,11 +623,20 @@ export class NodeJob {
     // recovery already replaced may still report its losses.
     if (rec.label !== this.deps.manager.record.label || this.lostLeases.has(rec.label)) return;
     this.lostLeases.add(rec.label);
+    // The provider's own words for what ended it (Slurm: "the time limit was reached").
+    const why = (await this.deps.whyLeaseGone?.(rec).catch(() => null)) ?? null;
     const loss = leaseGoneDecision({
       explained: this.deps.deadMan?.explainLoss() ?? null,
-      detail,
+      detail: why?.words ?? detail,
       isJobDone: this.state.phase === 'done',
     });
+    if (why && why.cause !== 'node_lost' && !loss.selfTeardown && loss.action === 'job-lost') {
+      // Not a lost node: a time limit reached or a cancel from outside is not recovered; a
+      // preemption is, per [recovery].
+      return why.cause === 'preempted'
+        ? this.dispatch({ type: 'NodeLost', reason: why.words, cause: 'preempted' })
+        : this.dispatch({ type: 'NodeFault', reason: why.words });
+    }
     if (loss.selfTeardown) {
       this.selfTeardown ??= loss.selfTeardown;
       this.renewer?.stop();

@@ -149,6 +149,15 @@ export interface Provider {
    *  no longer exists is not an error. Never polls. */
   destroyLease(handle: DestroyHandle, signal: AbortSignal): Promise<void>;
 
+  /** What ended a lease that is gone, in the provider's words (Slurm: the time limit, a
+   *  node failure, preemption), and what it means to the recovery rules: `node_lost` and
+   *  `preempted` are recovered per `[recovery]`, `ended` (a time limit reached, a cancel from
+   *  outside) is not. Absent: a gone lease is a lost node. */
+  whyGone?(
+    lease: LeaseFacts,
+    signal: AbortSignal,
+  ): Promise<{ words: string; cause: 'node_lost' | 'preempted' | 'ended' }>;
+
   /** Whether the provider still lists the lease (used to confirm a destroy). */
   isGone(handle: DestroyHandle, signal: AbortSignal): Promise<boolean>;
 

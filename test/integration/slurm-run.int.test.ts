@@ -111,4 +111,113 @@ describe('Slurm (a real single-host cluster)', () => {
       await t.close();
     }
   }, 120_000);
+
+  it('a full cluster: the run waits PENDING with Slurm’s reason, and starts when the node frees', async () => {
+    const t = home();
+    try {
+      // Root fills every CPU of the cluster first.
+      const blocker = await cluster.run(`sbatch --parsable -n ${cluster.cpus} --wrap 'sleep 60'`);
+      const blockerId = blocker.stdout.trim();
+      const started = await t.core.client.invoke('run.start', {
+        job: { name: 'waits', run: 'echo ran', workspace: { workdir: t.work, exclude: [] } },
+        pool: { provider: 'slurm', cluster: 'lab', count: 1 },
+      });
+      if (!started.ok) throw new Error(started.error.message);
+      const runId = started.value.id;
+      const bootLines = async () => {
+        const r = await t.core.client.invoke('logs.read', { runId, channel: 'bootstrap' });
+        return r.ok ? r.value.records.map((x) => x.line).join('\n') : '';
+      };
+      for (let i = 0; i < 200 && !/PENDING \(Resources\)/.test(await bootLines()); i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(await bootLines()).toMatch(/Slurm job \d+ is PENDING \(Resources\)/);
+      await cluster.run(`scancel ${blockerId}`);
+      await t.core.waitRun(runId);
+      const v = await t.core.client.invoke('run.get', { runId });
+      expect(v.ok && v.value.status).toBe('completed');
+    } finally {
+      await t.close();
+      await cluster.cancelAll();
+    }
+  }, 120_000);
+
+  it('a node set DOWN mid-run: the lease is lost in Slurm’s words and [recovery] runs it again', async () => {
+    const t = home();
+    try {
+      const started = await t.core.client.invoke('run.start', {
+        job: {
+          name: 'down',
+          run: 'echo "attempt $TENDER_ATTEMPT"; if [ "$TENDER_ATTEMPT" = 0 ]; then sleep 60; fi',
+          workspace: { workdir: t.work, exclude: [] },
+          recovery: { max_restarts: 1, on: ['node_lost'] },
+        },
+        pool: { provider: 'slurm', cluster: 'lab', count: 1 },
+      });
+      if (!started.ok) throw new Error(started.error.message);
+      const runId = started.value.id;
+      const said = async () => {
+        const r = await t.core.client.invoke('logs.read', { runId, channel: 'agent' });
+        return r.ok ? r.value.records.filter((x) => x.source === 'run').map((x) => x.line) : [];
+      };
+      for (let i = 0; i < 300 && !(await said()).includes('attempt 0'); i++)
+        await new Promise((r) => setTimeout(r, 100));
+      await cluster.setNodeState('DOWN', 'tender-test');
+      await new Promise((r) => setTimeout(r, 1_000));
+      await cluster.setNodeState('RESUME');
+      await t.core.waitRun(runId);
+      const v = await t.core.client.invoke('run.get', { runId });
+      const ev = await t.core.client.invoke('logs.read', { runId, channel: 'events' });
+      const events = ev.ok ? ev.value.records.map((x) => x.line).join('\n') : '';
+      const boot = await t.core.client.invoke('logs.read', { runId, channel: 'bootstrap' });
+      const bootText = boot.ok ? boot.value.records.map((x) => `${x.node} ${x.line}`).join('\n') : '';
+      expect(v.ok && v.value.status, `${v.ok && v.value.failedReason}\n${events}\n${bootText}`).toBe('completed');
+      expect(await said()).toEqual(['attempt 0', 'attempt 1']);
+      expect(events).toMatch(/Slurm: its node failed|NODE_FAIL|lease is gone/);
+    } finally {
+      await t.close();
+      await cluster.setNodeState('RESUME').catch(() => {});
+      await cluster.cancelAll();
+    }
+  }, 180_000);
+
+  it('a sweep of 6 cells over 2 allocations', async () => {
+    const t = home();
+    try {
+      const started = await t.core.client.invoke('run.start', {
+        job: {
+          name: 'grid',
+          run: 'echo "k=$TENDER_PARAM_K on $SLURM_JOB_ID"',
+          workspace: { workdir: t.work, exclude: [] },
+          sweep: { axes: { K: ['1', '2', '3', '4', '5', '6'] }, cells: [] },
+        },
+        pool: { provider: 'slurm', cluster: 'lab', count: 2 },
+      });
+      if (!started.ok) throw new Error(started.error.message);
+      await t.core.waitRun(started.value.id);
+      const cells = await t.core.client.invoke('run.cells', { runId: started.value.id });
+      expect(cells.ok && cells.value.map((c) => c.status)).toEqual(Array(6).fill('completed'));
+      expect(cells.ok && new Set(cells.value.map((c) => c.node)).size).toBe(2);
+      expect((await cluster.run('squeue -h')).stdout.trim()).toBe('');
+    } finally {
+      await t.close();
+    }
+  }, 120_000);
+
+  it('an unknown partition: Slurm’s refusal with the fix, nothing allocated', async () => {
+    const t = home();
+    try {
+      const started = await t.core.client.invoke('run.start', {
+        job: { name: 'bad', run: 'true', workspace: { workdir: t.work, exclude: [] } },
+        pool: { provider: 'slurm', cluster: 'lab', count: 1, partition: 'nope' },
+      });
+      if (!started.ok) throw new Error(started.error.message);
+      await t.core.waitRun(started.value.id);
+      const v = await t.core.client.invoke('run.get', { runId: started.value.id });
+      expect(v.ok && v.value.status).toBe('failed');
+      expect(v.ok && v.value.failedReason).toMatch(/the cluster has no partition .*nope/);
+      expect((await cluster.run('squeue -h')).stdout.trim()).toBe('');
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
 });

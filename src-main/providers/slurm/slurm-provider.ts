@@ -21,20 +21,11 @@ import type { NodeShell } from '../../transport/node-shell';
 import type { NodeShape } from '../pool-shapes';
 import { batchScript } from './batch-script';
 import { clusterKeyScope, findCluster, readClusters, type ClusterEntry } from './clusters-file';
-import {
-  endedBecause,
-  parseSbatch,
-  parseScontrol,
-  parseSqueue,
-  RUNNING,
-  sbatchCommand,
-  sbatchRefusal,
-  scancelCommand,
-  scontrolCommand,
-  squeueCommand,
-  WAITING,
-  type QueueRow,
-} from './slurm-cli';
+import { submitJob } from './sbatch';
+import { cancelJobs } from './scancel';
+import { showJob } from './scontrol';
+import { listJobs, type SqueueRow } from './squeue';
+import { jobStatus, missingJobStatus, type SlurmJobStatus } from './slurm-status';
 
 export const SLURM_KIND = 'slurm';
 
@@ -113,48 +104,59 @@ export class SlurmProvider implements Provider {
     return this.withLogin(c, signal, async (shell) => {
       // Idempotent per label: a job already carrying it (a create resumed after a crash) is
       // the lease.
-      const existing = parseSqueue(
-        (await this.run(shell, squeueCommand({ me: true }), signal)).stdout,
-      ).find((r) => r.name === req.label && (WAITING.has(r.state) || RUNNING.has(r.state)));
-      if (existing) return { lease: facts(c, req.label, existing.jobId, gpus), endpoint: null };
-      const r = await execCapture(
-        shell,
-        sbatchCommand({
-          label: req.label,
-          gpus,
-          partition: str(req.shape.partition),
-          account: str(req.shape.account),
-          qos: str(req.shape.qos),
-          timeLimitMin: req.maxDurationMs !== undefined ? req.maxDurationMs / 60_000 : null,
-        }),
-        { stdin: batchScript(req.label), signal },
+      const existing = (await listJobs(shell, { user: true, names: [req.label] }, signal)).find(
+        (r) => jobStatus(r.state, r.reason).kind !== 'gone',
       );
-      const id = r.code === 0 ? parseSbatch(r.stdout) : null;
-      if (!id) {
-        const why = sbatchRefusal(r.stderr, r.code);
-        throw new ProviderError(`${c.name}: ${why.text}`, { fatal: true, hint: why.hint });
-      }
-      return { lease: facts(c, req.label, id, gpus), endpoint: null };
+      if (existing) return { lease: facts(c, req.label, existing.jobId, gpus), endpoint: null };
+      await execCapture(shell, 'mkdir -p "$HOME"/.tender', { signal });
+      const partition = str(req.shape.partition);
+      const account = str(req.shape.account);
+      const qos = str(req.shape.qos);
+      const job = await submitJob(
+        shell,
+        {
+          jobName: req.label,
+          nodes: 1,
+          ...(gpus > 0 ? { gpus } : {}),
+          ...(req.maxDurationMs !== undefined
+            ? { timeLimitMin: Math.max(1, Math.ceil(req.maxDurationMs / 60_000)) }
+            : {}),
+          ...(partition ? { partition } : {}),
+          ...(account ? { account } : {}),
+          ...(qos ? { qos } : {}),
+          script: batchScript(req.label),
+          output: '.tender/slurm-%j.out',
+          // A node failure ends the job (NODE_FAIL) rather than rerunning it from the start
+          // behind Tender's back: the run's own [recovery] rules decide.
+          requeue: false,
+        },
+        signal,
+      );
+      return { lease: facts(c, req.label, job.jobId, gpus), endpoint: null };
     });
   }
 
   async lookupEndpoint(lease: LeaseFacts, signal: AbortSignal): Promise<NodeEndpoint | null> {
     const c = this.cluster(lease.metadata.cluster ?? '');
     const id = lease.contractId;
-    const row = await this.withLogin(c, signal, (shell) => this.queueRow(shell, id, signal));
-    if (row && RUNNING.has(row.state)) {
+    const st = await this.withLogin(c, signal, (shell) => this.statusOf(shell, id, signal));
+    if (st.kind === 'running') {
       this.pendingSeen.delete(lease.leaseId);
       return { ...loginEndpoint(c), slurmJobId: id };
     }
-    if (row && WAITING.has(row.state)) {
+    if (st.kind === 'pending') {
       // Said once per reason (the lookup repeats every few seconds while it waits).
-      const said = `Slurm job ${id} is ${row.state} (${row.reason})${row.startTime && row.startTime !== 'N/A' ? `, expected to start ${row.startTime}` : ''}`;
+      const said = `Slurm job ${id} is ${st.slurm}: ${st.words}`;
+      if (st.blocked)
+        throw new ProviderError(`${said}: it will not start as it stands`, {
+          fatal: true,
+          hint: 'change what holds it on the cluster (`scontrol show job` there), or ask for less',
+        });
       if (this.pendingSeen.get(lease.leaseId) === said) return null;
       this.pendingSeen.set(lease.leaseId, said);
       throw new ProviderError(said);
     }
-    const ended = await this.withLogin(c, signal, (shell) => this.endedWords(shell, id, signal));
-    throw new ProviderError(`Slurm job ${id} ended before its node joined: ${ended.words}`, {
+    throw new ProviderError(`Slurm job ${id} ${st.words} (${st.slurm}) before its node joined`, {
       fatal: true,
     });
   }
@@ -166,10 +168,10 @@ export class SlurmProvider implements Provider {
 
   async isGone(handle: DestroyHandle, signal: AbortSignal): Promise<boolean> {
     const c = this.cluster(handle.cluster ?? '');
-    const row = await this.withLogin(c, signal, (shell) =>
-      this.queueRow(shell, handle.jobId ?? '', signal),
+    const st = await this.withLogin(c, signal, (shell) =>
+      this.statusOf(shell, handle.jobId ?? '', signal),
     );
-    return !row || !(WAITING.has(row.state) || RUNNING.has(row.state));
+    return st.kind === 'gone';
   }
 
   /** The user's jobs whose name carries the prefix, on every cluster: a crash mid-submit
@@ -177,46 +179,53 @@ export class SlurmProvider implements Provider {
   async listLabeled(prefix: string, signal: AbortSignal): Promise<LeaseFacts[]> {
     const out: LeaseFacts[] = [];
     for (const c of readClusters(this.home)) {
-      const rows = await this.withLogin(c, signal, async (shell) =>
-        parseSqueue((await this.run(shell, squeueCommand({ me: true }), signal)).stdout),
+      const rows = await this.withLogin(c, signal, (shell) =>
+        listJobs(shell, { user: true }, signal),
       );
-      for (const r of rows)
-        if (r.name.startsWith(prefix) && (WAITING.has(r.state) || RUNNING.has(r.state)))
-          out.push({
-            ...facts(c, r.name, r.jobId, 0),
-            condition: { state: RUNNING.has(r.state) ? 'running' : 'loading' },
-          });
+      for (const r of rows) {
+        const st = jobStatus(r.state, r.reason);
+        if (!r.name.startsWith(prefix) || st.kind === 'gone') continue;
+        out.push({
+          ...facts(c, r.name, r.jobId, 0),
+          condition: { state: st.kind === 'running' ? 'running' : 'loading' },
+        });
+      }
     }
     return out;
   }
 
-  /** What ended a job, in Slurm's words (for a lease found gone). */
-  async endedReason(
-    lease: LeaseFacts,
-    signal: AbortSignal,
-  ): Promise<{ words: string; cause: string }> {
+  /** What ended a job, in Slurm's words, and what it means to the recovery rules: its
+   *  node failed → a lost node; preempted → preempted; a time limit, a cancel, an exit →
+   *  not recovered. */
+  async whyGone(lease: LeaseFacts, signal: AbortSignal) {
     const c = this.cluster(lease.metadata.cluster ?? '');
-    return this.withLogin(c, signal, (shell) => this.endedWords(shell, lease.contractId, signal));
+    const rec = await this.withLogin(c, signal, (shell) =>
+      showJob(shell, lease.contractId, signal),
+    );
+    const st = rec ? jobStatus(rec.state, rec.reason) : missingJobStatus();
+    const words = `Slurm: the job ${st.words} (${st.slurm})`;
+    if (st.kind !== 'gone') return { words, cause: 'ended' as const };
+    const cause =
+      st.cause === 'node_fail'
+        ? ('node_lost' as const)
+        : st.cause === 'preempted'
+          ? ('preempted' as const)
+          : ('ended' as const);
+    return { words, cause };
   }
 
-  private async queueRow(
+  /** A job's state, from squeue (scontrol for one squeue no longer lists). */
+  private async statusOf(
     shell: NodeShell,
     id: string,
     signal: AbortSignal,
-  ): Promise<QueueRow | null> {
-    // squeue refuses an id it no longer knows ("Invalid job id specified"): gone.
-    const r = await execCapture(shell, squeueCommand({ jobIds: [id] }), { signal });
-    if (r.code !== 0 && /Invalid job id/i.test(r.stderr)) return null;
-    if (r.code !== 0) throw new ProviderError(`squeue: ${r.stderr.trim() || `exit ${r.code}`}`);
-    return parseSqueue(r.stdout).find((x) => x.jobId === id) ?? null;
-  }
-
-  private async endedWords(shell: NodeShell, id: string, signal: AbortSignal) {
-    const r = await execCapture(shell, scontrolCommand(id), { signal });
-    const s = r.code === 0 ? parseScontrol(r.stdout) : null;
-    return s
-      ? endedBecause(s.state, s.reason)
-      : { words: 'Slurm no longer knows it', cause: 'ended' as const };
+  ): Promise<SlurmJobStatus> {
+    const row: SqueueRow | undefined = (await listJobs(shell, { jobIds: [id] }, signal)).find(
+      (r) => r.jobId === id,
+    );
+    if (row) return jobStatus(row.state, row.reason);
+    const rec = await showJob(shell, id, signal);
+    return rec ? jobStatus(rec.state, rec.reason) : missingJobStatus();
   }
 
   /** One `scancel` for every cancel asked within CANCEL_GATHER_MS on a cluster. */
@@ -230,25 +239,14 @@ export class SlurmProvider implements Provider {
     const done = new Promise<void>((resolve, reject) => {
       setTimeout(() => {
         this.cancels.delete(c.name);
-        this.withLogin(c, signal, (shell) =>
-          this.run(shell, scancelCommand([...ids]), signal),
-        ).then(() => resolve(), reject);
+        this.withLogin(c, signal, (shell) => cancelJobs(shell, [...ids], signal)).then(
+          () => resolve(),
+          reject,
+        );
       }, CANCEL_GATHER_MS);
     });
     this.cancels.set(c.name, { ids, done });
     return done;
-  }
-
-  private async run(shell: NodeShell, command: string, signal: AbortSignal) {
-    const r = await execCapture(shell, command, { signal });
-    if (r.code === 127)
-      throw new ProviderError(`${command.split(' ')[0]} is not on the login node’s PATH`, {
-        fatal: true,
-        hint: 'is this a Slurm login node?',
-      });
-    if (r.code !== 0)
-      throw new ProviderError(`${command.split(' ')[0]}: ${r.stderr.trim() || `exit ${r.code}`}`);
-    return r;
   }
 
   private async withLogin<T>(

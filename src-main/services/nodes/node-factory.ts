@@ -181,6 +181,12 @@ export class NodeFactory {
         manifestMemory: ctx.manifestMemory,
         connect: (endpoint) => this.connector(endpoint, LINK_CONNECT_DEADLINE_MS),
         workspacePlan: w.workspacePlan,
+        ...(provider.whyGone
+          ? {
+              whyLeaseGone: async (r: NodeRecord) =>
+                r.lease ? provider.whyGone!(r.lease, new AbortController().signal) : null,
+            }
+          : {}),
         isLeaseGone: async (r) =>
           r.lease ? provider.isGone(r.lease.destroyHandle, new AbortController().signal) : false,
         leaseInterruption: (r) => ctx.ledger.getLease(r.label)?.interruption ?? null,
