@@ -169,8 +169,13 @@ describe('Slurm (a real single-host cluster)', () => {
       const ev = await t.core.client.invoke('logs.read', { runId, channel: 'events' });
       const events = ev.ok ? ev.value.records.map((x) => x.line).join('\n') : '';
       const boot = await t.core.client.invoke('logs.read', { runId, channel: 'bootstrap' });
-      const bootText = boot.ok ? boot.value.records.map((x) => `${x.node} ${x.line}`).join('\n') : '';
-      expect(v.ok && v.value.status, `${v.ok && v.value.failedReason}\n${events}\n${bootText}`).toBe('completed');
+      const bootText = boot.ok
+        ? boot.value.records.map((x) => `${x.node} ${x.line}`).join('\n')
+        : '';
+      expect(
+        v.ok && v.value.status,
+        `${v.ok && v.value.failedReason}\n${events}\n${bootText}`,
+      ).toBe('completed');
       expect(await said()).toEqual(['attempt 0', 'attempt 1']);
       expect(events).toMatch(/Slurm: its node failed|NODE_FAIL|lease is gone/);
     } finally {
@@ -220,4 +225,79 @@ describe('Slurm (a real single-host cluster)', () => {
       await t.close();
     }
   }, 60_000);
+
+  it('its time limit reached mid-run: the run fails saying so, in Slurm’s words', async () => {
+    const t = home();
+    try {
+      const started = await t.core.client.invoke('run.start', {
+        job: {
+          name: 'long',
+          run: 'echo started; sleep 300',
+          workspace: { workdir: t.work, exclude: [] },
+        },
+        pool: { provider: 'slurm', cluster: 'lab', count: 1 },
+        policy: { maxDurationMs: 60 * 60_000 },
+      });
+      if (!started.ok) throw new Error(started.error.message);
+      const runId = started.value.id;
+      const said = async () => {
+        const r = await t.core.client.invoke('logs.read', { runId, channel: 'agent' });
+        return r.ok ? r.value.records.filter((x) => x.source === 'run').map((x) => x.line) : [];
+      };
+      for (let i = 0; i < 300 && !(await said()).includes('started'); i++)
+        await new Promise((r) => setTimeout(r, 100));
+      const jobId = t.core.ledger.nodesOfRun(runId)[0]!.lease!.leaseId.split('/').pop()!;
+      // The allocation was submitted with --time from max_duration (60 min); its end is
+      // brought forward as an administrator would (Slurm checks limits every 30 s).
+      expect((await cluster.run(`scontrol show job ${jobId} -o`)).stdout).toMatch(
+        /TimeLimit=01:00:00/,
+      );
+      await cluster.run(`scontrol update JobId=${jobId} EndTime=now`);
+      await t.core.waitRun(runId);
+      const v = await t.core.client.invoke('run.get', { runId });
+      expect(v.ok && v.value.status).toBe('failed');
+      expect(v.ok && v.value.failedReason).toMatch(/time limit \(TIMEOUT/);
+      expect((await cluster.run('squeue -h')).stdout.trim()).toBe('');
+    } finally {
+      await t.close();
+      await cluster.cancelAll();
+    }
+  }, 120_000);
+
+  it('after a crash, `down --all` finds its allocations — one the ledger never recorded by its name — and cancels them', async () => {
+    const t = home();
+    try {
+      const started = await t.core.client.invoke('run.start', {
+        job: {
+          name: 'left',
+          run: 'echo up; sleep 300',
+          workspace: { workdir: t.work, exclude: [] },
+        },
+        pool: { provider: 'slurm', cluster: 'lab', count: 1 },
+      });
+      if (!started.ok) throw new Error(started.error.message);
+      await t.core.waitJobsStarted(started.value.id);
+      // An allocation a crash mid-submit left: Tender's name, no ledger row.
+      const orphanName = `tender-${t.core.ledger.installId()}-r-orphan-node-0`;
+      const orphan = await login.ssh.exec(`sbatch --parsable --job-name=${orphanName} --wrap 'sleep 300'`);
+      expect(orphan.code, orphan.stderr).toBe(0);
+      // The process goes away with both still allocated; the next one tears everything down.
+      await t.core.close();
+      const again = TenderCore.open({
+        home: t.h,
+        env: { ...process.env, TENDER_AGENT_BUNDLE: agentBundlePath() },
+      });
+      try {
+        const r = await again.client.invoke('lease.destroyAll', {});
+        if (!r.ok) throw new Error(r.error.message);
+        expect(r.value.outcomes.map((o) => o.confirmed), JSON.stringify(r.value)).toEqual([true, true]);
+        expect((await cluster.run('squeue -h')).stdout.trim()).toBe('');
+      } finally {
+        await again.close();
+      }
+    } finally {
+      rmSync(t.root, { recursive: true, force: true });
+      await cluster.cancelAll();
+    }
+  }, 120_000);
 });
