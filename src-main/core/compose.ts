@@ -307,6 +307,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
       runs.close();
       // Managers outlive their drivers (a destroy still retrying): none may act after this.
       factory.stopAll();
+      await Promise.allSettled(providers.all().map((p) => p.close?.())); // kept connections
       projector.close();
       datastream.close();
       ledger.close();

@@ -158,6 +158,10 @@ export interface Provider {
     signal: AbortSignal,
   ): Promise<{ words: string; cause: 'node_lost' | 'preempted' | 'ended' }>;
 
+  /** Closes what the provider keeps open (a cluster's login connection); the core calls it
+   *  when it closes. */
+  close?(): Promise<void>;
+
   /** Whether the provider still lists the lease (used to confirm a destroy). */
   isGone(handle: DestroyHandle, signal: AbortSignal): Promise<boolean>;
 

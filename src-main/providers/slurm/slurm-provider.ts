@@ -34,6 +34,8 @@ export type ClusterConnector = (cluster: ClusterEntry, signal: AbortSignal) => P
 /** Cancels asked for within this are one `scancel` (Tear down all of 20 allocations: one
  *  round trip, not 20). */
 const CANCEL_GATHER_MS = 30;
+/** A login connection nobody used for this long is closed. */
+const LOGIN_IDLE_MS = 20_000;
 
 /** The pool fields of a marketplace that mean nothing to a cluster. */
 const NOT_FOR_SLURM = [
@@ -54,17 +56,28 @@ export class SlurmProvider implements Provider {
   readonly kind = SLURM_KIND;
   /** A pending job may wait its turn for hours: the lookup keeps going. */
   readonly polling = {
-    endpointPollMs: 2_000,
+    endpointPollMs: 500,
     destroyPollMs: 1_000,
     endpointDeadlineMs: 7 * 24 * 3_600_000,
   };
   private readonly pendingSeen = new Map<string, string>();
   private readonly cancels = new Map<string, { ids: Set<string>; done: Promise<void> }>();
+  private readonly logins = new Map<
+    string,
+    { shell: Promise<NodeShell>; timer: NodeJS.Timeout | null }
+  >();
 
   constructor(
     private readonly home: string,
     private readonly connect: ClusterConnector,
   ) {}
+
+  async close(): Promise<void> {
+    const held = [...this.logins.values()];
+    this.logins.clear();
+    for (const h of held) if (h.timer) clearTimeout(h.timer);
+    await Promise.allSettled(held.map((h) => h.shell.then((s) => s.close())));
+  }
 
   isConfigured(): boolean {
     return readClusters(this.home).length > 0;
@@ -249,12 +262,37 @@ export class SlurmProvider implements Provider {
     return done;
   }
 
+  /** Runs `work` on the cluster's login connection: one kept per cluster (lookups poll
+   *  every half second; a login node should not see a new SSH connection for each), closed
+   *  after a quiet spell, made again when it dropped. A command that fails because the
+   *  connection went is tried once more on a new one. */
   private async withLogin<T>(
     c: ClusterEntry,
     signal: AbortSignal,
     work: (shell: NodeShell) => Promise<T>,
   ): Promise<T> {
-    const shell = await this.connect(c, signal).catch((err: Error) => {
+    for (let attempt = 0; ; attempt++) {
+      const shell = await this.loginShell(c, signal);
+      try {
+        const out = await work(shell);
+        this.keepAlive(c.name);
+        return out;
+      } catch (err) {
+        const isDropped = await Promise.race([
+          shell.closed?.then(() => true) ?? Promise.resolve(false),
+          new Promise<boolean>((r) => setTimeout(() => r(false), 0)),
+        ]);
+        if (!isDropped || attempt > 0) throw err;
+        this.logins.delete(c.name);
+      }
+    }
+  }
+
+  private loginShell(c: ClusterEntry, signal: AbortSignal): Promise<NodeShell> {
+    const held = this.logins.get(c.name);
+    if (held) return held.shell;
+    const shell = this.connect(c, signal).catch((err: Error) => {
+      this.logins.delete(c.name);
       throw new ProviderError(
         `cannot reach ${c.name}'s login node ${c.user}@${c.host}:${c.port}: ${err.message}`,
         {
@@ -264,11 +302,28 @@ export class SlurmProvider implements Provider {
         },
       );
     });
-    try {
-      return await work(shell);
-    } finally {
-      await shell.close();
-    }
+    const entry = { shell, timer: null as NodeJS.Timeout | null };
+    this.logins.set(c.name, entry);
+    void shell.then(
+      (s) => s.closed?.then(() => this.logins.get(c.name) === entry && this.logins.delete(c.name)),
+      () => {},
+    );
+    return shell;
+  }
+
+  private keepAlive(name: string): void {
+    const held = this.logins.get(name);
+    if (!held) return;
+    if (held.timer) clearTimeout(held.timer);
+    held.timer = setTimeout(() => {
+      if (this.logins.get(name) !== held) return;
+      this.logins.delete(name);
+      void held.shell.then(
+        (s) => s.close(),
+        () => {},
+      );
+    }, LOGIN_IDLE_MS);
+    held.timer.unref();
   }
 
   private cluster(name: string): ClusterEntry {
