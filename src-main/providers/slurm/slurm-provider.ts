@@ -16,7 +16,7 @@ import {
 } from '../provider';
 import type { PoolSpec } from '../../contract';
 import { TenderError } from '../../base/tender-error';
-import { execCapture } from '../../transport/exec-helpers';
+import { execCapture, shq } from '../../transport/exec-helpers';
 import type { NodeShell } from '../../transport/node-shell';
 import type { NodeShape } from '../pool-shapes';
 import { batchScript } from './batch-script';
@@ -152,14 +152,23 @@ export class SlurmProvider implements Provider {
   async lookupEndpoint(lease: LeaseFacts, signal: AbortSignal): Promise<NodeEndpoint | null> {
     const c = this.cluster(lease.metadata.cluster ?? '');
     const id = lease.contractId;
-    const st = await this.withLogin(c, signal, (shell) => this.statusOf(shell, id, signal));
+    const { st, row } = await this.withLogin(c, signal, (shell) => this.rowOf(shell, id, signal));
     if (st.kind === 'running') {
       this.pendingSeen.delete(lease.leaseId);
-      return { ...loginEndpoint(c), slurmJobId: id };
+      // Where the other nodes of a distributed run reach this one: its compute node.
+      const node = row?.nodes.split(',')[0] ?? '';
+      const addr = node
+        ? await this.withLogin(c, signal, (shell) => nodeAddress(shell, node, signal))
+        : null;
+      return {
+        ...loginEndpoint(c),
+        slurmJobId: id,
+        ...(addr ? { peer: { host: addr, ports: {} } } : {}),
+      };
     }
     if (st.kind === 'pending') {
       // Said once per reason (the lookup repeats every few seconds while it waits).
-      const said = `Slurm job ${id} is ${st.slurm}: ${st.words}`;
+      const said = `Slurm job ${id} is ${st.slurm}: ${st.words}${row?.startTime ? `; expected to start ${row.startTime}` : ''}`;
       if (st.blocked)
         throw new ProviderError(`${said}: it will not start as it stands`, {
           fatal: true,
@@ -233,12 +242,19 @@ export class SlurmProvider implements Provider {
     id: string,
     signal: AbortSignal,
   ): Promise<SlurmJobStatus> {
-    const row: SqueueRow | undefined = (await listJobs(shell, { jobIds: [id] }, signal)).find(
-      (r) => r.jobId === id,
-    );
-    if (row) return jobStatus(row.state, row.reason);
+    return (await this.rowOf(shell, id, signal)).st;
+  }
+
+  private async rowOf(
+    shell: NodeShell,
+    id: string,
+    signal: AbortSignal,
+  ): Promise<{ st: SlurmJobStatus; row: SqueueRow | null }> {
+    const row =
+      (await listJobs(shell, { jobIds: [id] }, signal)).find((r) => r.jobId === id) ?? null;
+    if (row) return { st: jobStatus(row.state, row.reason), row };
     const rec = await showJob(shell, id, signal);
-    return rec ? jobStatus(rec.state, rec.reason) : missingJobStatus();
+    return { st: rec ? jobStatus(rec.state, rec.reason) : missingJobStatus(), row: null };
   }
 
   /** One `scancel` for every cancel asked within CANCEL_GATHER_MS on a cluster. */
@@ -365,4 +381,15 @@ export function loginEndpoint(c: ClusterEntry): Extract<NodeEndpoint, { kind: 's
     hostKeyScope: clusterKeyScope(c.name),
     knownHosts: true,
   };
+}
+
+/** A compute node's address (`NodeAddr`, else its name), from `scontrol show node`. */
+async function nodeAddress(
+  shell: NodeShell,
+  node: string,
+  signal: AbortSignal,
+): Promise<string | null> {
+  const r = await execCapture(shell, `scontrol show node ${shq(node)} -o`, { signal });
+  if (r.code !== 0) return /^[A-Za-z0-9._-]+$/.test(node) ? node : null;
+  return /\bNodeAddr=(\S+)/.exec(r.stdout)?.[1] ?? node;
 }
