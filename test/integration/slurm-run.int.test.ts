@@ -6,6 +6,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TenderCore } from '../../src-main/core/tender-core';
+import { generateEd25519 } from '../../src-main/transport/keys';
 import { writeClusters } from '../../src-main/providers/slurm/clusters-file';
 import { agentBundlePath } from '../helpers/agent-bundle';
 import { startLoginNode, startSlurm, type LoginNode, type SlurmCluster } from '../helpers/slurm';
@@ -279,7 +280,9 @@ describe('Slurm (a real single-host cluster)', () => {
       await t.core.waitJobsStarted(started.value.id);
       // An allocation a crash mid-submit left: Tender's name, no ledger row.
       const orphanName = `tender-${t.core.ledger.installId()}-r-orphan-node-0`;
-      const orphan = await login.ssh.exec(`sbatch --parsable --job-name=${orphanName} --wrap 'sleep 300'`);
+      const orphan = await login.ssh.exec(
+        `sbatch --parsable --job-name=${orphanName} --wrap 'sleep 300'`,
+      );
       expect(orphan.code, orphan.stderr).toBe(0);
       // The process goes away with both still allocated; the next one tears everything down.
       await t.core.close();
@@ -290,7 +293,10 @@ describe('Slurm (a real single-host cluster)', () => {
       try {
         const r = await again.client.invoke('lease.destroyAll', {});
         if (!r.ok) throw new Error(r.error.message);
-        expect(r.value.outcomes.map((o) => o.confirmed), JSON.stringify(r.value)).toEqual([true, true]);
+        expect(
+          r.value.outcomes.map((o) => o.confirmed),
+          JSON.stringify(r.value),
+        ).toEqual([true, true]);
         expect((await cluster.run('squeue -h')).stdout.trim()).toBe('');
       } finally {
         await again.close();
@@ -298,6 +304,26 @@ describe('Slurm (a real single-host cluster)', () => {
     } finally {
       rmSync(t.root, { recursive: true, force: true });
       await cluster.cancelAll();
+    }
+  }, 120_000);
+
+  it('a login node that refuses the key: the run fails naming it, nothing allocated', async () => {
+    const t = home();
+    try {
+      // Another key than the one the login node authorizes.
+      writeFileSync(join(t.root, 'key'), generateEd25519('not-authorized').private);
+      const started = await t.core.client.invoke('run.start', {
+        job: { name: 'nokey', run: 'true', workspace: { workdir: t.work, exclude: [] } },
+        pool: { provider: 'slurm', cluster: 'lab', count: 1 },
+      });
+      if (!started.ok) throw new Error(started.error.message);
+      await t.core.waitRun(started.value.id);
+      const v = await t.core.client.invoke('run.get', { runId: started.value.id });
+      expect(v.ok && v.value.status).toBe('failed');
+      expect(v.ok && v.value.failedReason).toMatch(/cannot reach lab's login node/);
+      expect((await cluster.run('squeue -h')).stdout.trim()).toBe('');
+    } finally {
+      await t.close();
     }
   }, 120_000);
 });
