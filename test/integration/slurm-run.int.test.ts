@@ -10,6 +10,7 @@ import { generateEd25519 } from '../../src-main/transport/keys';
 import { writeClusters } from '../../src-main/providers/slurm/clusters-file';
 import { agentBundlePath } from '../helpers/agent-bundle';
 import { startLoginNode, startSlurm, type LoginNode, type SlurmCluster } from '../helpers/slurm';
+import { minimalBin } from '../helpers/sshd';
 import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
@@ -209,21 +210,54 @@ describe('Slurm (a real single-host cluster)', () => {
     }
   }, 120_000);
 
-  it('an unknown partition: Slurm’s refusal with the fix, nothing allocated', async () => {
+  it('an unknown partition: refused before the run is written, naming the partitions there are', async () => {
     const t = home();
     try {
       const started = await t.core.client.invoke('run.start', {
         job: { name: 'bad', run: 'true', workspace: { workdir: t.work, exclude: [] } },
         pool: { provider: 'slurm', cluster: 'lab', count: 1, partition: 'nope' },
       });
-      if (!started.ok) throw new Error(started.error.message);
-      await t.core.waitRun(started.value.id);
-      const v = await t.core.client.invoke('run.get', { runId: started.value.id });
-      expect(v.ok && v.value.status).toBe('failed');
-      expect(v.ok && v.value.failedReason).toMatch(/the cluster has no partition .*nope/);
+      expect(started.ok).toBe(false);
+      if (started.ok) return;
+      expect(started.error.code).toBe('bad_input');
+      expect(started.error.message).toBe('cluster lab has no partition "nope"');
+      expect(started.error.hint).toMatch(new RegExp(`its partitions: .*${cluster.partition}`));
+      expect(t.core.ledger.listRuns()).toEqual([]);
       expect((await cluster.run('squeue -h')).stdout.trim()).toBe('');
     } finally {
       await t.close();
+    }
+  }, 60_000);
+
+  it('a login node without sbatch: refused before the run is written', async () => {
+    const bare = await startLoginNode(cluster, { path: minimalBin() });
+    const t = home();
+    try {
+      writeFileSync(join(t.root, 'key'), bare.ssh.clientKey.privateKey);
+      writeClusters(t.h, [
+        {
+          name: 'lab',
+          host: bare.ssh.host,
+          port: bare.ssh.port,
+          user: bare.ssh.user,
+          identityFile: join(t.root, 'key'),
+          partition: null,
+          account: null,
+          qos: null,
+          gpuHourUsd: null,
+        },
+      ]);
+      const started = await t.core.client.invoke('run.start', {
+        job: { name: 'nosbatch', run: 'true', workspace: { workdir: t.work, exclude: [] } },
+        pool: { provider: 'slurm', cluster: 'lab', count: 1 },
+      });
+      expect(!started.ok && started.error).toMatchObject({
+        code: 'bad_input',
+        message: expect.stringMatching(/sbatch is not on the PATH/),
+      });
+    } finally {
+      await t.close();
+      await bare.stop();
     }
   }, 60_000);
 
@@ -307,7 +341,7 @@ describe('Slurm (a real single-host cluster)', () => {
     }
   }, 120_000);
 
-  it('a login node that refuses the key: the run fails naming it, nothing allocated', async () => {
+  it('a login node that refuses the key: refused before the run is written, naming it', async () => {
     const t = home();
     try {
       // Another key than the one the login node authorizes.
@@ -316,11 +350,10 @@ describe('Slurm (a real single-host cluster)', () => {
         job: { name: 'nokey', run: 'true', workspace: { workdir: t.work, exclude: [] } },
         pool: { provider: 'slurm', cluster: 'lab', count: 1 },
       });
-      if (!started.ok) throw new Error(started.error.message);
-      await t.core.waitRun(started.value.id);
-      const v = await t.core.client.invoke('run.get', { runId: started.value.id });
-      expect(v.ok && v.value.status).toBe('failed');
-      expect(v.ok && v.value.failedReason).toMatch(/cannot reach lab's login node/);
+      expect(!started.ok && started.error).toMatchObject({
+        code: 'bad_input',
+        message: expect.stringMatching(/cannot reach lab's login node/),
+      });
       expect((await cluster.run('squeue -h')).stdout.trim()).toBe('');
     } finally {
       await t.close();

@@ -111,6 +111,40 @@ export class SlurmProvider implements Provider {
     return Array.from({ length: pool.count }, () => ({ ...shape }));
   }
 
+  /** Before the run is written: the login node answers with the key, has sbatch, and has
+   *  the partition asked for. Each refusal is bad input naming the fix; nothing is
+   *  submitted. */
+  async checkPool(pool: PoolSpec, signal: AbortSignal): Promise<void> {
+    if (!pool.cluster) return; // shapeNodes names it
+    const c = findCluster(this.home, pool.cluster);
+    const partition = pool.partition ?? c.partition;
+    const out = await this.withLogin(c, signal, (shell) =>
+      execCapture(
+        shell,
+        'command -v sbatch >/dev/null 2>&1 || echo TENDER-NO-SBATCH; sinfo -h -o %P 2>/dev/null',
+        { signal },
+      ),
+    ).catch((err: Error & { opts?: { hint?: string } }) => {
+      throw new TenderError('bad_input', err.message, err.opts?.hint);
+    });
+    if (out.stdout.includes('TENDER-NO-SBATCH'))
+      throw new TenderError(
+        'bad_input',
+        `sbatch is not on the PATH of ${c.user}@${c.host}: is it the cluster's login node?`,
+        'check the cluster (`tender clusters list`), or add Slurm’s bin folder to PATH in ~/.bashrc there',
+      );
+    const partitions = out.stdout
+      .split('\n')
+      .map((l) => l.trim().replace(/\*$/, ''))
+      .filter(Boolean);
+    if (partition && partitions.length > 0 && !partitions.includes(partition))
+      throw new TenderError(
+        'bad_input',
+        `cluster ${c.name} has no partition "${partition}"`,
+        `its partitions: ${partitions.join(', ')} (set [pool] partition, or --partition on \`tender clusters add\`)`,
+      );
+  }
+
   async createLease(req: CreateLeaseRequest, signal: AbortSignal): Promise<CreateLeaseResult> {
     const c = this.cluster(String(req.shape.cluster ?? ''));
     const gpus = Number(req.shape.gpus ?? 0);
