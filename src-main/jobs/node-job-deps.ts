@@ -32,6 +32,10 @@ export interface NodeJobDeps {
   connect(endpoint: NodeEndpoint): (signal: AbortSignal) => Promise<NodeShell>;
   workspacePlan(): Promise<PushPlan | null>;
   isLeaseGone(rec: NodeRecord): Promise<boolean>;
+  /** A shell that still reaches a gone node's files, where one does (a Slurm allocation's
+   *  folder on the cluster's shared filesystem, through the login node): its outputs are
+   *  collected from there, best effort. Absent or null: none. */
+  afterEndShell?(rec: NodeRecord): Promise<NodeShell | null>;
   /** What ended a gone lease, when its provider can say (Provider.whyGone). */
   whyLeaseGone?(
     rec: NodeRecord,

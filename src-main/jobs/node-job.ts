@@ -33,7 +33,8 @@ import {
 } from './node-loss';
 import { DEFAULT_PULL_EVERY_S, PeriodicPulls } from './periodic-pulls';
 import { PhaseTracker } from './phase-tracker';
-import type { PulledOutputs } from './outputs/pull';
+import { pullOutputs, type PulledOutputs } from './outputs/pull';
+import { outputsNote } from './transfer-notes';
 import { CLAIM_CHECK_DEADLINE_MS, claimProblem } from './claimed-node';
 import { provisionNode } from './provision-node';
 import { pullCheckpoints, restoreCheckpoints } from './checkpoints';
@@ -632,10 +633,11 @@ export class NodeJob {
     });
     if (why && why.cause !== 'node_lost' && !loss.selfTeardown && loss.action === 'job-lost') {
       // Not a lost node: a time limit reached or a cancel from outside is not recovered; a
-      // preemption is, per [recovery].
-      return why.cause === 'preempted'
-        ? this.dispatch({ type: 'NodeLost', reason: why.words, cause: 'preempted' })
-        : this.dispatch({ type: 'NodeFault', reason: why.words });
+      // preemption is, per [recovery]. What the job left is collected where it still can be.
+      if (why.cause === 'preempted')
+        return this.dispatch({ type: 'NodeLost', reason: why.words, cause: 'preempted' });
+      await this.collectAfterEnd(rec);
+      return this.dispatch({ type: 'NodeFault', reason: why.words });
     }
     if (loss.selfTeardown) {
       this.selfTeardown ??= loss.selfTeardown;
@@ -643,6 +645,25 @@ export class NodeJob {
       this.note(loss.selfTeardown);
     } else if (loss.action === 'job-lost') this.deps.recordLostHost(rec, loss.reason);
     this.nodeGone(loss.action, loss.reason);
+  }
+
+  /** A gone node's outputs, from where its files still are (afterEndShell), best effort. */
+  private async collectAfterEnd(rec: NodeRecord): Promise<void> {
+    const { job, outputsDir } = this.deps;
+    if (job.outputs.length === 0 || !rec.agent) return;
+    const shell = await this.deps.afterEndShell?.(rec).catch(() => null);
+    if (!shell) return;
+    try {
+      const pulled = await pullOutputs(shell, rec.agent.address, job.outputs, outputsDir, {
+        incremental: true,
+      });
+      this.pulled = pulled;
+      this.note(`after the node ended, ${outputsNote(pulled)}`);
+    } catch (err) {
+      this.note(`outputs not collected after the node ended: ${(err as Error).message}`);
+    } finally {
+      await shell.close();
+    }
   }
 
   /** The link dropped and the lease is still listed: an interruptible node the provider

@@ -261,13 +261,14 @@ describe('Slurm (a real single-host cluster)', () => {
     }
   }, 60_000);
 
-  it('its time limit reached mid-run: the run fails saying so, in Slurm’s words', async () => {
+  it('its time limit reached mid-run: the run fails saying so, in Slurm’s words; outputs collected', async () => {
     const t = home();
     try {
       const started = await t.core.client.invoke('run.start', {
         job: {
           name: 'long',
-          run: 'echo started; sleep 300',
+          run: 'mkdir -p out; echo partial > out/r.txt; echo started; sleep 300',
+          outputs: ['out/r.txt'],
           workspace: { workdir: t.work, exclude: [] },
         },
         pool: { provider: 'slurm', cluster: 'lab', count: 1 },
@@ -292,6 +293,10 @@ describe('Slurm (a real single-host cluster)', () => {
       const v = await t.core.client.invoke('run.get', { runId });
       expect(v.ok && v.value.status).toBe('failed');
       expect(v.ok && v.value.failedReason).toMatch(/time limit \(TIMEOUT/);
+      // What the job had written is collected through the login node (shared filesystem).
+      expect(
+        readFileSync(join(t.h, 'runs', runId, 'node-0', 'outputs', 'out', 'r.txt'), 'utf8'),
+      ).toBe('partial\n');
       expect((await cluster.run('squeue -h')).stdout.trim()).toBe('');
     } finally {
       await t.close();

@@ -187,6 +187,15 @@ export class NodeFactory {
                 r.lease ? provider.whyGone!(r.lease, new AbortController().signal) : null,
             }
           : {}),
+        afterEndShell: async (r: NodeRecord) => {
+          const ep = r.connection;
+          if (ep?.kind !== 'ssh' || ep.slurmJobId === undefined) return null;
+          const { slurmJobId: _inside, ...login } = ep;
+          return this.connector(
+            login,
+            LINK_CONNECT_DEADLINE_MS,
+          )(AbortSignal.timeout(LINK_CONNECT_DEADLINE_MS));
+        },
         isLeaseGone: async (r) =>
           r.lease ? provider.isGone(r.lease.destroyHandle, new AbortController().signal) : false,
         leaseInterruption: (r) => ctx.ledger.getLease(r.label)?.interruption ?? null,
