@@ -11,6 +11,9 @@ import { ensureTenderKey } from '../transport/keys';
 
 /** A host answers the ssh provider's own commands (list, destroy) within this. */
 const SSH_PROVIDER_CONNECT_MS = 60_000;
+/** A cluster's login node answers within this (a status survey, a lookup every 0.5 s: an
+ *  unreachable one must not hold them for a minute; the lookup simply tries again). */
+const SLURM_LOGIN_CONNECT_MS = 10_000;
 
 export interface ProviderDeps {
   home: string;
@@ -37,7 +40,7 @@ export function defaultProviders(d: ProviderDeps): Provider[] {
       sshConnector(endpointOf(host) as SshEndpoint, d, SSH_PROVIDER_CONNECT_MS)(signal),
     ),
     new SlurmProvider(d.home, (cluster, signal) =>
-      sshConnector(loginEndpoint(cluster), d, SSH_PROVIDER_CONNECT_MS)(signal),
+      sshConnector(loginEndpoint(cluster), d, SLURM_LOGIN_CONNECT_MS)(signal),
     ),
   ];
 }

@@ -23,6 +23,7 @@ export const keys = {
   run: (runId: string) => ['run', runId] as const,
   settings: ['settings'] as const,
   hosts: ['hosts'] as const,
+  clusters: ['clusters'] as const,
   offers: (provider: string, filter: OfferFilterInput) => ['offers', provider, filter] as const,
   outputs: (runId: string) => ['outputs', runId] as const,
   /** A run's port forwards in the process serving this UI (replaced by `forward.changed`). */
@@ -63,6 +64,11 @@ export function useSettings() {
 
 export function useHosts() {
   return useQuery({ queryKey: keys.hosts, queryFn: () => call('hosts.list', {}) });
+}
+
+/** Slurm clusters (clusters.toml), for Settings and the composer's Slurm pool. */
+export function useClusters() {
+  return useQuery({ queryKey: keys.clusters, queryFn: () => call('clusters.list', {}) });
 }
 
 export function useOutputs(runId: string | null, enabled = true) {

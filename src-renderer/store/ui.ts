@@ -27,6 +27,24 @@ export interface DraftLimits {
   unreachableGrace: string;
 }
 
+/** A Slurm pool as typed: a cluster from clusters.toml, and over its defaults the partition,
+ *  account and QOS (empty: the cluster's), and GPUs per node (`gpu_count`; 0: none asked). */
+export interface SlurmDraft {
+  cluster: string;
+  partition: string;
+  account: string;
+  qos: string;
+  gpus: number;
+}
+
+export const EMPTY_SLURM: SlurmDraft = {
+  cluster: '',
+  partition: '',
+  account: '',
+  qos: '',
+  gpus: 0,
+};
+
 export interface ComposerDraft {
   name: string;
   workdir: string;
@@ -60,9 +78,11 @@ export interface ComposerDraft {
   ports: string;
   /** A loaded job file's `remote_ports`, carried as they are (no field edits them). */
   remotePorts: string[];
-  provider: 'local' | 'ssh' | 'vastai';
+  provider: 'local' | 'ssh' | 'vastai' | 'slurm';
   count: number;
   hosts: string[];
+  /** The Slurm pool (provider `slurm`): the cluster and what is asked of it. */
+  slurm: SlurmDraft;
   /** Offers picked in the offer browser (vastai), one per node. */
   offers: Offer[];
   /** The filter the offers were picked with: it becomes the pool's shape, so a taken offer
@@ -107,6 +127,7 @@ export const EMPTY_DRAFT: ComposerDraft = {
   provider: 'local',
   count: 1,
   hosts: [],
+  slurm: EMPTY_SLURM,
   offers: [],
   offerFilter: {},
   verify: [],

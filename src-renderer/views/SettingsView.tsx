@@ -4,13 +4,14 @@ import { useSettings } from '../api/queries';
 import { toast } from '../components/toasts';
 import { Spinner } from '../shell/icons';
 import { ApiKeySection } from './settings/ApiKeySection';
+import { ClustersSection } from './settings/ClustersSection';
 import { DefaultsSection } from './settings/DefaultsSection';
 import { HostsSection } from './settings/HostsSection';
 import { NotifySection } from './settings/NotifySection';
 import './settings/settings.css';
 
-/** Provider keys, defaults for new runs, notifications, your own machines, and where Tender
- *  keeps its data. */
+/** Provider keys, defaults for new runs, notifications, your own machines and Slurm
+ *  clusters, and where Tender keeps its data. */
 export function SettingsView(): React.JSX.Element {
   const settings = useSettings();
   return (
@@ -19,7 +20,8 @@ export function SettingsView(): React.JSX.Element {
         <div>
           <h1>Settings</h1>
           <div className="sub">
-            Keys, defaults for new runs, your own machines, and where Tender keeps its data.
+            Keys, defaults for new runs, your own machines and clusters, and where Tender keeps its
+            data.
           </div>
         </div>
       </div>
@@ -40,6 +42,7 @@ export function SettingsView(): React.JSX.Element {
           <DefaultsSection key={JSON.stringify(settings.data.defaults)} settings={settings.data} />
           <NotifySection key={settings.data.notify.webhookUrl ?? ''} settings={settings.data} />
           <HostsSection publicKey={settings.data.sshPublicKey} />
+          <ClustersSection dataFolder={settings.data.dataFolder} />
           <DataSection folder={settings.data.dataFolder} shell={settings.data.shell} />
         </div>
       )}
@@ -82,9 +85,9 @@ function DataSection({
           </dd>
           <dt />
           <dd className="hint">
-            The ledger (ledger.sqlite), logs, collected outputs, Tender’s SSH key and hosts.toml.
-            Back it up with the app closed; deleting it makes Tender forget leases that may still
-            bill.
+            The ledger (ledger.sqlite), logs, collected outputs, Tender’s SSH key, hosts.toml and
+            clusters.toml. Back it up with the app closed; deleting it makes Tender forget leases
+            that may still bill.
           </dd>
           <dt>Running as</dt>
           <dd>

@@ -34,6 +34,8 @@ export type ClusterConnector = (cluster: ClusterEntry, signal: AbortSignal) => P
 /** Cancels asked for within this are one `scancel` (Tear down all of 20 allocations: one
  *  round trip, not 20). */
 const CANCEL_GATHER_MS = 30;
+/** How long closing waits for the login connections to close. */
+const CLOSE_WAIT_MS = 1_000;
 /** A login connection nobody used for this long is closed. */
 const LOGIN_IDLE_MS = 20_000;
 
@@ -76,7 +78,10 @@ export class SlurmProvider implements Provider {
     const held = [...this.logins.values()];
     this.logins.clear();
     for (const h of held) if (h.timer) clearTimeout(h.timer);
-    await Promise.allSettled(held.map((h) => h.shell.then((s) => s.close())));
+    // A connection still being made is not waited for (an unreachable login node would hold
+    // the core's close for its whole connect deadline): it closes itself once made.
+    const closing = Promise.allSettled(held.map((h) => h.shell.then((s) => s.close())));
+    await Promise.race([closing, new Promise((r) => setTimeout(r, CLOSE_WAIT_MS).unref())]);
   }
 
   isConfigured(): boolean {

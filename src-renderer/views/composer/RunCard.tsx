@@ -1,9 +1,11 @@
 import type { ErrorData } from '../../../src-main/contract';
+import { useClusters } from '../../api/queries';
 import { perHour } from '../../lib/format';
 import { useUi } from '../../store/ui';
 import { PlayIcon } from '../run/icons';
 import { estimatedHourly, nodeCount } from './draft-to-run';
 import { PlacementLine } from './PlacementLine';
+import { notionalPerHour } from './slurm-pool';
 import type { CheapestMatch } from './use-cheapest-match';
 import type { PlanState } from './use-run-plan';
 
@@ -42,6 +44,8 @@ export function RunCard(props: {
             ) : (
               <div className="faint">{unknownWhy(props.cheapest)}</div>
             )
+          ) : draft.provider === 'slurm' ? (
+            <SlurmEstimate />
           ) : (
             <div className="estimate-value">
               <span className="big">Nothing bills</span>
@@ -79,6 +83,28 @@ export function RunCard(props: {
         )}
       </div>
     </section>
+  );
+}
+
+/** A cluster bills no one by the hour; one that declares a notional $/GPU-hour has its
+ *  allocations counted at that in the cost report. */
+function SlurmEstimate(): React.JSX.Element {
+  const draft = useUi((s) => s.draft);
+  const { data: clusters } = useClusters();
+  const cluster = clusters?.find((c) => c.name === draft.slurm.cluster);
+  const notional = notionalPerHour(draft.slurm, draft.count, cluster);
+  return (
+    <div className="estimate-value" data-testid="estimate-slurm">
+      <span className="big">Nothing bills</span>
+      <span className="faint">
+        {' '}
+        {cluster ? `allocations on ${cluster.name}` : 'allocations on your cluster'}
+        {notional !== null &&
+          (draft.slurm.gpus > 0
+            ? `; counted at ${perHour(notional)} in the cost report (${perHour(cluster!.gpuHourUsd!)} per GPU)`
+            : '; no GPUs asked, so nothing is counted')}
+      </span>
+    </div>
   );
 }
 

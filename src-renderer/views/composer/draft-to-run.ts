@@ -10,6 +10,7 @@ import { limitsToPolicy } from './draft-limits';
 import { distributedProblem, masterPortValue } from './distributed-rules';
 import { envNameProblem, paramVariable } from './env-rules';
 import { parsePortsField } from './job-ports';
+import { slurmPoolOf, slurmProblem } from './slurm-pool';
 import { parseSweepAxes, sweepHint } from './sweep-axes';
 
 export type StartInput = CommandInput<'run.start'>;
@@ -90,8 +91,8 @@ function forwardsOf(draft: ComposerDraft): Pick<StartInput['job'], 'ports' | 're
   };
 }
 
-/** How many nodes the pool asks for: the count, the hosts picked (ssh), at least the offers
- *  picked (vastai). */
+/** How many nodes the pool asks for: the count (local, slurm: one allocation each), the
+ *  hosts picked (ssh), at least the offers picked (vastai). */
 export function nodeCount(
   draft: Pick<ComposerDraft, 'provider' | 'count' | 'hosts' | 'offers'>,
 ): number {
@@ -134,6 +135,9 @@ function poolOf(draft: ComposerDraft): PoolSpecInput {
         ...(draft.image.trim() ? { image: draft.image.trim() } : {}),
         ...(draft.interruptible ? bidOf(draft.bid) : {}),
       };
+    case 'slurm':
+      // One allocation per node, on the cluster picked; no marketplace shape.
+      return slurmPoolOf(draft.slurm, draft.count, verify);
   }
 }
 
@@ -203,6 +207,8 @@ export function draftProblems(draft: ComposerDraft): Partial<Record<DraftField, 
   else if (size?.problem) p.sweep = size.text;
   if (draft.provider === 'ssh' && draft.hosts.length === 0)
     p.pool = 'Pick at least one host (add hosts in Settings)';
+  const slurm = draft.provider === 'slurm' ? slurmProblem(draft.slurm) : null;
+  if (slurm) p.pool = slurm;
   const badConstraint = lines(draft.constraints)
     .map((c) => {
       try {

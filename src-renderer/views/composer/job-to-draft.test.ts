@@ -65,6 +65,7 @@ describe('loadedToDraft', () => {
       provider: 'vastai',
       count: 2,
       hosts: [],
+      slurm: { cluster: '', partition: '', account: '', qos: '', gpus: 0 },
       offers: [],
       offerFilter: { gpu: 'RTX 4090', maxPrice: 0.5 },
       verify: ['nvidia-smi'],
@@ -168,6 +169,53 @@ describe('loadedToDraft', () => {
     expect(notes).toEqual([expect.stringMatching(/master_port without distributed = true/)]);
     expect(draftToStartInput(draft).job).not.toHaveProperty('master_port');
     expect(draftToStartInput({ ...draft, distributed: true }).job.master_port).toBe(12345);
+  });
+
+  it('fills the Slurm pool from [pool] and sends the same pool back', () => {
+    const file = loaded(
+      {},
+      {
+        provider: 'slurm',
+        cluster: 'lab',
+        partition: 'gpu',
+        account: 'ml',
+        qos: 'normal',
+        gpu_count: 2,
+        count: 3,
+        verify: ['nvidia-smi'],
+      },
+    );
+    const { draft, notes } = loadedToDraft(file);
+    expect(notes).toEqual([]);
+    expect(draft.provider).toBe('slurm');
+    expect(draft.count).toBe(3);
+    expect(draft.slurm).toEqual({
+      cluster: 'lab',
+      partition: 'gpu',
+      account: 'ml',
+      qos: 'normal',
+      gpus: 2,
+    });
+    expect(PoolSpec.parse(draftToStartInput(draft).pool)).toEqual(file.pool);
+  });
+
+  it('a Slurm pool with only a cluster sends only the cluster: its defaults apply', () => {
+    const file = loaded({}, { provider: 'slurm', cluster: 'lab' });
+    const { draft } = loadedToDraft(file);
+    expect(draft.slurm).toEqual({ cluster: 'lab', partition: '', account: '', qos: '', gpus: 0 });
+    const pool = draftToStartInput(draft).pool;
+    expect(pool).toEqual({ provider: 'slurm', count: 1, verify: [], cluster: 'lab' });
+    expect(PoolSpec.parse(pool)).toEqual(file.pool);
+  });
+
+  it('names the marketplace fields a Slurm file sets, which are not sent', () => {
+    const { draft, notes } = loadedToDraft(
+      loaded({}, { provider: 'slurm', cluster: 'lab', image: 'img:1', max_price: 1 }),
+    );
+    expect(notes).toEqual([expect.stringMatching(/sets max_price, image for a Slurm pool/)]);
+    const pool = draftToStartInput(draft).pool;
+    expect(pool).not.toHaveProperty('image');
+    expect(pool).not.toHaveProperty('max_price');
   });
 
   it('says what it could not carry', () => {

@@ -3,11 +3,28 @@ import type { ComposerDraft, EnvRow } from '../../store/ui';
 import { DEFAULT_MASTER_PORT } from './distributed-rules';
 import { policyToLimits } from './draft-limits';
 import { formatPortsField } from './job-ports';
+import { slurmDraftOf } from './slurm-pool';
 import { formatSweepAxes } from './sweep-axes';
 
 export type LoadedJob = CommandOutput<'job.load'>;
 
-const PROVIDERS: readonly ComposerDraft['provider'][] = ['local', 'ssh', 'vastai'];
+/** `[pool]` fields of a marketplace: a Slurm pool sends none of them (the provider refuses
+ *  them). */
+const MARKET_ONLY = [
+  'gpu',
+  'min_vram_gb',
+  'max_price',
+  'image',
+  'disk_gb',
+  'min_reliability',
+  'min_down_mbps',
+  'min_up_mbps',
+  'verified',
+  'interruptible',
+  'bid',
+] as const;
+
+const PROVIDERS: readonly ComposerDraft['provider'][] = ['local', 'ssh', 'vastai', 'slurm'];
 
 /** A parsed tender.toml as a composer draft. Secrets read from the environment stay
  *  references (`fromEnv`, no value); `notes` says what the composer could not carry. */
@@ -19,6 +36,11 @@ export function loadedToDraft(loaded: LoadedJob): { draft: ComposerDraft; notes:
   if (pool.offers.length > 0)
     notes.push(
       `the file picks offers ${pool.offers.join(', ')} by id: pick them again in Offers (or the pool's shape is used)`,
+    );
+  const market = MARKET_ONLY.filter((k) => pool[k] !== undefined);
+  if (provider === 'slurm' && market.length > 0)
+    notes.push(
+      `the file sets ${market.join(', ')} for a Slurm pool: a cluster takes none of those (ask for GPUs with GPUs per node); left out`,
     );
   if (!job.distributed && (job.stop !== 'all' || job.master_port !== DEFAULT_MASTER_PORT))
     notes.push(
@@ -52,6 +74,7 @@ export function loadedToDraft(loaded: LoadedJob): { draft: ComposerDraft; notes:
       provider: provider ?? 'local',
       count: pool.count,
       hosts: pool.hosts,
+      slurm: slurmDraftOf(pool),
       offers: [],
       offerFilter: filterOf(pool),
       verify: pool.verify,
