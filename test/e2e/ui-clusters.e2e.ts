@@ -243,7 +243,7 @@ describe('Slurm clusters in the UI', () => {
     // contacted): two new allocations.
     await expect
       .poll(() => page.getByTestId('placement').innerText(), { timeout: 15_000 })
-      .toMatch(/Rents 2 new nodes/);
+      .toMatch(/Submits 2 allocations, one node each/);
     const plans = sent.filter((r) => r.command === 'run.plan');
     expect((plans.at(-1)!.input as { pool: unknown }).pool).toEqual(pool);
 

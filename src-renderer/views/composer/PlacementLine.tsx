@@ -9,6 +9,7 @@ export function PlacementLine({ plan }: { plan: PlanState }): React.JSX.Element 
   const now = useNow(10_000);
   const newNode = useUi((s) => s.draft.newNode);
   const freshSetup = useUi((s) => s.draft.freshSetup);
+  const provider = useUi((s) => s.draft.provider);
   const patch = useUi((s) => s.patchDraft);
   if (plan.state === 'idle') return null;
   if (plan.state === 'loading')
@@ -24,7 +25,7 @@ export function PlacementLine({ plan }: { plan: PlanState }): React.JSX.Element 
       </div>
     );
   }
-  const s = placementSummary(plan.plan, { now, useNew: newNode, freshSetup });
+  const s = placementSummary(plan.plan, { now, useNew: newNode, freshSetup, provider });
   return (
     <div
       className={`placement ${plan.isStale ? 'is-stale' : ''}`}

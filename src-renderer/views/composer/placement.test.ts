@@ -105,4 +105,13 @@ describe('placementSummary', () => {
     expect(placementSummary(plan([warm('vastai:1'), null]), opts).warmCount).toBe(1);
     expect(placementSummary(plan([warm('vastai:1')]), { ...opts, useNew: true }).warmCount).toBe(1);
   });
+
+  it('a Slurm cluster’s nodes are allocations it submits', () => {
+    expect(placementSummary(plan([null]), { ...opts, provider: 'slurm' }).headline).toBe(
+      'Submits an allocation (one node)',
+    );
+    expect(placementSummary(plan([null, null]), { ...opts, provider: 'slurm' }).headline).toBe(
+      'Submits 2 allocations, one node each',
+    );
+  });
 });

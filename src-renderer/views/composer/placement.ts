@@ -23,6 +23,8 @@ export interface PlacementOptions {
   useNew: boolean;
   /** "Rebuild the environment" is checked: a cached setup is not what happens. */
   freshSetup: boolean;
+  /** The pool's provider: a Slurm cluster's nodes are allocations it submits, not rents. */
+  provider?: string;
 }
 
 export function placementSummary(plan: RunPlan, opts: PlacementOptions): Placement {
@@ -34,17 +36,19 @@ export function placementSummary(plan: RunPlan, opts: PlacementOptions): Placeme
       warm.length === 1
         ? `warm node ${warm[0]!.leaseId} stays for another run`
         : `${warm.length} warm nodes stay for another run`;
-    return { ...base, headline: `${rents(total)}; ${stays}`, nodes: [] };
+    return { ...base, headline: `${rents(total, opts.provider)}; ${stays}`, nodes: [] };
   }
   const nodes = total > 1 ? plan.nodes.map((n) => `${n.logicalId}: ${nodeLine(n, opts)}`) : [];
-  if (warm.length === 0) return { ...base, headline: rents(total), nodes };
+  if (warm.length === 0) return { ...base, headline: rents(total, opts.provider), nodes };
   if (total === 1) return { ...base, headline: `Reuses ${warmName(warm[0]!, opts)}`, nodes };
   const rented = total - warm.length;
   const reuses = `Reuses ${warm.length === 1 ? '1 warm node' : `${warm.length} warm nodes`}`;
   return { ...base, headline: rented > 0 ? `${reuses}, rents ${rented}` : reuses, nodes };
 }
 
-function rents(n: number): string {
+function rents(n: number, provider?: string): string {
+  if (provider === 'slurm')
+    return n === 1 ? 'Submits an allocation (one node)' : `Submits ${n} allocations, one node each`;
   return n === 1 ? 'Rents a new node' : `Rents ${n} new nodes`;
 }
 
