@@ -5,12 +5,11 @@
 // all 20 and 20 sequential ones, each over ssh to the login node.
 // Targets: first line < 3 s; 20 teardowns ≈ one scancel round trip.
 // Usage: node bench/run.mjs slurm [reps=3]   (after `npm run build`; root)
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { TenderCore } from '../src-main/core/tender-core';
-import { writeClusters } from '../src-main/providers/slurm/clusters-file';
-import { startLoginNode, startSlurm } from '../test/helpers/slurm';
+import { registerCluster, startLoginNode, startSlurm } from '../test/helpers/slurm';
 import { median, ms } from './bench-helpers';
 
 const REPS = Number(process.argv[2] ?? 3);
@@ -22,22 +21,7 @@ const home = join(root, 'home');
 const work = join(root, 'work');
 mkdirSync(work, { recursive: true });
 writeFileSync(join(work, 'train.py'), 'print(1)\n');
-const key = join(root, 'key');
-writeFileSync(key, login.ssh.clientKey.privateKey);
-chmodSync(key, 0o600);
-writeClusters(home, [
-  {
-    name: 'lab',
-    host: login.ssh.host,
-    port: login.ssh.port,
-    user: login.ssh.user,
-    identityFile: key,
-    partition: cluster.partition,
-    account: null,
-    qos: null,
-    gpuHourUsd: null,
-  },
-]);
+registerCluster(home, cluster, login, join(root, 'key'));
 const core = TenderCore.open({ home, env: { ...process.env, TENDER_AGENT_BUNDLE: BUNDLE } });
 
 try {

@@ -59,12 +59,9 @@ export interface NodeJobDeps {
    *  the host, so a recovery rents elsewhere. */
   recordLostHost(rec: NodeRecord, reason: string): void;
   /** The job ended on this node: its receipt is written (receipt-writer.ts) from what the
-   *  job knew and what the run knows (when it started, what it cost). */
-  recordReceipt?(facts: {
-    state: JobState;
-    pulled: PulledOutputs | null;
-    workspace: { manifest: string; files: number } | null;
-  }): void;
+   *  job knew and what the run knows (the workspace it was given, when it started, what it
+   *  cost). */
+  recordReceipt?(facts: { state: JobState; pulled: PulledOutputs | null }): void;
   /** The node's dead-man switch: the agent destroys the node itself when the app stops
    *  renewing it (unreachable past the grace, budget, idle). null: none is armed. */
   deadMan: DeadManWiring | null;

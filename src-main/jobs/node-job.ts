@@ -287,12 +287,7 @@ export class NodeJob {
   /** The job's receipt; a failure to write one is noted, never the job's. */
   private recordReceipt(state: JobState): void {
     try {
-      const m = this.deps.manifestMemory.get(this.deps.manager.record.label);
-      this.deps.recordReceipt?.({
-        state,
-        pulled: this.pulled,
-        workspace: m ? { manifest: m.digest, files: m.files.size } : null,
-      });
+      this.deps.recordReceipt?.({ state, pulled: this.pulled });
     } catch (err) {
       this.note(`no receipt written: ${(err as Error).message}`);
     }

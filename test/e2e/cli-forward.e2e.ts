@@ -1,25 +1,14 @@
 // `tender forward` through the CLI against a detached local run: a node port reached on
 // this machine's 127.0.0.1, the forward kept until Ctrl-C; bad input — a port out of
 // range, a local port in use, an unknown run — exits 2 naming the fix.
-import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { CliProcess, runCli, useTempHomes } from '../helpers/cli';
 import { freePort } from '../helpers/free-port';
+import { fetchText } from '../helpers/http-get';
 import { writeJob } from '../helpers/job-files';
 
 const newHome = useTempHomes();
-
-function fetchText(url: string): Promise<string | null> {
-  return new Promise((resolve) => {
-    get(url, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve(res.statusCode === 200 ? body : null));
-    }).on('error', () => resolve(null));
-  });
-}
 
 describe('tender forward', () => {
   it('forwards a node port until Ctrl-C; bad ports and a busy local port exit 2', async () => {

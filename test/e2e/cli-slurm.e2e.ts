@@ -1,13 +1,17 @@
 // `tender run --provider slurm` through the CLI on a real single-host Slurm cluster and a
 // login node over sshd: the job's output printed; then `kill -9` of Tender mid-run and
 // `tender down --all` from a new process: the allocation is found and cancelled, none left.
-import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeClusters } from '../../src-main/providers/slurm/clusters-file';
 import { CliProcess, runCli, useTempHomes } from '../helpers/cli';
 import { writeJob } from '../helpers/job-files';
-import { startLoginNode, startSlurm, type LoginNode, type SlurmCluster } from '../helpers/slurm';
+import {
+  registerCluster,
+  startLoginNode,
+  startSlurm,
+  type LoginNode,
+  type SlurmCluster,
+} from '../helpers/slurm';
 
 const newHome = useTempHomes();
 let cluster: SlurmCluster;
@@ -23,29 +27,10 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-function withCluster(home: string, root: string): void {
-  const key = join(root, 'key');
-  writeFileSync(key, login.ssh.clientKey.privateKey);
-  chmodSync(key, 0o600);
-  writeClusters(home, [
-    {
-      name: 'lab',
-      host: login.ssh.host,
-      port: login.ssh.port,
-      user: login.ssh.user,
-      identityFile: key,
-      partition: cluster.partition,
-      account: null,
-      qos: null,
-      gpuHourUsd: null,
-    },
-  ]);
-}
-
 describe('tender run --provider slurm', () => {
   it('runs on the cluster; kill -9 mid-run, then down --all leaves no allocation', async () => {
     const { home, root } = newHome();
-    withCluster(home, root);
+    registerCluster(home, cluster, login, join(root, 'key'));
     const quick = writeJob(
       root,
       'quick',

@@ -26,6 +26,7 @@ import {
 } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeClusters, type ClusterEntry } from '../../src-main/providers/slurm/clusters-file';
 import { shq } from '../../src-main/transport/exec-helpers';
 import { connectSsh, type SshShell } from '../../src-main/transport/ssh-shell';
 import { freePort } from './free-port';
@@ -464,6 +465,33 @@ export async function startLoginNode(
       await ssh.stop();
     },
   };
+}
+
+/** Registers a login node as the cluster `lab` of a Tender home (its clusters.toml), reached
+ *  with the fixture's client key, written to `keyFile` (0600); the cluster's default
+ *  partition unless `over` says otherwise. */
+export function registerCluster(
+  home: string,
+  cluster: SlurmCluster,
+  login: LoginNode,
+  keyFile: string,
+  over: Partial<ClusterEntry> = {},
+): void {
+  writeFileSync(keyFile, login.ssh.clientKey.privateKey, { mode: 0o600 });
+  writeClusters(home, [
+    {
+      name: 'lab',
+      host: login.ssh.host,
+      port: login.ssh.port,
+      user: login.ssh.user,
+      identityFile: keyFile,
+      partition: cluster.partition,
+      account: null,
+      qos: null,
+      gpuHourUsd: null,
+      ...over,
+    },
+  ]);
 }
 
 // ── small things ──────────────────────────────────────────────────────────────────────

@@ -1,25 +1,14 @@
 // A job's declared `ports` (local provider, real agent): its forwards open once its run
 // starts, a service the job serves on the node is fetched through the local port, and they
 // close with the job.
-import { get } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import type { TenderCore } from '../../src-main/core/tender-core';
 import { freePort } from '../helpers/free-port';
+import { fetchText } from '../helpers/http-get';
 import { runView, useLocalHomes } from '../helpers/local-cores';
 import { eventuallyAsync } from '../helpers/wait';
 
 const localHome = useLocalHomes('tender-jobfwd-');
-
-function fetchText(url: string): Promise<string | null> {
-  return new Promise((resolve) => {
-    get(url, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve(res.statusCode === 200 ? body : null));
-    }).on('error', () => resolve(null));
-  });
-}
 
 async function forwards(core: TenderCore, runId: string) {
   const r = await core.client.invoke('forward.list', { runId });

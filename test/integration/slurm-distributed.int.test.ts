@@ -2,15 +2,20 @@
 // allocation per rank, rank 0's compute-node address handed to the others (NodeAddr), the
 // pre-flight through the agents, and a Python job summing its ranks over TCP at
 // MASTER_ADDR:MASTER_PORT.
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TenderCore } from '../../src-main/core/tender-core';
-import { writeClusters } from '../../src-main/providers/slurm/clusters-file';
 import { agentBundlePath } from '../helpers/agent-bundle';
 import { freePort } from '../helpers/free-port';
-import { startLoginNode, startSlurm, type LoginNode, type SlurmCluster } from '../helpers/slurm';
+import {
+  registerCluster,
+  startLoginNode,
+  startSlurm,
+  type LoginNode,
+  type SlurmCluster,
+} from '../helpers/slurm';
 
 let cluster: SlurmCluster;
 let login: LoginNode;
@@ -52,22 +57,7 @@ describe('distributed on Slurm (two slurmd)', () => {
     const work = join(root, 'work');
     mkdirSync(work, { recursive: true });
     writeFileSync(join(work, 'gang.py'), GANG_PY);
-    const key = join(root, 'key');
-    writeFileSync(key, login.ssh.clientKey.privateKey);
-    chmodSync(key, 0o600);
-    writeClusters(home, [
-      {
-        name: 'lab',
-        host: login.ssh.host,
-        port: login.ssh.port,
-        user: login.ssh.user,
-        identityFile: key,
-        partition: cluster.partition,
-        account: null,
-        qos: null,
-        gpuHourUsd: null,
-      },
-    ]);
+    registerCluster(home, cluster, login, join(root, 'key'));
     const core = TenderCore.open({
       home,
       env: { ...process.env, TENDER_AGENT_BUNDLE: agentBundlePath() },

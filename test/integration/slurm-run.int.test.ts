@@ -2,14 +2,19 @@
 // its login node (a real sshd): the allocation is the lease — submitted with sbatch, its
 // batch script holding the node for the agent, which the bootstrap reaches and starts
 // through `srun --overlap`; logs, outputs, and the allocation cancelled and confirmed gone.
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TenderCore } from '../../src-main/core/tender-core';
 import { generateEd25519 } from '../../src-main/transport/keys';
-import { writeClusters } from '../../src-main/providers/slurm/clusters-file';
 import { agentBundlePath } from '../helpers/agent-bundle';
-import { startLoginNode, startSlurm, type LoginNode, type SlurmCluster } from '../helpers/slurm';
+import {
+  registerCluster,
+  startLoginNode,
+  startSlurm,
+  type LoginNode,
+  type SlurmCluster,
+} from '../helpers/slurm';
 import { minimalBin } from '../helpers/sshd';
 import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,22 +38,7 @@ function home() {
   const work = join(root, 'work');
   mkdirSync(work, { recursive: true });
   writeFileSync(join(work, 'hello.txt'), 'hello from the cluster\n');
-  const key = join(root, 'key');
-  writeFileSync(key, login.ssh.clientKey.privateKey);
-  chmodSync(key, 0o600);
-  writeClusters(h, [
-    {
-      name: 'lab',
-      host: login.ssh.host,
-      port: login.ssh.port,
-      user: login.ssh.user,
-      identityFile: key,
-      partition: cluster.partition,
-      account: null,
-      qos: null,
-      gpuHourUsd: null,
-    },
-  ]);
+  registerCluster(h, cluster, login, join(root, 'key'));
   const core = TenderCore.open({
     home: h,
     env: { ...process.env, TENDER_AGENT_BUNDLE: agentBundlePath() },
@@ -233,20 +223,7 @@ describe('Slurm (a real single-host cluster)', () => {
     const bare = await startLoginNode(cluster, { path: minimalBin() });
     const t = home();
     try {
-      writeFileSync(join(t.root, 'key'), bare.ssh.clientKey.privateKey);
-      writeClusters(t.h, [
-        {
-          name: 'lab',
-          host: bare.ssh.host,
-          port: bare.ssh.port,
-          user: bare.ssh.user,
-          identityFile: join(t.root, 'key'),
-          partition: null,
-          account: null,
-          qos: null,
-          gpuHourUsd: null,
-        },
-      ]);
+      registerCluster(t.h, cluster, bare, join(t.root, 'key'), { partition: null });
       const started = await t.core.client.invoke('run.start', {
         job: { name: 'nosbatch', run: 'true', workspace: { workdir: t.work, exclude: [] } },
         pool: { provider: 'slurm', cluster: 'lab', count: 1 },

@@ -3,7 +3,12 @@ import type { Datastream } from '../../datastream/datastream';
 import { initialJobState, type JobState } from '../../jobs/job-fsm';
 import { leaseCost } from '../../contract/billing';
 import { TENDER_VERSION } from '../../base/version';
-import { buildReceipt, writeReceipt, writeWorkspaceListing } from '../../jobs/receipt-writer';
+import {
+  buildReceipt,
+  type ReceiptFacts,
+  writeReceipt,
+  writeWorkspaceListing,
+} from '../../jobs/receipt-writer';
 import { NodeJob } from '../../jobs/node-job';
 import type { PushPlan } from '../../jobs/workspace/push';
 import type { Ledger } from '../../ledger/ledger';
@@ -232,29 +237,13 @@ export class NodeFactory {
           const node = manager.record;
           const now = ctx.now();
           const leases = ctx.ledger.leasesOfRun(node.runId).filter((l) => l.nodeId === node.id);
-          const m = ctx.manifestMemory.get(node.label);
-          if (m) writeWorkspaceListing(runDir(ctx.home, node.runId), m.digest, m.files);
-          const file = writeReceipt(
-            outputsDir,
-            buildReceipt({
-              ...facts,
-              runId: node.runId,
-              jobId: w.jobId,
-              job: w.job,
-              node,
-              startedAt: ctx.ledger.getRun(node.runId)?.createdAt ?? now,
-              endedAt: now,
-              costUsd: leases.reduce((sum, l) => sum + leaseCost(l, now), 0),
-              tenderVersion: TENDER_VERSION,
-              installId: ctx.ledger.installId(),
-            }),
-          );
-          ctx.ledger.append({
-            ts: now,
+          this.fileReceipt(node, outputsDir, now, {
+            ...facts,
             runId: node.runId,
-            nodeId: node.id,
-            kind: 'job.receipt',
-            data: { file },
+            jobId: w.jobId,
+            job: w.job,
+            startedAt: ctx.ledger.getRun(node.runId)?.createdAt ?? now,
+            costUsd: leases.reduce((sum, l) => sum + leaseCost(l, now), 0),
           });
         },
       },
@@ -274,37 +263,58 @@ export class NodeFactory {
       recordCellReceipt: (cell, facts) => {
         const node = manager.record;
         const now = ctx.now();
-        const m = ctx.manifestMemory.get(node.label);
-        if (m) writeWorkspaceListing(runDir(ctx.home, runId), m.digest, m.files);
-        const file = writeReceipt(
+        this.fileReceipt(
+          node,
           cellOutputsDir(ctx.home, runId, cell.id),
-          buildReceipt({
+          now,
+          {
             runId,
             jobId: `${runId}.${cell.id}`,
             job: { ...w.job, params: { ...w.job.params, ...cell.values } },
-            node,
             state: facts,
             pulled: facts.pulled,
-            workspace: m ? { manifest: m.digest, files: m.files.size } : null,
             startedAt: cell.startedAt ?? now,
-            endedAt: now,
             // The node's rate over the cell's time (a sweep's nodes serve many cells).
             costUsd: cellCost(ctx.ledger, node, cell.startedAt ?? now, now),
-            tenderVersion: TENDER_VERSION,
-            installId: ctx.ledger.installId(),
             cell: { id: cell.id, values: cell.values },
             ...(cell.cacheKey ? { cache: { key: cell.cacheKey, hit: null } } : {}),
-          }),
+          },
+          { cell: cell.id },
         );
-        ctx.ledger.append({
-          ts: now,
-          runId,
-          nodeId: node.id,
-          kind: 'job.receipt',
-          data: { file, cell: cell.id },
-        });
       },
     };
+  }
+
+  /** Writes a finished job's receipt beside its outputs — with the workspace the node was
+   *  last given, whose file list the run keeps once — and journals it. */
+  private fileReceipt(
+    node: NodeRecord,
+    outputsDir: string,
+    now: number,
+    facts: Omit<ReceiptFacts, 'node' | 'workspace' | 'endedAt' | 'tenderVersion' | 'installId'>,
+    journal: Record<string, unknown> = {},
+  ): void {
+    const ctx = this.d;
+    const m = ctx.manifestMemory.get(node.label);
+    if (m) writeWorkspaceListing(runDir(ctx.home, node.runId), m.digest, m.files);
+    const file = writeReceipt(
+      outputsDir,
+      buildReceipt({
+        ...facts,
+        node,
+        workspace: m ? { manifest: m.digest, files: m.files.size } : null,
+        endedAt: now,
+        tenderVersion: TENDER_VERSION,
+        installId: ctx.ledger.installId(),
+      }),
+    );
+    ctx.ledger.append({
+      ts: now,
+      runId: node.runId,
+      nodeId: node.id,
+      kind: 'job.receipt',
+      data: { file, ...journal },
+    });
   }
 
   /** A lease failed to boot and was destroyed: its host is remembered, its cost journaled. */

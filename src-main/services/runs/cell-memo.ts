@@ -2,10 +2,10 @@
 // (jobs/sweep/cell-cache-key.ts) is looked up among completed cells of any run. A hit's
 // outputs and receipt are copied into the new cell's folder and it is written completed
 // (saying from which run and cell); only the misses queue, and only they rent nodes.
-import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { cellOutputsDir } from '../../base/paths';
 import { TENDER_VERSION } from '../../base/version';
-import { Receipt, type JobSpec, type PoolSpec, type SweepCell } from '../../contract';
+import type { JobSpec, PoolSpec, Receipt, SweepCell } from '../../contract';
 import { cellCacheKey } from '../../jobs/sweep/cell-cache-key';
 import { receiptFile, writeReceipt } from '../../jobs/receipt-writer';
 import { acquireHashCache } from '../../jobs/workspace/hash-cache';
@@ -13,6 +13,7 @@ import { buildManifest } from '../../jobs/workspace/manifest';
 import { scanWorkspace } from '../../jobs/workspace/scan';
 import type { NewCell } from '../../ledger/cells';
 import type { Ledger } from '../../ledger/ledger';
+import { readReceipt } from './receipts';
 
 export interface CellMemoDeps {
   home: string;
@@ -73,8 +74,11 @@ export async function memoizeCells(
 
 /** The completed cell's receipt, when its files are still here (deleted outputs: a miss). */
 function readHitReceipt(home: string, runId: string, cellId: string): Receipt | null {
-  const file = receiptFile(cellOutputsDir(home, runId, cellId));
-  if (!existsSync(file)) return null;
-  const parsed = Receipt.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-  return parsed.success && parsed.data.status === 'completed' ? parsed.data : null;
+  let r: Receipt | null;
+  try {
+    r = readReceipt(receiptFile(cellOutputsDir(home, runId, cellId)));
+  } catch {
+    return null; // an unreadable receipt: the cell runs again
+  }
+  return r?.status === 'completed' ? r : null;
 }

@@ -41,9 +41,22 @@ export function readReceipts(
 }
 
 function readOne(file: string): Receipt[] {
-  if (!existsSync(file)) return [];
-  const parsed = Receipt.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+  const r = readReceipt(file);
+  return r ? [r] : [];
+}
+
+/** A receipt file as the jobs wrote it; null when there is none. One that is not a receipt
+ *  (not JSON, or not its shape) is an error naming the file. */
+export function readReceipt(file: string): Receipt | null {
+  if (!existsSync(file)) return null;
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    json = undefined;
+  }
+  const parsed = Receipt.safeParse(json);
   if (!parsed.success)
     throw new TenderError('infrastructure', `${file} is not a receipt Tender can read`);
-  return [parsed.data];
+  return parsed.data;
 }
