@@ -20,6 +20,21 @@ describe('parseLease', () => {
     });
   });
 
+  it('takes each teardown kind: vastai and runpod with their API and env files', () => {
+    const runpod = {
+      kind: 'runpod',
+      apiUrl: 'https://api.runpod.io',
+      envFiles: ['/proc/1/environ'],
+    };
+    expect(parseLease({ ...ok, teardown: runpod }).teardown).toEqual(runpod);
+    expect(parseLease({ ...ok, teardown: { kind: 'remove-files' } }).teardown).toEqual({
+      kind: 'remove-files',
+    });
+    expect(() => parseLease({ ...ok, teardown: { kind: 'runpod', envFiles: [] } })).toThrow(
+      RequestError,
+    );
+  });
+
   it('keeps every field it was given', () => {
     expect(
       parseLease({

@@ -33,8 +33,8 @@ function parseTeardown(v: unknown): SelfTeardown {
     throw bad('teardown', 'an object with "kind"');
   }
   const t = v as Fields;
-  const kind = oneOf(t, 'kind', ['vastai', 'remove-files'] as const);
-  if (kind !== 'vastai') return { kind: 'remove-files' };
+  const kind = oneOf(t, 'kind', ['vastai', 'runpod', 'remove-files'] as const);
+  if (kind === undefined || kind === 'remove-files') return { kind: 'remove-files' };
   const apiUrl = requiredString(t, 'apiUrl');
   if (!isHttpUrl(apiUrl)) throw bad('teardown.apiUrl', 'an http:// or https:// URL');
   const envFiles = t.envFiles;

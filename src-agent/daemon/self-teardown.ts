@@ -14,6 +14,7 @@ import {
 } from './instance-credential';
 import { destroyInstance, stopInstance } from './instance-destroy';
 import type { LogStore } from './log-store';
+import { findPodCredential, POD_ID_VAR, POD_KEY_VAR, terminatePod } from './runpod-teardown';
 import type { Supervisor } from './supervisor';
 import type { TeardownRecorder } from './teardown-record';
 
@@ -36,7 +37,14 @@ export interface SelfTeardownDeps {
 export async function runSelfTeardown(deps: SelfTeardownDeps): Promise<void> {
   const how = deps.recorder.teardown as SelfTeardown;
   await stopJob(deps);
-  if (how.kind === 'vastai') {
+  if (how.kind === 'runpod') {
+    const credential = findPodCredential(deps.env, how.envFiles, homedir());
+    if (credential) return terminateThisPod(deps, how.apiUrl, credential);
+    const error = noPodCredentialError(how.envFiles);
+    shout(deps, `dead-man switch: ${error}`);
+    const removeError = removeRunFiles(deps.paths);
+    deps.recorder.set('failed', removeError ? `${error}; ${removeError}` : error);
+  } else if (how.kind === 'vastai') {
     const credential = findInstanceCredential(deps.env, how.envFiles, homedir());
     // Outputs nobody collected are not destroyed with the instance: it stops (its disk
     // billed as storage only) and the next Tender starts it, collects and destroys it.
@@ -141,6 +149,42 @@ async function askVast(
   await deps.log.flush(); // the platform may end this process any moment now
   // Gone already (404): nothing is left to stop either.
   deps.recorder.set(status === 404 ? 'destroy_requested' : ask.done);
+}
+
+/** RunPod: the pod terminates itself, whatever fired — outputs nobody collected too: podStop
+ *  wipes the container disk (only a volume survives, and Tender rents none), so a stopped
+ *  pod would keep billing for nothing. */
+async function terminateThisPod(
+  deps: SelfTeardownDeps,
+  apiUrl: string,
+  credential: { podId: string; apiKey: string },
+): Promise<void> {
+  deps.recorder.set('destroying');
+  const id = credential.podId;
+  deps.log.append('agent', 'info', `dead-man switch: asking RunPod to terminate pod ${id}`);
+  const outcome = await terminatePod(apiUrl, credential, {
+    onFailure: (message, retryInMs) =>
+      shout(deps, `dead-man switch: ${message}; retrying in ${retryInMs / 1000} s`),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  });
+  deps.log.append(
+    'agent',
+    'info',
+    outcome === 'gone'
+      ? `dead-man switch: RunPod has no pod ${id} any more: already terminated`
+      : `dead-man switch: RunPod accepted the terminate of pod ${id}`,
+  );
+  await deps.log.flush(); // the platform may end this process any moment now
+  deps.recorder.set('destroy_requested');
+}
+
+function noPodCredentialError(envFiles: readonly string[]): string {
+  const where = ['the agent environment', ...envFiles].join(', ');
+  return (
+    `no RunPod pod credential: none of ${where} has both ${POD_ID_VAR} and ${POD_KEY_VAR}, ` +
+    `so this pod cannot terminate itself and KEEPS BILLING; the job is stopped and the ` +
+    `run's files are removed instead: terminate the pod from Tender or the RunPod console`
+  );
 }
 
 /** Removes the workspace and the outputs (the logs stay); a message when that failed. */

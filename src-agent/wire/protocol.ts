@@ -146,6 +146,11 @@ export type SelfTeardown =
    *  (/proc/<pid>/environ format: KEY=VALUE entries each ended by NUL; a leading `~/` means $HOME).
    *  The account API key never reaches a node. */
   | { kind: 'vastai'; apiUrl: string; envFiles: string[] }
+  /** RunPod: POST {apiUrl}/graphql `mutation { podTerminate(input: {podId}) }` with
+   *  `Authorization: Bearer {RUNPOD_API_KEY}` for `RUNPOD_POD_ID` — the pod-scoped key RunPod
+   *  puts in every pod's environment. Both are read as for `vastai` (own environment, else the
+   *  first of `envFiles` that has both). The account API key never reaches a node. */
+  | { kind: 'runpod'; apiUrl: string; envFiles: string[] }
   /** Providers without a per-instance credential (ssh hosts, local): stop the job, remove the run's
    *  files (workspace and outputs; logs are kept), and end the agent. */
   | { kind: 'remove-files' };

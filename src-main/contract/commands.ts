@@ -220,6 +220,24 @@ export const commands = {
     input: z.object({ provider: z.string().default('vastai'), filter: OfferFilter.prefault({}) }),
     output: z.array(Offer),
   },
+  /** One table across marketplaces: the ones named, or every configured one; merged
+   *  cheapest first, with what each provider answered (an error never hides the others). */
+  'offers.searchAll': {
+    input: z.object({
+      providers: z.array(z.string().min(1)).optional(),
+      filter: OfferFilter.prefault({}),
+    }),
+    output: z.object({
+      offers: z.array(Offer),
+      sources: z.array(
+        z.object({
+          provider: z.string(),
+          count: z.number().int().nonnegative(),
+          error: z.object({ message: z.string(), hint: z.string().nullable() }).nullable(),
+        }),
+      ),
+    }),
+  },
   'workspace.preview': {
     input: z
       .object({ workdir: z.string().min(1), exclude: z.array(z.string()).default([]) })
@@ -308,7 +326,7 @@ export const commands = {
    *  file otherwise. The value is write-only: settings.get says only whether it is set. */
   'settings.setSecret': {
     input: z.object({
-      name: z.enum(['vastaiApiKey']),
+      name: z.enum(['vastaiApiKey', 'runpodApiKey', 'lambdaApiKey']),
       value: z.string().min(1).max(4_096).nullable(),
     }),
     output: SettingsView,

@@ -153,13 +153,18 @@ export const JobSpec = z
 export type JobSpec = z.infer<typeof JobSpec>;
 export type JobSpecInput = z.input<typeof JobSpec>;
 
-export const ProviderKind = z.enum(['local', 'ssh', 'vastai', 'slurm']);
+export const ProviderKind = z.enum(['local', 'ssh', 'vastai', 'slurm', 'runpod', 'lambda']);
 export type ProviderKind = z.infer<typeof ProviderKind>;
 
 /** The hardware designation a job is submitted with (not part of the job). */
 export const PoolSpec = z
   .object({
-    provider: z.string().min(1).default('local'),
+    /** One provider, or several marketplaces tried in order (`["runpod", "vastai"]`, known
+     *  as `runpod,vastai`), or `cheapest`: every configured marketplace, cheapest first. */
+    provider: z
+      .union([z.string().min(1), z.array(z.string().min(1)).min(1).max(8)])
+      .transform((p) => (Array.isArray(p) ? p.join(',') : p))
+      .default('local'),
     count: z.number().int().min(1).max(64).default(1),
     /** Commands run on the node during bootstrap; any failing one fails the node. */
     verify: z.array(z.string()).default([]),
@@ -185,6 +190,9 @@ export const PoolSpec = z
     min_down_mbps: z.number().positive().optional(),
     min_up_mbps: z.number().positive().optional(),
     verified: z.boolean().optional(),
+    /** Where the machine is: a provider's region or data centre (`us-east-1`, `EU-RO-1`), a
+     *  country code (`US`, `US,CA`) or a named area (`Europe`), as each provider reads it. */
+    region: z.string().min(1).optional(),
     /** Rent on the interruptible market (Vast: a bid). Cheaper; an outbid lease is stopped
      *  with its disk kept until its bid wins again. */
     interruptible: z.boolean().optional(),

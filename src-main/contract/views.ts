@@ -399,14 +399,19 @@ export const Offer = z.object({
 });
 export type Offer = z.infer<typeof Offer>;
 
+/** Whether a provider key is set, and where it comes from (never the key). */
+const SecretState = z.object({
+  isSet: z.boolean(),
+  source: z.enum(['keychain', 'file', 'env']).nullable(),
+});
+
 export const SettingsView = z.object({
   dataFolder: z.string(),
   /** Where each provider key comes from; never the key itself. */
   secrets: z.object({
-    vastaiApiKey: z.object({
-      isSet: z.boolean(),
-      source: z.enum(['keychain', 'file', 'env']).nullable(),
-    }),
+    vastaiApiKey: SecretState,
+    runpodApiKey: SecretState,
+    lambdaApiKey: SecretState,
   }),
   /** Tender's own SSH public key: what hosts of the ssh provider must authorize. */
   sshPublicKey: z.string(),

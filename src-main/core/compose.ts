@@ -38,7 +38,7 @@ import { outputHandlers } from '../services/outputs/output-handlers';
 import { Reconciler } from '../services/reconcile/reconciler';
 import { runHandlers } from '../services/runs/run-handlers';
 import { RunService } from '../services/runs/run-service';
-import { FileSecretStore, secretOrEnv } from '../services/settings/secret-store';
+import { FileSecretStore, providerKeys } from '../services/settings/secret-store';
 import { settingsHandlers } from '../services/settings/settings-handlers';
 import { readNotify } from '../services/settings/settings-store';
 import { TimingStore } from '../services/settings/timing-store';
@@ -196,7 +196,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
         runView: (id) => (ledger.getRun(id) ? runs.view(id) : null),
         attempts: (id) => runAttempts(ledger, id),
         recoveredFrom: (id, nodeId, attempt) => recoveredFrom(ledger, id, nodeId, attempt),
-        redactor: () => jobSecrets.redactor([secretOrEnv(secrets, 'vastaiApiKey', env).value]),
+        redactor: () => jobSecrets.redactor(providerKeys(secrets, env)),
         desktop: hooks.notify,
       })
     : null;

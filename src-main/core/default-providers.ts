@@ -5,6 +5,8 @@ import type { Provider } from '../providers/provider';
 import { endpointOf, SshProvider } from '../providers/ssh/ssh-provider';
 import { failedHostsPath } from '../providers/vastai/failed-hosts';
 import { VastProvider } from '../providers/vastai/provider';
+import { LambdaProvider } from '../providers/lambda/provider';
+import { RunpodProvider } from '../providers/runpod/provider';
 import { loginEndpoint, SlurmProvider } from '../providers/slurm/slurm-provider';
 import { secretOrEnv, type SecretStore } from '../services/settings/secret-store';
 import { ensureTenderKey } from '../transport/keys';
@@ -23,7 +25,8 @@ export interface ProviderDeps {
   secrets: SecretStore;
 }
 
-/** local (a sandbox folder on this machine), vastai, and ssh (machines in hosts.toml). */
+/** local (a sandbox folder on this machine), the marketplaces (vastai, runpod, lambda),
+ *  ssh (machines in hosts.toml) and slurm (clusters in clusters.toml). */
 export function defaultProviders(d: ProviderDeps): Provider[] {
   return [
     new LocalProvider(d.home, d.now),
@@ -34,6 +37,18 @@ export function defaultProviders(d: ProviderDeps): Provider[] {
       baseUrl: d.env.TENDER_VASTAI_URL || undefined,
       publicKey: () => ensureTenderKey(d.home).publicKey,
       failedHostsPath: failedHostsPath(d.home),
+      now: d.now,
+    }),
+    new RunpodProvider({
+      apiKey: () => secretOrEnv(d.secrets, 'runpodApiKey', d.env).value ?? '',
+      baseUrl: d.env.TENDER_RUNPOD_URL || undefined,
+      publicKey: () => ensureTenderKey(d.home).publicKey,
+      now: d.now,
+    }),
+    new LambdaProvider({
+      apiKey: () => secretOrEnv(d.secrets, 'lambdaApiKey', d.env).value ?? '',
+      baseUrl: d.env.TENDER_LAMBDA_URL || undefined,
+      publicKey: () => ensureTenderKey(d.home).publicKey,
       now: d.now,
     }),
     new SshProvider(d.home, (host, signal) =>

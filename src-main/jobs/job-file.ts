@@ -19,6 +19,7 @@ import {
 import type { Problem } from './job-file-problem';
 import { JobFile, type PolicyTable } from './job-file-schema';
 import { locateTomlKeys, type KeyPositions } from './toml-key-positions';
+import { providerNameProblem } from '../providers/failover/chain';
 
 export { redactJob } from './redact-job';
 
@@ -142,11 +143,12 @@ export function policyInput(t: PolicyTable): PolicyInput {
 }
 
 function checkProvider(provider: string, known: readonly string[]): Problem[] {
-  if (known.includes(provider)) return [];
+  const problem = providerNameProblem(provider, known);
+  if (!problem) return [];
   return [
     {
       path: ['pool', 'provider'],
-      text: `unknown provider "${provider}"; known providers: ${known.join(', ') || '(none)'}`,
+      text: `${problem.text}; ${problem.hint}`,
       hint: 'set provider in [pool] to one of the known providers, or pass one on the command line',
     },
   ];

@@ -34,6 +34,7 @@ export function projectLease(db: Database.Database, rec: NodeRecord, now: number
          @createdAt, @destroyedAt, @attempts, @lastError, @reason)
        ON CONFLICT(label) DO UPDATE SET
          lease_id = COALESCE(excluded.lease_id, leases.lease_id),
+         provider = excluded.provider,
          state = excluded.state,
          destroy_handle_json = COALESCE(excluded.destroy_handle_json, leases.destroy_handle_json),
          price_per_hour = COALESCE(excluded.price_per_hour, leases.price_per_hour),
@@ -45,7 +46,8 @@ export function projectLease(db: Database.Database, rec: NodeRecord, now: number
   ).run({
     label: rec.label,
     leaseId: lease?.leaseId ?? null,
-    provider: rec.desired.provider,
+    // A pool naming several providers: the one that made the lease, once there is one.
+    provider: lease?.provider ?? rec.desired.provider,
     runId: rec.runId,
     nodeId: rec.id,
     state,

@@ -123,7 +123,7 @@ export class NodeManager {
   private runEffect(effect: NodeEffect): void {
     switch (effect.type) {
       case 'CreateLease':
-        return void this.createLease(); // `lookupFirst` is the provider's own check
+        return void this.createLease(effect.lookupFirst); // the provider's own check
       case 'FindLease':
         if (!this.createInFlight) void this.findLease();
         return;
@@ -149,7 +149,7 @@ export class NodeManager {
     }
   }
 
-  private async createLease(): Promise<void> {
+  private async createLease(isResumed: boolean): Promise<void> {
     const { provider } = this.deps;
     const label = this.rec.label;
     this.createInFlight = true;
@@ -170,6 +170,8 @@ export class NodeManager {
           ...(this.rec.desired.maxDurationMs !== undefined
             ? { maxDurationMs: this.rec.desired.maxDurationMs }
             : {}),
+          ...(isResumed ? { resumed: true } : {}),
+          note: (line) => this.deps.log(this.rec, 'info', line),
         },
         signal,
       );

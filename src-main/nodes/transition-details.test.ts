@@ -2,6 +2,7 @@
 // destroy races and backoff, replacement, lost leases (the node's own dead-man switch
 // among them) and failure reasons.
 import { describe, expect, it } from 'vitest';
+import { hostKey } from '../../src-agent/wire/host-key';
 import { NODE_MSG_TYPES } from './messages';
 import { endpoint, lease } from './node-fixtures';
 import { destroyRetryDelay, transition } from './transition';
@@ -29,6 +30,24 @@ describe('NodeManager transition: the details the table does not show', () => {
     expect(out.record.stage).toBe('endpoint_known');
     expect(out.record.connection).toEqual(endpoint);
     expect(out.effects).toEqual([{ type: 'StartBootstrap', endpoint, lease }]);
+  });
+
+  it('a node of a provider list is declared on the provider that leased it (its host key too)', () => {
+    const host = { v: 1, runner: 'agent', provider: 'runpod,vastai' } as const;
+    const rec = recordIn('lease_requested');
+    const listed = {
+      ...rec,
+      desired: { ...rec.desired, provider: 'runpod,vastai', host, hostKey: hostKey(host) },
+    };
+    const vastLease = { ...lease, provider: 'vastai' };
+    const out = transition(listed, { type: 'LeaseCreated', lease: vastLease, endpoint }, NOW);
+    expect(out.record.desired.host?.provider).toBe('vastai');
+    expect(out.record.desired.hostKey).toBe(hostKey({ ...host, provider: 'vastai' }));
+    expect(out.record.desired.hostKey).not.toBe(listed.desired.hostKey);
+    // One provider: the declaration is what it was.
+    const plain = { ...rec, desired: { ...rec.desired, host, hostKey: 'hk1_same' } };
+    const kept = transition(plain, { type: 'LeaseCreated', lease: vastLease, endpoint }, NOW);
+    expect(kept.record.desired.hostKey).toBe('hk1_same');
   });
 
   it('becomes ready only when the bootstrap session has closed after the join', () => {

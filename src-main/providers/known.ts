@@ -1,5 +1,12 @@
 /** Provider kinds this build can use; checked before anything is opened. */
-export const KNOWN_PROVIDERS: readonly string[] = ['local', 'ssh', 'vastai', 'slurm'];
+export const KNOWN_PROVIDERS: readonly string[] = [
+  'local',
+  'ssh',
+  'vastai',
+  'slurm',
+  'runpod',
+  'lambda',
+];
 
 /** The provider a pool names when it names none: a sandbox folder on this machine. */
 export const DEFAULT_PROVIDER = 'local';

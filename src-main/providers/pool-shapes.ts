@@ -16,6 +16,7 @@ const MARKET_FIELDS = [
   'min_down_mbps',
   'min_up_mbps',
   'verified',
+  'region',
   'interruptible',
   'bid',
 ] as const;

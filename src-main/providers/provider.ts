@@ -89,6 +89,12 @@ export interface CreateLeaseRequest {
   /** The run's max duration: a provider with a hard limit of its own (Slurm's `--time`)
    *  sets it to this. */
   maxDurationMs?: number;
+  /** A create resumed after a crash: one may have happened before it (a provider list
+   *  looks the label up on every member first). */
+  resumed?: boolean;
+  /** Writes a line to the node's log (the ledger): a provider list says which member it
+   *  tries, and why the one before could not rent. */
+  note?: (line: string) => void;
 }
 
 export interface CreateLeaseResult {

@@ -7,17 +7,19 @@ import { bold, info, table } from '../output';
 import { positiveNumber } from './flags';
 
 export const OFFERS_USAGE =
-  'tender offers [--gpu "RTX 4090"] [--gpus N] [--min-vram-gb N] [--max-price X] [--disk-gb N] [--count N] [--interruptible] [--all-hosts] [--json]';
+  'tender offers [--provider vastai,runpod,lambda] [--gpu "RTX 4090"] [--gpus N] [--min-vram-gb N] [--max-price X] [--disk-gb N] [--region R] [--count N] [--interruptible] [--all-hosts] [--json]';
 
-/** Rentable machines, cheapest all-in $/h first (GPU plus storage for the disk asked), with
- *  the interruptible price beside; --interruptible: only offers that take a bid, cheapest
- *  bid first. With --count N, the N a `tender run --count N` would rent, and what they cost
- *  together. */
+/** Rentable machines from every configured marketplace (or those --provider names), in one
+ *  table, cheapest all-in $/h first (GPU plus storage for the disk asked), with the
+ *  interruptible price beside; --interruptible: only offers that take a bid, cheapest bid
+ *  first. With --count N, the N a `tender run --count N` would rent, and what they cost
+ *  together. A marketplace that fails is named on stderr; the others' offers still show. */
 export async function offersCommand(argv: string[], ctx: CliContext): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
-      provider: { type: 'string', default: 'vastai' },
+      provider: { type: 'string' },
+      region: { type: 'string' },
       gpu: { type: 'string' },
       gpus: { type: 'string' },
       'min-vram-gb': { type: 'string' },
@@ -41,13 +43,22 @@ export async function offersCommand(argv: string[], ctx: CliContext): Promise<nu
       ? { maxPrice: positiveNumber('--max-price', values['max-price']) }
       : {}),
     ...(values['disk-gb'] ? { diskGb: positiveNumber('--disk-gb', values['disk-gb'], true) } : {}),
+    ...(values.region ? { region: values.region } : {}),
     includeFailedHosts: values['all-hosts'] === true,
     ...(values.interruptible ? { interruptible: true } : {}),
     limit: values.limit ? positiveNumber('--limit', values.limit, true) : Math.max(20, count),
   };
   const core = TenderCore.openAny(ctx.coreOptions) ?? TenderCore.open(ctx.coreOptions);
   try {
-    const offers = await call(core, 'offers.search', { provider: values.provider, filter });
+    const providers = values.provider?.split(',').map((p) => p.trim());
+    const found = await call(core, 'offers.searchAll', {
+      ...(providers ? { providers } : {}),
+      filter,
+    });
+    const offers = found.offers;
+    for (const s of found.sources)
+      if (s.error)
+        info(`${s.provider}: ${s.error.message}${s.error.hint ? ` (${s.error.hint})` : ''}`);
     if (values.json) {
       process.stdout.write(JSON.stringify(offers) + '\n');
       return offers.length >= count ? EXIT.ok : EXIT.infrastructure;
@@ -87,6 +98,7 @@ function render(offers: Offer[], count: number): string {
   const rows = [
     [
       '',
+      'PROVIDER',
       'OFFER',
       'GPU',
       'VRAM',
@@ -102,6 +114,7 @@ function render(offers: Offer[], count: number): string {
   offers.forEach((o, i) =>
     rows.push([
       i < count ? '*' : '',
+      o.provider,
       o.offerId,
       `${o.gpuCount}× ${o.gpuName}`,
       `${o.vramGb.toFixed(0)} GB`,

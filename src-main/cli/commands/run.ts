@@ -19,6 +19,7 @@ import { askOnInterrupt } from '../interrupt';
 import { durationFlag, positiveNumber } from './flags';
 import { makeLogPrinter } from '../log-printer';
 import { bold, green, info, red } from '../output';
+import { providerNameProblem } from '../../providers/failover/chain';
 
 export const RUN_USAGE = `tender run <job.toml> [--provider P] [--count N] [--hosts a,b] [--cluster C] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--interruptible [--bid X]] [--constraint EXPR]… [--grid NAME=v1,v2]… [--keep] [--fresh-setup] [--new-node] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--collect-grace 1h] [--detach] [--json]`;
 
@@ -61,13 +62,8 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
   const loaded = loadJobFile(positionals[0]!, { knownProviders: KNOWN_PROVIDERS, env: ctx.env });
   const pool = { ...loaded.pool };
   if (values.provider !== undefined) {
-    if (!KNOWN_PROVIDERS.includes(values.provider)) {
-      throw new TenderError(
-        'bad_input',
-        `unknown provider "${values.provider}"`,
-        `known providers: ${KNOWN_PROVIDERS.join(', ')}`,
-      );
-    }
+    const problem = providerNameProblem(values.provider, KNOWN_PROVIDERS);
+    if (problem) throw new TenderError('bad_input', problem.text, problem.hint);
     pool.provider = values.provider;
   }
   // Marketplace flags override the [pool] table's keys of the same meaning.

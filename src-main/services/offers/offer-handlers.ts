@@ -1,13 +1,15 @@
 import type { Handlers } from '../../contract';
 import { TenderError } from '../../base/tender-error';
+import { MARKETPLACES } from '../../providers/failover/chain';
 import type { ProviderRegistry } from '../../providers/registry';
+import { searchAcross } from './offers-across';
 
 /** A marketplace search can page through thousands of offers; it gets this long. */
 const SEARCH_DEADLINE_MS = 120_000;
 
 export function offerHandlers(d: {
-  providers: Pick<ProviderRegistry, 'get'>;
-}): Pick<Handlers, 'offers.search'> {
+  providers: Pick<ProviderRegistry, 'get' | 'all'>;
+}): Pick<Handlers, 'offers.search' | 'offers.searchAll'> {
   return {
     'offers.search': async ({ provider, filter }) => {
       const p = d.providers.get(provider);
@@ -15,9 +17,10 @@ export function offerHandlers(d: {
         throw new TenderError(
           'bad_input',
           `${provider} has no offers to search`,
-          'offers come from marketplaces such as vastai',
+          `offers come from marketplaces: ${MARKETPLACES.join(', ')}`,
         );
       return p.searchOffers(filter, AbortSignal.timeout(SEARCH_DEADLINE_MS));
     },
+    'offers.searchAll': ({ providers, filter }) => searchAcross(d.providers, providers, filter),
   };
 }

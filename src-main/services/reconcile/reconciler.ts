@@ -4,6 +4,7 @@ import type { LeaseRow } from '../../ledger/rows';
 import { labelPrefix } from '../../base/ids';
 import { inferSelfTeardown } from '../../money/dead-man';
 import type { NodeMsg } from '../../nodes/messages';
+import { isInChain } from '../../providers/failover/chain';
 import type { LeaseCondition, LeaseFacts, Provider } from '../../providers/provider';
 import type { ProviderRegistry } from '../../providers/registry';
 
@@ -158,7 +159,8 @@ export class Reconciler {
     await Promise.all(
       providers.all().map(async (provider) => {
         if (provider.isConfigured && !provider.isConfigured()) return;
-        const mine = live.filter((l) => l.provider === provider.kind);
+        // A lease of a pool naming several providers is each member's until one made it.
+        const mine = live.filter((l) => isInChain(l.provider, provider.kind));
         if (!asks(scope, provider, mine.length > 0)) return;
         try {
           const listed = await this.listing(provider, prefix, reuseWithinMs);

@@ -1,3 +1,4 @@
+import { requireConfigured } from './provider-ready';
 import {
   PoolSpec,
   expandSweep,
@@ -66,6 +67,7 @@ export class RunService {
     const { d } = this;
     d.requireWriter();
     const provider = d.providers.get(args.pool.provider);
+    requireConfigured(provider);
     const job = resolveSecretsFromEnv(checkJob(args.job), d.env);
     const given = opts.cells ?? (job.sweep ? expandSweep(job.sweep) : undefined);
     // `cache = true` without a sweep: the job is one cell, so that it can be memoized.

@@ -9,8 +9,8 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-export type SecretName = 'vastaiApiKey';
-export const SECRET_NAMES: readonly SecretName[] = ['vastaiApiKey'];
+export type SecretName = 'vastaiApiKey' | 'runpodApiKey' | 'lambdaApiKey';
+export const SECRET_NAMES: readonly SecretName[] = ['vastaiApiKey', 'runpodApiKey', 'lambdaApiKey'];
 
 /** Where provider keys live. The desktop app passes one backed by the OS keychain
  *  (Electron's safeStorage); the CLI and web mode use a 0600 file. Values never leave it
@@ -77,4 +77,20 @@ export function secretOrEnv(
   return fromEnv ? { value: fromEnv, source: 'env' } : { value: null, source: null };
 }
 
-export const ENV_NAMES: Record<SecretName, string> = { vastaiApiKey: 'TENDER_VASTAI_API_KEY' };
+export const ENV_NAMES: Record<SecretName, string> = {
+  vastaiApiKey: 'TENDER_VASTAI_API_KEY',
+  runpodApiKey: 'TENDER_RUNPOD_API_KEY',
+  lambdaApiKey: 'TENDER_LAMBDA_API_KEY',
+};
+
+/** The key each marketplace is configured with. */
+export const PROVIDER_SECRETS: Record<string, SecretName> = {
+  vastai: 'vastaiApiKey',
+  runpod: 'runpodApiKey',
+  lambda: 'lambdaApiKey',
+};
+
+/** Every provider key that is set (for redaction: none may reach a log). */
+export function providerKeys(store: SecretStore, env: NodeJS.ProcessEnv): (string | null)[] {
+  return SECRET_NAMES.map((n) => secretOrEnv(store, n, env).value);
+}

@@ -1,6 +1,6 @@
 import type { Handlers, SettingsView } from '../../contract';
 import { ensureTenderKey } from '../../transport/keys';
-import { secretOrEnv, type SecretStore } from './secret-store';
+import { secretOrEnv, type SecretName, type SecretStore } from './secret-store';
 import { readDefaults, readNotify, writeDefaults, writeNotify } from './settings-store';
 
 export interface SettingsDeps {
@@ -43,10 +43,17 @@ export function settingsHandlers(core: SettingsDeps): SettingsHandlers {
 }
 
 function settingsView(core: SettingsDeps): SettingsView {
-  const vast = secretOrEnv(core.secrets, 'vastaiApiKey', core.env);
+  const state = (name: SecretName) => {
+    const s = secretOrEnv(core.secrets, name, core.env);
+    return { isSet: s.value !== null, source: s.source };
+  };
   return {
     dataFolder: core.home,
-    secrets: { vastaiApiKey: { isSet: vast.value !== null, source: vast.source } },
+    secrets: {
+      vastaiApiKey: state('vastaiApiKey'),
+      runpodApiKey: state('runpodApiKey'),
+      lambdaApiKey: state('lambdaApiKey'),
+    },
     sshPublicKey: ensureTenderKey(core.home).publicKey,
     defaults: readDefaults(core.home),
     shell: core.isApp ? 'app' : 'web',

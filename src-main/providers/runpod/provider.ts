@@ -1,0 +1,387 @@
+import type { SelfTeardown } from '../../../src-agent/wire/protocol';
+import type { PoolSpec } from '../../contract';
+import { TenderError } from '../../base/tender-error';
+import { OfferFilter, type Offer, type OfferFilterInput } from '../../contract/views';
+import type { NodeShape } from '../pool-shapes';
+import {
+  ProviderError,
+  type CreateLeaseRequest,
+  type CreateLeaseResult,
+  type DestroyHandle,
+  type LeaseFacts,
+  type NodeEndpoint,
+  type Provider,
+} from '../provider';
+import {
+  DEFAULT_RUNPOD_URL,
+  RunpodApiClient,
+  type PodCreateInput,
+  type RunpodApiOptions,
+} from './api-client';
+import { RunpodApiError } from './errors';
+import { sshAddressOf, sshEndpoint } from './endpoint';
+import {
+  factsOfPod,
+  hasLabel,
+  LABEL_ENV,
+  podIdOf,
+  PROVIDER,
+  SAFE_LABEL,
+  tenderLabelOf,
+} from './lease-facts';
+import { bidPerGpu, offersOf, selectOffers, type Cloud } from './offers';
+import { filterOfShape, parseShape, regionInput, shapeNodes, type RunpodShape } from './shape';
+import { classifyPod, INTERRUPTIBLE_ENV, isGonePod } from './status';
+
+export { DEFAULT_RUNPOD_URL } from './api-client';
+
+/** RunPod's own base image with sshd that appends $PUBLIC_KEY to authorized_keys at start
+ *  (docs pods/configuration/use-ssh.mdx; dstack and SkyPilot use runpod/base images too). */
+export const DEFAULT_IMAGE = 'runpod/base:0.6.2-cuda12.4.1';
+const DEFAULT_DISK_GB = 32; // OfferFilter's default disk
+const MAX_OFFERS_TRIED = 3; // GPU types/clouds tried when RunPod says "no instances available"
+// A pod that a create just answered may take a moment to be found by id; until then "no pod"
+// is "not yet".
+const YOUNG_LEASE_MS = 60_000;
+
+export interface RunpodProviderOptions {
+  /** `TENDER_RUNPOD_URL`; default https://api.runpod.io (requests go to `${baseUrl}/graphql`). */
+  baseUrl?: string;
+  /** `TENDER_RUNPOD_API_KEY`, read at each use (a function when it can change while Tender
+   *  runs). Empty: the provider reports itself not configured. */
+  apiKey: string | (() => string);
+  /** Tender's SSH public key (OpenSSH one-line form), given to each pod as PUBLIC_KEY. */
+  publicKey: () => string;
+  now?: () => number;
+  /** The SSH user of a pod: root on RunPod. A seam for the fake in test/fakes/runpod, whose
+   *  nodes are throw-away users, one per pod. */
+  sshUser?: (podId: string) => string;
+  /** Where a node finds RUNPOD_POD_ID and RUNPOD_API_KEY when its process environment lacks
+   *  them: PID 1's environment on RunPod. A seam for the fake, which writes ~/.runpod-env. */
+  podEnvFiles?: string[];
+  defaultImage?: string;
+  /** Test seams and tuning of the HTTP layer. */
+  http?: Omit<RunpodApiOptions, 'baseUrl' | 'apiKey'>;
+}
+
+/** RunPod: rents a pod (a container on a machine RunPod picks) per lease, through its GraphQL
+ *  API. A lease is a pod named with Tender's label (and carrying it as TENDER_LABEL in its
+ *  env); its id is the pod id. Never polls, never waits: the orchestrator calls
+ *  lookupEndpoint until SSH is known and isGone until a destroy is confirmed. */
+export class RunpodProvider implements Provider {
+  readonly kind = PROVIDER;
+  readonly replacesFailedBoots = true;
+  readonly bills = true;
+  private api: RunpodApiClient | null = null;
+  private apiError: Error | null = null;
+  private apiKeyUsed: string | null = null;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: RunpodProviderOptions) {
+    this.now = opts.now ?? Date.now;
+    this.connect();
+  }
+
+  /** (Re)builds the client when the key changed since the last look. */
+  private connect(): void {
+    const key = typeof this.opts.apiKey === 'function' ? this.opts.apiKey() : this.opts.apiKey;
+    if (key === this.apiKeyUsed && (this.api || this.apiError)) return;
+    this.apiKeyUsed = key;
+    this.api = null;
+    this.apiError = null;
+    try {
+      this.api = new RunpodApiClient({
+        ...this.opts.http,
+        baseUrl: this.opts.baseUrl || DEFAULT_RUNPOD_URL,
+        apiKey: key,
+      });
+    } catch (err) {
+      this.apiError = err as Error; // reported by isConfigured() and by every call
+    }
+  }
+
+  isConfigured(): boolean {
+    this.connect();
+    return this.api !== null;
+  }
+
+  shapeNodes(pool: PoolSpec): NodeShape[] {
+    return shapeNodes(pool);
+  }
+
+  async searchOffers(filter: OfferFilterInput, signal: AbortSignal): Promise<Offer[]> {
+    return this.search(OfferFilter.parse(filter), signal);
+  }
+
+  async createLease(req: CreateLeaseRequest, signal: AbortSignal): Promise<CreateLeaseResult> {
+    const label = checkLabel(req.label);
+    const shape = parseShape(req.shape);
+    const api = this.client();
+    // A lease is created once per label, whoever asks twice (a retry after an unknown
+    // outcome, a replayed effect): a pod that already carries the label is that lease.
+    const existing = await this.findLabel(label, signal);
+    if (existing) return { lease: existing, endpoint: null };
+
+    const publicKey = this.publicKey();
+    const offers = await this.search(filterOfShape(shape), signal);
+    const picked = offers.find((o) => o.offerId === shape.offerId);
+    const candidates = [...(picked ? [picked] : []), ...offers.filter((o) => o !== picked)].slice(
+      0,
+      MAX_OFFERS_TRIED,
+    );
+    if (candidates.length === 0)
+      throw new ProviderError('no RunPod GPU type in stock matches this pool', {
+        noCapacity: true,
+        hint: 'loosen max_price, min_vram_gb, gpu or verified; `tender offers --provider runpod` shows what is there',
+      });
+    const bid = shape.interruptible ? checkBid(shape, candidates) : null;
+    let lastNoCapacity: RunpodApiError | null = null;
+    for (const offer of candidates) {
+      const input = this.createInput(label, shape, offer, publicKey, bid);
+      let pod: Record<string, unknown>;
+      try {
+        pod = await api.createPod(input, signal);
+      } catch (err) {
+        // Out of stock between the search and the create: the next type or cloud may have one.
+        if (err instanceof RunpodApiError && err.opts.noCapacity) {
+          lastNoCapacity = err;
+          continue;
+        }
+        throw err; // outcomeUnknown included: the orchestrator looks the label up first
+      }
+      const lease = factsOfPod(pod, label, {
+        offerId: offer.offerId,
+        quoted:
+          input.bidPerGpu !== undefined ? input.bidPerGpu * input.gpuCount : offer.pricePerHour,
+        metadata: {
+          gpu: `${offer.gpuCount}x ${offer.gpuName}`,
+          gpu_count: String(offer.gpuCount),
+          offer: offer.offerId,
+          image: input.imageName,
+          disk_gb: String(input.containerDiskInGb),
+          created_at: String(this.now()),
+          ...(input.bidPerGpu !== undefined
+            ? { interruptible: 'true', bid: String(input.bidPerGpu * input.gpuCount) }
+            : {}),
+        },
+      });
+      if (!lease)
+        throw new ProviderError(
+          `create pod ${label}: RunPod answered a pod id Tender cannot read`,
+          {
+            outcomeUnknown: true,
+          },
+        );
+      return { lease, endpoint: null };
+    }
+    throw (
+      lastNoCapacity ?? new ProviderError('no RunPod capacity for this pool', { noCapacity: true })
+    );
+  }
+
+  async lookupEndpoint(lease: LeaseFacts, signal: AbortSignal): Promise<NodeEndpoint | null> {
+    const id = this.podId(lease.destroyHandle);
+    const pod = await this.client().pod(id, signal);
+    const state = classifyPod(pod);
+    switch (state.kind) {
+      case 'gone': {
+        const createdAt = Number(lease.metadata.created_at);
+        if (!pod && Number.isFinite(createdAt) && this.now() - createdAt < YOUNG_LEASE_MS)
+          return null;
+        throw new ProviderError(`RunPod pod ${id} is gone (terminated)`, { fatal: true });
+      }
+      case 'failed':
+        throw new ProviderError(`RunPod pod ${id}: ${state.reason}`, {
+          fatal: true,
+          hint: 'terminate it: it may still bill until then',
+        });
+      case 'starting':
+        return null;
+      case 'running': {
+        const addr = pod ? sshAddressOf(pod) : null;
+        if (!addr) return null; // runtime up, ports not yet
+        return sshEndpoint(addr, lease.label, this.opts.sshUser?.(id) ?? 'root');
+      }
+    }
+  }
+
+  async destroyLease(handle: DestroyHandle, signal: AbortSignal): Promise<void> {
+    // "pod not found to terminate" is success (api-client); anything else throws and is retried.
+    await this.client().terminatePod(this.podId(handle), signal);
+  }
+
+  async isGone(handle: DestroyHandle, signal: AbortSignal): Promise<boolean> {
+    return isGonePod(await this.client().pod(this.podId(handle), signal));
+  }
+
+  async listLabeled(prefix: string, signal: AbortSignal): Promise<LeaseFacts[]> {
+    if (!SAFE_LABEL.test(prefix))
+      throw new ProviderError(`bad label prefix "${prefix}"`, { fatal: true });
+    const found: LeaseFacts[] = [];
+    for (const pod of await this.client().listPods(signal)) {
+      if (isGonePod(pod)) continue;
+      const label = tenderLabelOf(pod, prefix);
+      const facts = label ? factsOfPod(pod, label, {}, true) : null;
+      if (facts) found.push(facts);
+    }
+    return found.sort(
+      (a, b) => a.label.localeCompare(b.label) || a.contractId.localeCompare(b.contractId),
+    );
+  }
+
+  /** A bid asked for is judged against the market before the run is written: above the
+   *  on-demand price of the pod it would rent, it is bad input. A market that cannot be asked
+   *  now is the create's to report. */
+  async checkPool(pool: PoolSpec, signal: AbortSignal): Promise<void> {
+    if (pool.interruptible !== true || pool.bid === undefined) return;
+    const shape = parseShape(this.shapeNodes(pool)[0] ?? {});
+    let offers: Offer[];
+    try {
+      offers = await this.search(filterOfShape(shape), signal);
+    } catch {
+      return;
+    }
+    const refusal = bidRefusal(shape, offers);
+    if (refusal) throw new TenderError('bad_input', refusal.message, refusal.hint);
+  }
+
+  /** podResume: RunPod may give the pod back with zero GPUs when its machine's GPUs were
+   *  rented meanwhile (docs "zero-gpus"); the lease runs once it is listed running. */
+  async startLease(lease: LeaseFacts, signal: AbortSignal): Promise<void> {
+    const count = Number(lease.metadata.gpu_count ?? '1');
+    await this.client().resumePod(
+      lease.contractId,
+      Number.isInteger(count) && count > 0 ? count : 1,
+      signal,
+    );
+  }
+
+  /** The node terminates its own pod with the key RunPod puts in every pod's environment
+   *  (RUNPOD_API_KEY, scoped to that pod); the account key stays here. */
+  selfTeardown(): SelfTeardown {
+    return {
+      kind: 'runpod',
+      apiUrl: this.opts.baseUrl || DEFAULT_RUNPOD_URL,
+      envFiles: this.opts.podEnvFiles ?? ['/proc/1/environ'],
+    };
+  }
+
+  private createInput(
+    label: string,
+    shape: RunpodShape,
+    offer: Offer,
+    publicKey: string,
+    bid: number | null,
+  ): PodCreateInput {
+    const [gpuTypeId = '', cloud = 'SECURE'] = offer.offerId.split('|');
+    return {
+      name: label,
+      imageName: shape.image ?? this.opts.defaultImage ?? DEFAULT_IMAGE,
+      gpuTypeId,
+      gpuCount: offer.gpuCount,
+      cloudType: cloud as Cloud,
+      containerDiskInGb: shape.disk_gb ?? DEFAULT_DISK_GB,
+      volumeInGb: 0, // no network volume: a terminated pod leaves nothing billing
+      ports: '22/tcp',
+      supportPublicIp: true,
+      startSsh: true,
+      env: [
+        { key: 'PUBLIC_KEY', value: publicKey },
+        { key: LABEL_ENV, value: label },
+        ...(bid !== null ? [{ key: INTERRUPTIBLE_ENV, value: '1' }] : []),
+      ],
+      ...regionInput(shape.region),
+      ...(bid !== null
+        ? { bidPerGpu: bid === 0 ? bidPerGpu(offer, undefined) : bidPerGpu(offer, shape.bid) }
+        : {}),
+    };
+  }
+
+  private async search(filter: OfferFilter, signal: AbortSignal): Promise<Offer[]> {
+    const api = this.client();
+    // Secure cloud only when `verified`; otherwise both clouds, asked one at a time (the
+    // answer's lowestPrice is for the cloud asked).
+    const clouds: Cloud[] = filter.verified ? ['SECURE'] : ['SECURE', 'COMMUNITY'];
+    const offers: Offer[] = [];
+    for (const cloud of clouds) {
+      const rows = await api.gpuTypes(
+        {
+          gpuCount: filter.gpuCount,
+          secureCloud: cloud === 'SECURE',
+          ...regionInput(filter.region),
+        },
+        signal,
+      );
+      offers.push(...offersOf(rows, cloud, filter));
+    }
+    return selectOffers(offers, filter);
+  }
+
+  /** The pod already carrying `label`, if any (the first by id when there are several). */
+  private async findLabel(label: string, signal: AbortSignal): Promise<LeaseFacts | null> {
+    const pods = (await this.client().listPods(signal))
+      .filter((p) => !isGonePod(p) && hasLabel(p, label))
+      .sort((a, b) => String(a.id).localeCompare(String(b.id)));
+    return pods[0] ? factsOfPod(pods[0], label) : null;
+  }
+
+  private publicKey(): string {
+    const key = this.opts.publicKey().trim();
+    if (!/^(ssh-ed25519|ssh-rsa|ecdsa-sha2-\S+) [A-Za-z0-9+/=]+( .*)?$/.test(key))
+      throw new ProviderError("Tender's SSH public key is not an OpenSSH public key", {
+        fatal: true,
+      });
+    return key;
+  }
+
+  private podId(handle: DestroyHandle): string {
+    const id = podIdOf(handle);
+    if (!id) throw new ProviderError(`bad runpod lease handle ${handle.leaseId}`, { fatal: true });
+    return id;
+  }
+
+  private client(): RunpodApiClient {
+    this.connect();
+    if (this.api) return this.api;
+    const err = this.apiError;
+    throw err instanceof RunpodApiError
+      ? err
+      : new ProviderError(`RunPod is not configured: ${err?.message ?? 'unknown'}`, {
+          fatal: true,
+        });
+  }
+}
+
+function checkLabel(label: string): string {
+  if (!SAFE_LABEL.test(label))
+    throw new ProviderError(`bad lease label "${label}"`, { fatal: true });
+  return label;
+}
+
+/** 0: the default bid (each offer's minimum + 10%); else the bid asked, once checked. */
+function checkBid(shape: RunpodShape, offers: Offer[]): number {
+  const refusal = bidRefusal(shape, offers);
+  if (refusal) throw new ProviderError(refusal.message, { fatal: true, hint: refusal.hint });
+  return shape.bid ?? 0;
+}
+
+/** Why a bid asked for cannot rent: above the on-demand price of every offer (rent on-demand
+ *  instead), or below every offer's minimum. */
+function bidRefusal(shape: RunpodShape, offers: Offer[]): { message: string; hint: string } | null {
+  const bid = shape.bid;
+  const biddable = offers.filter((o) => o.interruptiblePricePerHour !== undefined);
+  if (bid === undefined || biddable.length === 0) return null;
+  const onDemand = Math.min(...biddable.map((o) => o.pricePerHour));
+  if (bid > onDemand)
+    return {
+      message: `the bid $${bid}/h is above the on-demand price $${onDemand}/h of the cheapest matching RunPod pod`,
+      hint: 'lower the bid, or leave interruptible out to rent on-demand at that price',
+    };
+  const minimum = Math.min(...biddable.map((o) => o.interruptiblePricePerHour!));
+  if (bid < minimum)
+    return {
+      message: `the bid $${bid}/h is below the lowest RunPod minimum bid $${minimum}/h for this pool`,
+      hint: `bid at least $${minimum}/h, or leave bid out (minimum + 10%)`,
+    };
+  return null;
+}
