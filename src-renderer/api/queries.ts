@@ -24,7 +24,9 @@ export const keys = {
   settings: ['settings'] as const,
   hosts: ['hosts'] as const,
   clusters: ['clusters'] as const,
-  offers: (provider: string, filter: OfferFilterInput) => ['offers', provider, filter] as const,
+  /** The offers table: the marketplaces ticked (`configured`: every one with a key). */
+  offers: (providers: readonly string[] | 'configured', filter: OfferFilterInput) =>
+    ['offers', providers, filter] as const,
   outputs: (runId: string) => ['outputs', runId] as const,
   /** A run's port forwards in the process serving this UI (replaced by `forward.changed`). */
   forwards: (runId: string) => ['forward.list', runId] as const,

@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import type { Offer, OfferFilterInput } from '../../src-main/contract';
+import type { Marketplace } from '../lib/marketplaces';
 
 /** What only the UI knows: where you are, what you picked, what you are composing. Server
  *  state (runs, nodes, leases, settings) lives in react-query, never here. */
@@ -45,6 +46,10 @@ export const EMPTY_SLURM: SlurmDraft = {
   gpus: 0,
 };
 
+/** Where a run's nodes come from: this machine, own hosts, one marketplace, several
+ *  marketplaces tried in order (`chain`), the cheapest across marketplaces, or Slurm. */
+export type DraftProvider = 'local' | 'ssh' | Marketplace | 'chain' | 'cheapest' | 'slurm';
+
 export interface ComposerDraft {
   name: string;
   workdir: string;
@@ -78,12 +83,14 @@ export interface ComposerDraft {
   ports: string;
   /** A loaded job file's `remote_ports`, carried as they are (no field edits them). */
   remotePorts: string[];
-  provider: 'local' | 'ssh' | 'vastai' | 'slurm';
+  provider: DraftProvider;
+  /** The marketplaces a `chain` pool tries, first to last (`provider = "runpod,vastai"`). */
+  chain: Marketplace[];
   count: number;
   hosts: string[];
   /** The Slurm pool (provider `slurm`): the cluster and what is asked of it. */
   slurm: SlurmDraft;
-  /** Offers picked in the offer browser (vastai), one per node. */
+  /** Offers picked in the offer browser, one per node; all of one marketplace, the pool's. */
   offers: Offer[];
   /** The filter the offers were picked with: it becomes the pool's shape, so a taken offer
    *  falls back to a similar machine. */
@@ -91,9 +98,9 @@ export interface ComposerDraft {
   verify: string[];
   /** Capability constraints, one per line (`gpu.vram >= 24GB`). */
   constraints: string;
-  /** The container image for marketplace nodes (vastai); empty: the provider's default. */
+  /** The container image for marketplace nodes; empty: the provider's default. */
   image: string;
-  /** Rent on the interruptible market (vastai: a bid). */
+  /** Rent on the interruptible market (Vast.ai, RunPod: a bid; Lambda Cloud sells none). */
   interruptible: boolean;
   /** The bid in $/h for the machine, as typed; empty: the minimum bid plus a margin. */
   bid: string;
@@ -125,6 +132,7 @@ export const EMPTY_DRAFT: ComposerDraft = {
   ports: '',
   remotePorts: [],
   provider: 'local',
+  chain: ['runpod', 'vastai'],
   count: 1,
   hosts: [],
   slurm: EMPTY_SLURM,
@@ -150,7 +158,8 @@ interface UiState {
   draft: ComposerDraft;
   patchDraft(patch: Partial<ComposerDraft>): void;
   resetDraft(): void;
-  /** Offers use as the pool: fills the composer's pool and opens it. */
+  /** Offers used as the pool: fills the composer's pool (on their marketplace) and opens it.
+   *  The offers are of one provider (the offer browser refuses a mix). */
   useOffers(offers: Offer[], filter: OfferFilterInput): void;
 }
 
@@ -166,7 +175,7 @@ export const useUi = create<UiState>()((set) => ({
     set((s) => ({
       draft: {
         ...s.draft,
-        provider: 'vastai',
+        provider: (offers[0]?.provider as Marketplace | undefined) ?? 'vastai',
         offers,
         count: Math.max(1, offers.length),
         offerFilter: filter,

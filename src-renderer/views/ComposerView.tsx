@@ -9,6 +9,7 @@ import { draftProblems, draftToStartInput } from './composer/draft-to-run';
 import { EnvCard } from './composer/EnvCard';
 import { JobCard } from './composer/JobCard';
 import { LimitsCard } from './composer/LimitsCard';
+import { isMarketPool, poolProviderOf } from './composer/market-pool';
 import { PoolCard } from './composer/PoolCard';
 import { RunCard } from './composer/RunCard';
 import { useCheapestMatch } from './composer/use-cheapest-match';
@@ -27,8 +28,8 @@ export function ComposerView(): React.JSX.Element {
   const [error, setError] = useState<ErrorData | null>(null);
   const problems = draftProblems(draft);
   const shown = showProblems ? problems : {};
-  const needsCheapest = draft.provider === 'vastai' && draft.count > draft.offers.length;
-  const cheapest = useCheapestMatch(draft.offerFilter, needsCheapest);
+  const needsCheapest = isMarketPool(draft.provider) && draft.count > draft.offers.length;
+  const cheapest = useCheapestMatch(poolProviderOf(draft), draft.offerFilter, needsCheapest);
   const plan = useRunPlan(draft);
 
   const start = useMutation({

@@ -2,6 +2,7 @@ import { formatDuration } from '../../../src-main/contract';
 import { useSettings } from '../../api/queries';
 import { useUi, type DraftLimits } from '../../store/ui';
 import { limitsToPolicy } from './draft-limits';
+import { isMarketPool } from './market-pool';
 
 /** The run's lease limits: what stops a machine billing even if nobody is watching. Empty
  *  fields take the defaults from Settings, shown as placeholders. */
@@ -42,7 +43,7 @@ export function LimitsCard(props: { showProblems: boolean }): React.JSX.Element 
       <div className="card-head">
         Limits
         <span className="faint card-sub">
-          {provider === 'vastai' ? 'what stops the billing' : 'when nodes are torn down'}
+          {isMarketPool(provider) ? 'what stops the billing' : 'when nodes are torn down'}
         </span>
       </div>
       <div className="card-body stack">
@@ -78,7 +79,7 @@ export function LimitsCard(props: { showProblems: boolean }): React.JSX.Element 
             Keep nodes after the job
             <span className="hint block">
               {keep
-                ? `They stay up${provider === 'vastai' ? ' and billed' : ''} until the idle timeout, or until you destroy them in the Ledger.`
+                ? `They stay up${isMarketPool(provider) ? ' and billed' : ''} until the idle timeout, or until you destroy them in the Ledger.`
                 : 'Otherwise they are destroyed once the outputs are back.'}
             </span>
           </span>

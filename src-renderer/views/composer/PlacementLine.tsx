@@ -1,5 +1,8 @@
+import { useSettings } from '../../api/queries';
+import { configuredMarkets } from '../../lib/marketplaces';
 import { useNow } from '../../lib/use-now';
 import { useUi } from '../../store/ui';
+import { poolProviderOf } from './market-pool';
 import { placementSummary } from './placement';
 import type { PlanState } from './use-run-plan';
 
@@ -9,7 +12,8 @@ export function PlacementLine({ plan }: { plan: PlanState }): React.JSX.Element 
   const now = useNow(10_000);
   const newNode = useUi((s) => s.draft.newNode);
   const freshSetup = useUi((s) => s.draft.freshSetup);
-  const provider = useUi((s) => s.draft.provider);
+  const provider = useUi((s) => poolProviderOf(s.draft));
+  const settings = useSettings();
   const patch = useUi((s) => s.patchDraft);
   if (plan.state === 'idle') return null;
   if (plan.state === 'loading')
@@ -25,7 +29,13 @@ export function PlacementLine({ plan }: { plan: PlanState }): React.JSX.Element 
       </div>
     );
   }
-  const s = placementSummary(plan.plan, { now, useNew: newNode, freshSetup, provider });
+  const s = placementSummary(plan.plan, {
+    now,
+    useNew: newNode,
+    freshSetup,
+    provider,
+    configured: configuredMarkets(settings.data),
+  });
   return (
     <div
       className={`placement ${plan.isStale ? 'is-stale' : ''}`}
@@ -35,6 +45,11 @@ export function PlacementLine({ plan }: { plan: PlanState }): React.JSX.Element 
       <div className={s.warmCount > 0 && !newNode ? 'placement-warm' : 'placement-new'}>
         {s.headline}
       </div>
+      {s.route && (
+        <div className="placement-route" data-testid="placement-route">
+          {s.route}
+        </div>
+      )}
       {s.nodes.length > 0 && (
         <ul className="placement-nodes">
           {s.nodes.map((line) => (

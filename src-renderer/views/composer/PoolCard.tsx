@@ -1,9 +1,11 @@
-import { useClusters, useHosts } from '../../api/queries';
+import { useClusters, useHosts, useSettings } from '../../api/queries';
 import { describeError } from '../../api/backend';
-import { perHour } from '../../lib/format';
+import { configuredMarkets, isMarketplace } from '../../lib/marketplaces';
 import { useUi, type ComposerDraft } from '../../store/ui';
-import { CloseIcon, SearchIcon } from '../run/icons';
+import { CountField } from './CountField';
 import { DistributedField } from './DistributedField';
+import { isMarketPool } from './market-pool';
+import { MarketPool } from './MarketPool';
 import {
   effectiveSlurm,
   MAX_SLURM_GPUS,
@@ -17,7 +19,11 @@ const PROVIDERS: { id: ComposerDraft['provider']; label: string; sub: string }[]
   { id: 'local', label: 'This machine', sub: 'free, for trying' },
   { id: 'ssh', label: 'Your hosts', sub: 'over SSH' },
   { id: 'vastai', label: 'Vast.ai', sub: 'rented GPUs' },
+  { id: 'runpod', label: 'RunPod', sub: 'rented GPUs' },
+  { id: 'lambda', label: 'Lambda Cloud', sub: 'rented GPUs' },
   { id: 'slurm', label: 'Slurm cluster', sub: 'allocations' },
+  { id: 'chain', label: 'In order', sub: 'several marketplaces' },
+  { id: 'cheapest', label: 'Cheapest', sub: 'across marketplaces' },
 ];
 
 /** Where the job runs: the provider, how many nodes, which machines or what shape, and
@@ -25,6 +31,7 @@ const PROVIDERS: { id: ComposerDraft['provider']; label: string; sub: string }[]
 export function PoolCard(props: { problem?: string; cheapest: CheapestMatch }): React.JSX.Element {
   const draft = useUi((s) => s.draft);
   const patch = useUi((s) => s.patchDraft);
+  const configured = configuredMarkets(useSettings().data);
   return (
     <section className="card composer-card">
       <div className="card-head">Where it runs</div>
@@ -39,13 +46,15 @@ export function PoolCard(props: { problem?: string; cheapest: CheapestMatch }): 
               onClick={() => patch({ provider: p.id })}
             >
               <span>{p.label}</span>
-              <span className="seg-sub">{p.sub}</span>
+              <span className="seg-sub">
+                {isMarketplace(p.id) && !configured.includes(p.id) ? 'no API key yet' : p.sub}
+              </span>
             </button>
           ))}
         </div>
         {draft.provider === 'local' && <LocalPool />}
         {draft.provider === 'ssh' && <SshPool />}
-        {draft.provider === 'vastai' && <VastPool cheapest={props.cheapest} />}
+        {isMarketPool(draft.provider) && <MarketPool cheapest={props.cheapest} />}
         {draft.provider === 'slurm' && <SlurmPool />}
         {props.problem && <div className="field-error">{props.problem}</div>}
         <DistributedField />
@@ -85,37 +94,10 @@ export function PoolCard(props: { problem?: string; cheapest: CheapestMatch }): 
   );
 }
 
-function Count(props: { min?: number; hint: string }): React.JSX.Element {
-  const count = useUi((s) => s.draft.count);
-  const patch = useUi((s) => s.patchDraft);
-  return (
-    <div className="field">
-      <label htmlFor="count">Nodes</label>
-      <div className="row">
-        <input
-          id="count"
-          className="input count-input tabular"
-          type="number"
-          min={props.min ?? 1}
-          max={64}
-          value={count}
-          onChange={(e) =>
-            patch({
-              count: Math.min(
-                64,
-                Math.max(props.min ?? 1, Math.floor(Number(e.target.value) || 1)),
-              ),
-            })
-          }
-        />
-        <span className="hint grow">{props.hint}</span>
-      </div>
-    </div>
-  );
-}
-
 function LocalPool(): React.JSX.Element {
-  return <Count hint="Each node is a folder on the machine running Tender: nothing is rented." />;
+  return (
+    <CountField hint="Each node is a folder on the machine running Tender: nothing is rented." />
+  );
 }
 
 function SshPool(): React.JSX.Element {
@@ -282,173 +264,7 @@ function SlurmPool(): React.JSX.Element {
           {slurm.gpus > 0 ? `; --gres=gpu:${slurm.gpus}` : '; no GPUs asked'}.
         </div>
       )}
-      <Count hint="One allocation per node; Slurm's --time comes from the max duration." />
+      <CountField hint="One allocation per node; Slurm's --time comes from the max duration." />
     </>
-  );
-}
-
-function VastPool({ cheapest }: { cheapest: CheapestMatch }): React.JSX.Element {
-  const draft = useUi((s) => s.draft);
-  const patch = useUi((s) => s.patchDraft);
-  const setView = useUi((s) => s.setView);
-  const f = draft.offerFilter;
-  const setFilter = (next: Partial<typeof f>) => patch({ offerFilter: { ...f, ...next } });
-  const num = (v: string) =>
-    v.trim() === '' || !Number.isFinite(Number(v)) ? undefined : Number(v);
-  const extra = Math.max(0, draft.count - draft.offers.length);
-  return (
-    <>
-      <div className="field">
-        <div className="label">Offers picked</div>
-        {draft.offers.length === 0 ? (
-          <div className="hint">None: nodes rent the cheapest offers matching the shape below.</div>
-        ) : (
-          <div className="chips">
-            {draft.offers.map((o) => (
-              <span className="chip" key={o.offerId} data-testid="offer-chip">
-                <strong>
-                  {o.gpuCount}× {o.gpuName}
-                </strong>
-                <span className="tabular">{perHour(o.pricePerHour)}</span>
-                {o.location && <span className="faint">{o.location}</span>}
-                <button
-                  className="chip-x"
-                  aria-label={`Remove offer ${o.offerId}`}
-                  onClick={() => patch({ offers: draft.offers.filter((x) => x !== o) })}
-                >
-                  <CloseIcon />
-                </button>
-              </span>
-            ))}
-          </div>
-        )}
-        <div>
-          <button
-            className="btn btn-sm"
-            data-testid="browse-offers"
-            onClick={() => setView('offers')}
-          >
-            <SearchIcon /> Browse offers
-          </button>
-        </div>
-      </div>
-      <Count
-        min={Math.max(1, draft.offers.length)}
-        hint={
-          draft.offers.length > 0
-            ? `${extra > 0 ? `${extra} beyond the picked offers rent${extra === 1 ? 's' : ''} the cheapest match.` : 'One node per picked offer.'}`
-            : 'Each node rents the cheapest matching offer.'
-        }
-      />
-      <div className="shape-grid">
-        <div className="field">
-          <label htmlFor="gpu">GPU</label>
-          <input
-            id="gpu"
-            className="input"
-            placeholder="any, e.g. RTX 4090"
-            value={f.gpu ?? ''}
-            onChange={(e) => setFilter({ gpu: e.target.value || undefined })}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="gpus">GPUs per node</label>
-          <input
-            id="gpus"
-            className="input tabular"
-            type="number"
-            min={1}
-            max={16}
-            value={f.gpuCount ?? 1}
-            onChange={(e) =>
-              setFilter({ gpuCount: Math.max(1, Math.floor(Number(e.target.value) || 1)) })
-            }
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="maxprice">Max $/h per node</label>
-          <input
-            id="maxprice"
-            className="input tabular"
-            type="number"
-            min={0}
-            step={0.05}
-            placeholder="no cap"
-            value={f.maxPrice ?? ''}
-            onChange={(e) => setFilter({ maxPrice: num(e.target.value) })}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="disk">Disk GB</label>
-          <input
-            id="disk"
-            className="input tabular"
-            type="number"
-            min={8}
-            placeholder="32"
-            value={f.diskGb ?? ''}
-            onChange={(e) => setFilter({ diskGb: num(e.target.value) })}
-          />
-        </div>
-      </div>
-      <div className="field">
-        <label className="check">
-          <input
-            type="checkbox"
-            data-testid="interruptible"
-            checked={draft.interruptible}
-            onChange={(e) => patch({ interruptible: e.target.checked })}
-          />
-          <span>
-            Interruptible (a bid: cheaper; outbid, it stops with its disk until the bid wins)
-          </span>
-        </label>
-        {draft.interruptible && (
-          <div className="row">
-            <input
-              id="bid"
-              aria-label="Bid in $/h for the machine"
-              data-testid="bid-input"
-              className="input tabular count-input"
-              placeholder="min + 10%"
-              value={draft.bid}
-              onChange={(e) => patch({ bid: e.target.value })}
-            />
-            <span className="hint grow">
-              $/h for the machine, storage not included; never above the on-demand price. Set
-              recovery to <span className="mono">preempted</span> in tender.toml to move on when
-              outbid.
-            </span>
-          </div>
-        )}
-      </div>
-      <div className="field">
-        <label htmlFor="image">Image</label>
-        <input
-          id="image"
-          className="input mono"
-          placeholder="the provider's default"
-          value={draft.image}
-          onChange={(e) => patch({ image: e.target.value })}
-        />
-      </div>
-      {extra > 0 && <CheapestLine cheapest={cheapest} />}
-    </>
-  );
-}
-
-function CheapestLine({ cheapest }: { cheapest: CheapestMatch }): React.JSX.Element {
-  if (cheapest.state === 'idle') return <></>;
-  if (cheapest.state === 'loading') return <div className="hint">Looking up matching offers…</div>;
-  if (cheapest.state === 'error')
-    return <div className="hint">Prices unknown: {cheapest.error}</div>;
-  if (cheapest.price === null)
-    return <div className="field-error">No offer matches this shape right now.</div>;
-  return (
-    <div className="hint">
-      Cheapest match now: <span className="tabular">{perHour(cheapest.price)}</span> (
-      {cheapest.matches >= 64 ? '64+' : cheapest.matches} offer
-      {cheapest.matches === 1 ? '' : 's'} match).
-    </div>
   );
 }

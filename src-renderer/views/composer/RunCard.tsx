@@ -4,6 +4,7 @@ import { perHour } from '../../lib/format';
 import { useUi } from '../../store/ui';
 import { PlayIcon } from '../run/icons';
 import { estimatedHourly, nodeCount } from './draft-to-run';
+import { isMarketPool } from './market-pool';
 import { PlacementLine } from './PlacementLine';
 import { notionalPerHour } from './slurm-pool';
 import type { CheapestMatch } from './use-cheapest-match';
@@ -28,7 +29,7 @@ export function RunCard(props: {
       <div className="card-body stack">
         <div className="estimate">
           <div className="label">Estimated cost</div>
-          {draft.provider === 'vastai' ? (
+          {isMarketPool(draft.provider) ? (
             estimate ? (
               <div className="estimate-value" data-testid="estimate">
                 <span className="big tabular">

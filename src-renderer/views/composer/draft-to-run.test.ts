@@ -171,6 +171,52 @@ describe('draftToStartInput', () => {
     expect(PoolSpec.parse(pool)).toMatchObject(pool);
   });
 
+  it.each<[string, Partial<ComposerDraft>, object]>([
+    ['RunPod', { provider: 'runpod' }, { provider: 'runpod' }],
+    ['Lambda Cloud, no bid', { provider: 'lambda', interruptible: true }, { provider: 'lambda' }],
+    ['a chain', { provider: 'chain', chain: ['runpod', 'vastai'] }, { provider: 'runpod,vastai' }],
+    ['a chain of one', { provider: 'chain', chain: ['lambda'] }, { provider: 'lambda' }],
+    [
+      'the cheapest, on a bid',
+      { provider: 'cheapest', interruptible: true, bid: '0.4' },
+      { provider: 'cheapest', interruptible: true, bid: 0.4 },
+    ],
+  ])('%s: the shape and image go as for Vast.ai', (_, over, want) => {
+    const pool = draftToStartInput(
+      draft({ count: 2, offerFilter: { gpu: 'A100', maxPrice: 2 }, image: 'img:1', ...over }),
+    ).pool;
+    expect(pool).toEqual({
+      count: 2,
+      verify: [],
+      offers: [],
+      gpu: 'A100',
+      max_price: 2,
+      image: 'img:1',
+      ...want,
+    });
+    expect(PoolSpec.parse(pool)).toMatchObject({ ...pool, provider: pool.provider });
+  });
+
+  it('offers picked on another marketplace, or for several, are a problem of the pool', () => {
+    const picked = [offer('11', 0.35)];
+    expect(draftProblems(draft({ provider: 'runpod', offers: picked })).pool).toMatch(
+      /are Vast\.ai's/,
+    );
+    expect(draftProblems(draft({ provider: 'chain', offers: picked })).pool).toMatch(
+      /belong to Vast\.ai alone/,
+    );
+    expect(draftProblems(draft({ provider: 'vastai', offers: picked })).pool).toBeUndefined();
+  });
+
+  it('a pool of several marketplaces estimates like one: picked plus the expected match', () => {
+    expect(
+      estimatedHourly(
+        { ...EMPTY_DRAFT, provider: 'cheapest', count: 2, offers: [], offerFilter: {} },
+        0.5,
+      ),
+    ).toEqual({ perHour: 1, isUpperBound: false });
+  });
+
   it("constraints, one per line, become the job's; one that does not parse is named", () => {
     const job = draftToStartInput(draft({ constraints: ' gpu.vram >= 24GB \n\ncuda >= 12.1' })).job;
     expect(job.constraints).toEqual(['gpu.vram >= 24GB', 'cuda >= 12.1']);

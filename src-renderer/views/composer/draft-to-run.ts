@@ -10,6 +10,7 @@ import { limitsToPolicy } from './draft-limits';
 import { distributedProblem, masterPortValue } from './distributed-rules';
 import { envNameProblem, paramVariable } from './env-rules';
 import { parsePortsField } from './job-ports';
+import { hasInterruptible, isMarketPool, marketProblem, poolProviderOf } from './market-pool';
 import { slurmPoolOf, slurmProblem } from './slurm-pool';
 import { parseSweepAxes, sweepHint } from './sweep-axes';
 
@@ -92,12 +93,12 @@ function forwardsOf(draft: ComposerDraft): Pick<StartInput['job'], 'ports' | 're
 }
 
 /** How many nodes the pool asks for: the count (local, slurm: one allocation each), the
- *  hosts picked (ssh), at least the offers picked (vastai). */
+ *  hosts picked (ssh), at least the offers picked (a marketplace). */
 export function nodeCount(
   draft: Pick<ComposerDraft, 'provider' | 'count' | 'hosts' | 'offers'>,
 ): number {
   if (draft.provider === 'ssh') return draft.hosts.length;
-  return Math.max(draft.count, draft.provider === 'vastai' ? draft.offers.length : 0);
+  return Math.max(draft.count, isMarketPool(draft.provider) ? draft.offers.length : 0);
 }
 
 function envOf(draft: ComposerDraft): Record<string, EnvValue> {
@@ -126,14 +127,20 @@ function poolOf(draft: ComposerDraft): PoolSpecInput {
         hosts: draft.hosts,
       };
     case 'vastai':
+    case 'runpod':
+    case 'lambda':
+    case 'chain':
+    case 'cheapest':
+      // Picked offers go with the one marketplace they belong to (draftProblems names a
+      // mismatch); a pool of several marketplaces rents by shape alone.
       return {
-        provider: 'vastai',
+        provider: poolProviderOf(draft),
         count: Math.max(draft.count, draft.offers.length),
         verify,
         offers: draft.offers.map((o) => o.offerId),
         ...marketShape(draft.offerFilter),
         ...(draft.image.trim() ? { image: draft.image.trim() } : {}),
-        ...(draft.interruptible ? bidOf(draft.bid) : {}),
+        ...(draft.interruptible && hasInterruptible(draft) ? bidOf(draft.bid) : {}),
       };
     case 'slurm':
       // One allocation per node, on the cluster picked; no marketplace shape.
@@ -220,7 +227,9 @@ export function draftProblems(draft: ComposerDraft): Partial<Record<DraftField, 
     })
     .find((m) => m !== null);
   if (badConstraint) p.pool = badConstraint;
-  if (draft.provider === 'vastai' && draft.interruptible && Number.isNaN(bidValue(draft.bid)))
+  const market = isMarketPool(draft.provider) ? marketProblem(draft) : null;
+  if (market) p.pool = market;
+  if (isMarketPool(draft.provider) && draft.interruptible && Number.isNaN(bidValue(draft.bid)))
     p.pool = 'The bid is a price in $/h for the machine, e.g. 0.25 (empty: the minimum + 10%)';
   if (Object.keys(limitsToPolicy(draft.limits).problems).length > 0)
     p.limits = 'A limit is not understood';
@@ -235,11 +244,14 @@ export function draftProblems(draft: ComposerDraft): Partial<Record<DraftField, 
  *  match (or the price cap) for each node beyond them. Null when nothing is known. */
 export function estimatedHourly(
   draft: Pick<ComposerDraft, 'provider' | 'count' | 'offers' | 'offerFilter'> &
-    Partial<Pick<ComposerDraft, 'interruptible' | 'bid'>>,
+    Partial<Pick<ComposerDraft, 'interruptible' | 'bid' | 'chain'>>,
   cheapestMatch: number | null,
 ): { perHour: number; isUpperBound: boolean; isBid?: boolean } | null {
-  if (draft.provider !== 'vastai') return null;
-  if (draft.interruptible) {
+  if (!isMarketPool(draft.provider)) return null;
+  if (
+    draft.interruptible &&
+    hasInterruptible({ provider: draft.provider, chain: draft.chain ?? [] })
+  ) {
     // A bid typed bills that bid per machine (plus its disk); none typed bills at most the
     // on-demand price (a bid is never above it).
     const bid = bidValue(draft.bid ?? '');

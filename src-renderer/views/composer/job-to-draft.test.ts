@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JobSpec, PoolSpec } from '../../../src-main/contract';
 import { draftToStartInput } from './draft-to-run';
+import type { ComposerDraft } from '../../store/ui';
 import { loadedToDraft, type LoadedJob } from './job-to-draft';
 
 const loaded = (job: object, pool: object = {}, policy: LoadedJob['policy'] = {}): LoadedJob => ({
@@ -63,6 +64,7 @@ describe('loadedToDraft', () => {
       ports: '',
       remotePorts: [],
       provider: 'vastai',
+      chain: ['runpod', 'vastai'],
       count: 2,
       hosts: [],
       slurm: { cluster: '', partition: '', account: '', qos: '', gpus: 0 },
@@ -223,4 +225,58 @@ describe('loadedToDraft', () => {
     expect(draft.offers).toEqual([]);
     expect(notes[0]).toMatch(/offers 123/);
   });
+});
+
+describe('a pool of several marketplaces', () => {
+  it.each<[string, object, Partial<ComposerDraft>, string]>([
+    [
+      'provider = ["runpod", "vastai"]: tried in order',
+      { provider: ['runpod', 'vastai'] },
+      { provider: 'chain', chain: ['runpod', 'vastai'] },
+      'runpod,vastai',
+    ],
+    [
+      'provider = "lambda,runpod,vastai"',
+      { provider: 'lambda,runpod,vastai' },
+      { provider: 'chain', chain: ['lambda', 'runpod', 'vastai'] },
+      'lambda,runpod,vastai',
+    ],
+    ['provider = "cheapest"', { provider: 'cheapest' }, { provider: 'cheapest' }, 'cheapest'],
+    ['provider = "runpod"', { provider: 'runpod' }, { provider: 'runpod' }, 'runpod'],
+    ['provider = "lambda"', { provider: 'lambda' }, { provider: 'lambda' }, 'lambda'],
+  ])('%s round-trips', (_, poolIn, want, sent) => {
+    const file = loaded({}, { count: 2, gpu: 'A100', max_price: 2, image: 'img:1', ...poolIn });
+    expect(file.pool.provider).toBe(sent); // what job.load hands over
+    const { draft, notes } = loadedToDraft(file);
+    expect(notes).toEqual([]);
+    expect(draft).toMatchObject({ ...want, count: 2, offerFilter: { gpu: 'A100', maxPrice: 2 } });
+    const pool = draftToStartInput(draft).pool;
+    expect(pool.provider).toBe(sent);
+    expect(PoolSpec.parse(pool)).toEqual(file.pool);
+  });
+
+  it('an interruptible pool round-trips on RunPod and in a chain', () => {
+    for (const provider of ['runpod', 'runpod,vastai']) {
+      const file = loaded({}, { provider, interruptible: true, bid: 0.3 });
+      const { draft, notes } = loadedToDraft(file);
+      expect(notes).toEqual([]);
+      expect(PoolSpec.parse(draftToStartInput(draft).pool)).toEqual(file.pool);
+    }
+  });
+
+  it('Lambda Cloud sells no interruptible machines: named, and not sent', () => {
+    const { draft, notes } = loadedToDraft(loaded({}, { provider: 'lambda', interruptible: true }));
+    expect(notes).toEqual([expect.stringMatching(/Lambda Cloud sells none/)]);
+    expect(draft.interruptible).toBe(false);
+    expect(draftToStartInput(draft).pool).not.toHaveProperty('interruptible');
+  });
+
+  it.each([['runpod,ssh'], ['runpod,runpod'], ['nimbus']])(
+    'a provider "%s" the composer cannot offer is named; local is used',
+    (provider) => {
+      const { draft, notes } = loadedToDraft(loaded({}, { provider }));
+      expect(draft.provider).toBe('local');
+      expect(notes[0]).toMatch(/is not offered here; using local/);
+    },
+  );
 });

@@ -1,8 +1,9 @@
 import type { CommandOutput, OfferFilterInput, PoolSpec } from '../../../src-main/contract';
-import type { ComposerDraft, EnvRow } from '../../store/ui';
+import { EMPTY_DRAFT, type ComposerDraft, type EnvRow } from '../../store/ui';
 import { DEFAULT_MASTER_PORT } from './distributed-rules';
 import { policyToLimits } from './draft-limits';
 import { formatPortsField } from './job-ports';
+import { draftProviderOf, hasInterruptible } from './market-pool';
 import { slurmDraftOf } from './slurm-pool';
 import { formatSweepAxes } from './sweep-axes';
 
@@ -24,15 +25,27 @@ const MARKET_ONLY = [
   'bid',
 ] as const;
 
-const PROVIDERS: readonly ComposerDraft['provider'][] = ['local', 'ssh', 'vastai', 'slurm'];
+const PROVIDERS: readonly ComposerDraft['provider'][] = [
+  'local',
+  'ssh',
+  'vastai',
+  'runpod',
+  'lambda',
+  'cheapest',
+  'slurm',
+];
 
 /** A parsed tender.toml as a composer draft. Secrets read from the environment stay
  *  references (`fromEnv`, no value); `notes` says what the composer could not carry. */
 export function loadedToDraft(loaded: LoadedJob): { draft: ComposerDraft; notes: string[] } {
   const { job, pool, policy, file } = loaded;
   const notes: string[] = [];
-  const provider = PROVIDERS.find((p) => p === pool.provider);
-  if (!provider) notes.push(`provider "${pool.provider}" is not offered here; using local`);
+  const found = draftProviderOf(pool.provider, PROVIDERS);
+  const provider = found?.provider;
+  if (!found) notes.push(`provider "${pool.provider}" is not offered here; using local`);
+  const isInterruptible = pool.interruptible === true && (!found || hasInterruptible(found));
+  if (pool.interruptible === true && !isInterruptible)
+    notes.push('the file asks for interruptible machines: Lambda Cloud sells none; left out');
   if (pool.offers.length > 0)
     notes.push(
       `the file picks offers ${pool.offers.join(', ')} by id: pick them again in Offers (or the pool's shape is used)`,
@@ -72,6 +85,7 @@ export function loadedToDraft(loaded: LoadedJob): { draft: ComposerDraft; notes:
       ports: formatPortsField(job.ports),
       remotePorts: job.remote_ports,
       provider: provider ?? 'local',
+      chain: found?.provider === 'chain' ? found.chain : EMPTY_DRAFT.chain,
       count: pool.count,
       hosts: pool.hosts,
       slurm: slurmDraftOf(pool),
@@ -80,7 +94,7 @@ export function loadedToDraft(loaded: LoadedJob): { draft: ComposerDraft; notes:
       verify: pool.verify,
       constraints: job.constraints.join('\n'),
       image: pool.image ?? '',
-      interruptible: pool.interruptible === true,
+      interruptible: isInterruptible,
       bid: pool.bid === undefined ? '' : String(pool.bid),
       keep: policy.afterJob === 'keep_warm',
       newNode: false,

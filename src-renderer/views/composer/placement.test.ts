@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunPlan } from '../../../src-main/contract';
-import { placementSummary, type PlacementOptions } from './placement';
+import { placementSummary, routeOf, type PlacementOptions } from './placement';
 
 const NOW = 1_700_000_000_000;
 const MIN = 60_000;
@@ -112,6 +112,53 @@ describe('placementSummary', () => {
     );
     expect(placementSummary(plan([null, null]), { ...opts, provider: 'slurm' }).headline).toBe(
       'Submits 2 allocations, one node each',
+    );
+  });
+
+  it.each<[string, string | undefined, string[] | undefined, string | null]>([
+    ['one marketplace', 'vastai', undefined, null],
+    ['no provider', undefined, undefined, null],
+    ['Slurm', 'slurm', undefined, null],
+    [
+      'two in order',
+      'runpod,vastai',
+      undefined,
+      'Tries RunPod, then Vast.ai if RunPod has no capacity',
+    ],
+    [
+      'three in order',
+      'lambda,runpod,vastai',
+      undefined,
+      'Tries Lambda Cloud, then RunPod, then Vast.ai, each if the one before has no capacity',
+    ],
+    [
+      'the cheapest, keys unknown',
+      'cheapest',
+      undefined,
+      'Rents the cheapest matching offer across Vast.ai, RunPod and Lambda Cloud',
+    ],
+    [
+      'the cheapest of the two with a key',
+      'cheapest',
+      ['vastai', 'lambda'],
+      'Rents the cheapest matching offer across Vast.ai and Lambda Cloud',
+    ],
+  ])('what a pool of %s does', (_, provider, configured, route) => {
+    expect(routeOf(provider, configured)).toBe(route);
+  });
+
+  it('names the route only while a node is rented; one marketplace is named in the headline', () => {
+    const chain = { ...opts, provider: 'runpod,vastai' };
+    expect(placementSummary(plan([null, warm('vastai:1')]), chain).route).toMatch(/^Tries RunPod/);
+    expect(placementSummary(plan([warm('vastai:1')]), chain).route).toBeNull();
+    expect(placementSummary(plan([warm('vastai:1')]), { ...chain, useNew: true }).route).toMatch(
+      /^Tries RunPod/,
+    );
+    expect(placementSummary(plan([null]), { ...opts, provider: 'runpod' }).headline).toBe(
+      'Rents a new node on RunPod',
+    );
+    expect(placementSummary(plan([null, null]), { ...opts, provider: 'lambda' }).headline).toBe(
+      'Rents 2 new nodes on Lambda Cloud',
     );
   });
 });

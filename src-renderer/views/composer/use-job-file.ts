@@ -38,9 +38,10 @@ export async function fillFromJobFile(path: string): Promise<boolean> {
   try {
     const loaded = await call('job.load', { path });
     const { draft, notes } = loadedToDraft(loaded);
-    // Offers picked by hand stay when the file also rents from the marketplace.
+    // Offers picked by hand stay when the file rents from their marketplace.
     const picked = useUi.getState().draft.offers;
-    if (draft.provider === 'vastai' && draft.offers.length === 0) draft.offers = picked;
+    if (picked[0] && draft.provider === picked[0].provider && draft.offers.length === 0)
+      draft.offers = picked;
     useUi.getState().patchDraft(draft); // the page head names the file it came from
     for (const n of notes) toast(`Note: ${n}`);
     return true;

@@ -4,7 +4,8 @@ import { SearchIcon, Spinner } from '../../shell/icons';
 import { formToFilter, REGIONS, type FilterField, type FilterForm } from './offer-filter';
 import { useOffersUi } from './offers-store';
 
-/** GPU names as Vast.ai spells them; a suggestion list, any name can be typed. */
+/** GPU names as Vast.ai spells them (the others' names are matched to these); a suggestion
+ *  list, any name can be typed. */
 const GPU_SUGGESTIONS = [
   'RTX 5090',
   'RTX 4090',
@@ -54,6 +55,8 @@ export function OfferFilters(props: {
   isStale: boolean;
   diskDefault: number | null;
   onSearch: (filter: OfferFilterInput) => void;
+  /** The marketplace boxes above the fields. */
+  markets: React.JSX.Element;
 }): React.JSX.Element {
   const form = useOffersUi((s) => s.form);
   const patch = useOffersUi((s) => s.patchForm);
@@ -86,6 +89,7 @@ export function OfferFilters(props: {
       data-testid="offer-filters"
       noValidate
     >
+      {props.markets}
       <div className="of-filter-grid">
         <Field
           label="GPU"
@@ -182,7 +186,7 @@ export function OfferFilters(props: {
         </label>
         <label
           className="of-check"
-          title="Hosts whose machines failed to boot for you are hidden by default"
+          title="Vast.ai hosts whose machines failed to boot for you are hidden by default"
         >
           <input
             type="checkbox"

@@ -1,10 +1,12 @@
 import type { Offer } from '../../../src-main/contract';
 import { money, perHour } from '../../lib/format';
+import { isMarketplace, MARKET, marketName } from '../../lib/marketplaces';
 import { SortIcon } from '../../shell/icons';
-import { nextSort, valueOf, type Sort, type SortKey } from './offer-sort';
+import { nextSort, offerKey, valueOf, type Sort, type SortKey } from './offer-sort';
 
 const COLUMNS: { key: SortKey | null; label: string; num?: boolean; title?: string }[] = [
   { key: null, label: '' },
+  { key: 'provider', label: 'Provider', title: 'The marketplace that rents the machine' },
   { key: 'gpu', label: 'GPU' },
   { key: 'vram', label: 'VRAM', num: true, title: 'Per GPU' },
   {
@@ -34,7 +36,9 @@ const COLUMNS: { key: SortKey | null; label: string; num?: boolean; title?: stri
   },
 ];
 
+/** Bandwidth; 0 is what a provider that publishes none reports (RunPod, Lambda Cloud). */
 function mbps(n: number): string {
+  if (n <= 0) return '—';
   return n >= 1000 ? `${(n / 1000).toFixed(n >= 10_000 ? 0 : 1)} Gb/s` : `${Math.round(n)} Mb/s`;
 }
 
@@ -44,7 +48,8 @@ export function OfferTable(props: {
   picked: ReadonlySet<string>;
   auto: ReadonlySet<string>;
   onSort: (sort: Sort) => void;
-  onToggle: (offerId: string) => void;
+  /** Called with the offer's `offerKey`. */
+  onToggle: (key: string) => void;
 }): React.JSX.Element {
   const { sort } = props;
   return (
@@ -76,28 +81,35 @@ export function OfferTable(props: {
       </thead>
       <tbody>
         {props.offers.map((o) => {
-          const isPicked = props.picked.has(o.offerId);
-          const isAuto = props.auto.has(o.offerId);
+          const key = offerKey(o);
+          const isPicked = props.picked.has(key);
+          const isAuto = props.auto.has(key);
           const value = valueOf(o);
           return (
             <tr
-              key={o.offerId}
+              key={key}
               data-testid="offer-row"
               data-offer-id={o.offerId}
+              data-provider={o.provider}
               data-picked={isPicked || undefined}
               className={`of-offer-row ${isPicked ? 'of-is-picked' : ''} ${isAuto ? 'of-is-auto' : ''}`}
               onClick={(e) => {
-                if ((e.target as HTMLElement).tagName !== 'INPUT') props.onToggle(o.offerId);
+                if ((e.target as HTMLElement).tagName !== 'INPUT') props.onToggle(key);
               }}
             >
               <td className="of-pick-col">
                 <input
                   type="checkbox"
                   checked={isPicked}
-                  onChange={() => props.onToggle(o.offerId)}
-                  aria-label={`Pick offer ${o.offerId} (${o.gpuName})`}
+                  onChange={() => props.onToggle(key)}
+                  aria-label={`Pick ${marketName(o.provider)} offer ${o.offerId} (${o.gpuName})`}
                   data-testid="offer-pick"
                 />
+              </td>
+              <td className="of-provider-cell" data-testid="offer-provider">
+                <span className={`of-provider-tag of-provider-${o.provider}`}>
+                  {marketName(o.provider)}
+                </span>
               </td>
               <td className="of-gpu-cell">
                 <span className="of-gpu-name">
@@ -110,7 +122,9 @@ export function OfferTable(props: {
                   ) : (
                     <span className="of-unverified">unverified</span>
                   )}
-                  <span className="faint mono">#{o.offerId}</span>
+                  <span className="faint mono of-offer-id" title={o.offerId}>
+                    #{o.offerId}
+                  </span>
                   {isAuto && (
                     <span
                       className="of-auto-tag"
@@ -126,7 +140,11 @@ export function OfferTable(props: {
               </td>
               <td
                 className="num of-price-cell"
-                title={`GPU ${perHour(o.gpuPricePerHour)} + disk ${perHour(o.storagePricePerHour)}`}
+                title={
+                  o.storagePricePerHour > 0
+                    ? `GPU ${perHour(o.gpuPricePerHour)} + disk ${perHour(o.storagePricePerHour)}`
+                    : `${marketName(o.provider)} prices the machine as one: no separate disk charge`
+                }
               >
                 {perHour(o.pricePerHour)}
                 <span className="of-price-sub">{money(o.pricePerHour * 24)}/day</span>
@@ -136,7 +154,9 @@ export function OfferTable(props: {
                 data-testid="offer-bid-price"
                 title={
                   o.interruptiblePricePerHour === undefined
-                    ? 'This offer takes no bid'
+                    ? isMarketplace(o.provider) && !MARKET[o.provider].hasInterruptible
+                      ? `${marketName(o.provider)} sells no interruptible machines`
+                      : 'This offer takes no bid'
                     : `Lowest bid ${perHour(o.interruptiblePricePerHour - o.storagePricePerHour)} + disk ${perHour(o.storagePricePerHour)}`
                 }
               >

@@ -7,7 +7,12 @@ export function PoolBar(props: {
   count: number;
   picked: number;
   pool: Offer[];
+  /** Offers of the pool's marketplace in the table (what auto-fill can take). */
   available: number;
+  /** The pool's marketplace, by name; null before any offer is in it. */
+  providerName: string | null;
+  /** Why the pool cannot be used (offers picked from two marketplaces); null when it can. */
+  problem: string | null;
   onCount: (n: number) => void;
   onUse: () => void;
 }): React.JSX.Element {
@@ -52,19 +57,25 @@ export function PoolBar(props: {
           {props.picked > 0 ? `${props.picked} picked` : 'none picked'}
           {filled > 0 && ` + ${filled} from the top of the list`}
         </span>
-        {isShort ? (
+        {props.problem ? (
+          <span className="of-pool-problem" role="alert" data-testid="pool-problem">
+            {props.problem}
+          </span>
+        ) : isShort ? (
           <span className="red">
-            only {props.available} offer{props.available === 1 ? '' : 's'} match; loosen the filter
+            {`only ${props.available} ${props.providerName ? `${props.providerName} ` : ''}offer${props.available === 1 ? '' : 's'} match; loosen the filter`}
           </span>
         ) : (
-          <span className="of-pool-rate">{perHour(rate)} for the pool</span>
+          <span className="of-pool-rate">
+            {perHour(rate)} for the pool{props.providerName ? ` on ${props.providerName}` : ''}
+          </span>
         )}
       </div>
       <span className="grow" />
       <button
         className="btn btn-primary"
         data-testid="use-offers"
-        disabled={pool.length === 0 || isShort}
+        disabled={pool.length === 0 || isShort || props.problem !== null}
         onClick={props.onUse}
         title="Opens New run with these machines as the pool"
       >

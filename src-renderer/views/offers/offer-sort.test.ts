@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Offer } from '../../../src-main/contract';
-import { nextSort, poolOf, sortOffers, valueOf } from './offer-sort';
+import { nextSort, offerKey, poolOf, poolProblem, sortOffers, valueOf } from './offer-sort';
 
 const offer = (id: string, over: Partial<Offer>): Offer => ({
   provider: 'vastai',
@@ -87,13 +87,62 @@ describe('offer sorting', () => {
 
 describe('the pool', () => {
   const sorted = [cheap, mid, big];
+  const keysOf = (...list: Offer[]) => new Set(list.map(offerKey));
   it('is the picked offers first, then the top of the table up to the count', () => {
-    const { pool, auto } = poolOf(sorted, new Set(['2']), 2);
+    const { pool, auto } = poolOf(sorted, keysOf(big), 2);
     expect(ids(pool)).toEqual(['2', '1']);
-    expect([...auto]).toEqual(['1']);
+    expect([...auto]).toEqual(['vastai:1']);
   });
 
   it('is short when too few offers match', () => {
     expect(poolOf(sorted, new Set(), 5).pool).toHaveLength(3);
+  });
+
+  it('fills only from the marketplace of the picked offers, else of the top row', () => {
+    const pod = offer('p1', { provider: 'runpod', pricePerHour: 0.25 });
+    const pod2 = offer('p2', { provider: 'runpod', pricePerHour: 0.9 });
+    const table = sortOffers([cheap, pod, mid, pod2], { key: 'price', dir: 'asc' });
+    expect(ids(poolOf(table, keysOf(pod2), 2).pool)).toEqual(['p2', 'p1']);
+    expect(ids(poolOf(table, new Set(), 3).pool)).toEqual(['1', '3']); // short: 2 Vast rows
+    // The same offer id on two marketplaces is two offers.
+    const twin = offer('1', { provider: 'lambda' });
+    expect(ids(poolOf([cheap, twin], keysOf(twin), 1).pool)).toEqual(['1']);
+    expect(poolOf([cheap, twin], keysOf(twin), 1).pool[0]!.provider).toBe('lambda');
+  });
+
+  it.each<[string, Offer[], RegExp | null]>([
+    ['one marketplace', [cheap, mid], null],
+    ['none', [], null],
+    [
+      'two marketplaces',
+      [cheap, offer('p1', { provider: 'runpod' })],
+      /come from Vast\.ai and RunPod: a pool rents from one marketplace/,
+    ],
+    [
+      'three',
+      [cheap, offer('p1', { provider: 'runpod' }), offer('l1', { provider: 'lambda' })],
+      /Vast\.ai, RunPod and Lambda Cloud/,
+    ],
+  ])('picked offers from %s: %s', (_, pool, problem) => {
+    const found = poolProblem(pool);
+    if (problem === null) expect(found).toBeNull();
+    else expect(found).toMatch(problem);
+  });
+});
+
+describe('the Provider column', () => {
+  it('sorts by the marketplace’s name, cheaper first within one', () => {
+    const pod = offer('p1', { provider: 'runpod', pricePerHour: 0.5 });
+    const lam = offer('l1', { provider: 'lambda', pricePerHour: 0.6 });
+    expect(ids(sortOffers([pod, mid, lam, cheap], { key: 'provider', dir: 'asc' }))).toEqual([
+      'l1',
+      'p1',
+      '1',
+      '3',
+    ]);
+    expect(nextSort({ key: 'price', dir: 'asc' }, 'provider')).toEqual({
+      key: 'provider',
+      dir: 'asc',
+    });
   });
 });

@@ -1,6 +1,8 @@
 import type { Offer } from '../../../src-main/contract';
+import { andList, marketName } from '../../lib/marketplaces';
 
 export type SortKey =
+  | 'provider'
   | 'price'
   | 'bid'
   | 'gpu'
@@ -20,6 +22,7 @@ export interface Sort {
 
 /** The first click on a column sorts the way people want it: cheapest, biggest, fastest. */
 export const FIRST_DIR: Record<SortKey, SortDir> = {
+  provider: 'asc',
   price: 'asc',
   bid: 'asc',
   gpu: 'asc',
@@ -39,6 +42,7 @@ export function valueOf(o: Offer): number | null {
 }
 
 const VALUE: Record<SortKey, (o: Offer) => number | string | null> = {
+  provider: (o) => marketName(o.provider),
   price: (o) => o.pricePerHour,
   // The interruptible price (lowest bid plus storage); offers that take no bid sort last.
   bid: (o) => o.interruptiblePricePerHour ?? null,
@@ -77,20 +81,35 @@ export function nextSort(current: Sort, key: SortKey): Sort {
     : { key, dir: FIRST_DIR[key] };
 }
 
+/** An offer's key among every marketplace's (offer ids are each provider's own). */
+export function offerKey(o: Pick<Offer, 'provider' | 'offerId'>): string {
+  return `${o.provider}:${o.offerId}`;
+}
+
 /** The pool: the offers picked by hand (in table order), then the first unpicked rows of the
- *  table until there are `count`. */
+ *  table until there are `count`. A pool rents from one marketplace: the rows that fill it
+ *  are those of the picked offers' provider (none picked: the top row's). */
 export function poolOf(
   sorted: readonly Offer[],
   picked: ReadonlySet<string>,
   count: number,
 ): { pool: Offer[]; auto: Set<string> } {
-  const pool = sorted.filter((o) => picked.has(o.offerId));
+  const pool = sorted.filter((o) => picked.has(offerKey(o)));
   const auto = new Set<string>();
+  const provider = (pool[0] ?? sorted[0])?.provider;
   for (const o of sorted) {
     if (pool.length >= count) break;
-    if (picked.has(o.offerId)) continue;
+    if (picked.has(offerKey(o)) || o.provider !== provider) continue;
     pool.push(o);
-    auto.add(o.offerId);
+    auto.add(offerKey(o));
   }
   return { pool, auto };
+}
+
+/** Why the pool cannot be used as it is: offers picked from two marketplaces (a pool with
+ *  picked offers names that offer's provider alone). Null when it can. */
+export function poolProblem(pool: readonly Offer[]): string | null {
+  const providers = [...new Set(pool.map((o) => o.provider))];
+  if (providers.length <= 1) return null;
+  return `The picked offers come from ${andList(providers.map(marketName))}: a pool rents from one marketplace, so unpick the others (or let New run try marketplaces in order)`;
 }

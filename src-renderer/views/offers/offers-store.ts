@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import type { OfferFilterInput } from '../../../src-main/contract';
+import { MARKETPLACES, type Marketplace } from '../../lib/marketplaces';
 import { DEFAULT_FORM, type FilterForm } from './offer-filter';
 import type { Sort } from './offer-sort';
 
@@ -8,14 +9,21 @@ interface OffersState {
   /** The filter of the last search; null before the first. */
   searched: OfferFilterInput | null;
   sort: Sort;
+  /** Picked offers by `offerKey` (provider and offer id). */
   picked: Set<string>;
   count: number;
+  /** The marketplaces searched, as ticked; null: every configured one (the default, which
+   *  follows keys added or forgotten in Settings). */
+  providers: Marketplace[] | null;
   /** The form was filled from Settings' default disk (once). */
   hasDiskDefault: boolean;
   patchForm(patch: Partial<FilterForm>): void;
   search(filter: OfferFilterInput): void;
   setSort(sort: Sort): void;
-  togglePick(offerId: string): void;
+  togglePick(key: string): void;
+  /** Ticks or unticks a marketplace; `shown` is what is ticked now. Picks of one unticked
+   *  are dropped (their rows leave the table). */
+  toggleProvider(m: Marketplace, shown: readonly Marketplace[]): void;
   setCount(count: number): void;
   /** Back to the safe defaults (with the disk size from Settings). */
   reset(diskGb: number | null): void;
@@ -31,16 +39,24 @@ export const useOffersUi = create<OffersState>()((set) => ({
   sort: { key: 'price', dir: 'asc' },
   picked: new Set(),
   count: 1,
+  providers: null,
   hasDiskDefault: false,
   patchForm: (patch) => set((s) => ({ form: { ...s.form, ...patch } })),
   search: (filter) => set({ searched: filter, picked: new Set() }),
   setSort: (sort) => set({ sort }),
-  togglePick: (offerId) =>
+  togglePick: (key) =>
     set((s) => {
       const picked = new Set(s.picked);
-      if (picked.has(offerId)) picked.delete(offerId);
-      else picked.add(offerId);
+      if (picked.has(key)) picked.delete(key);
+      else picked.add(key);
       return { picked, count: Math.min(MAX_POOL, Math.max(s.count, picked.size)) };
+    }),
+  toggleProvider: (m, shown) =>
+    set((s) => {
+      const isOn = shown.includes(m);
+      const providers = MARKETPLACES.filter((x) => (x === m ? !isOn : shown.includes(x)));
+      const picked = isOn ? new Set([...s.picked].filter((k) => !k.startsWith(`${m}:`))) : s.picked;
+      return { providers, picked };
     }),
   setCount: (count) =>
     set((s) => ({ count: Math.min(MAX_POOL, Math.max(1, s.picked.size, Math.round(count))) })),

@@ -5,17 +5,49 @@ import { call, describeError } from '../../api/backend';
 import { keys } from '../../api/queries';
 import { Dialog } from '../../components/Dialog';
 import { toast } from '../../components/toasts';
+import { MARKET, MARKETPLACES, type Marketplace } from '../../lib/marketplaces';
 
 const SOURCE_TEXT = {
   keychain: 'stored in the OS keychain',
   file: 'stored in a file only you can read (secrets.json, mode 0600, in the data folder)',
-  env: 'read from TENDER_VASTAI_API_KEY in the environment Tender started in; a key saved here takes precedence',
+  env: (env: string) =>
+    `read from ${env} in the environment Tender started in; a key saved here takes precedence`,
 } as const;
 
-/** The Vast.ai key: write-only. The UI learns whether it is set and where from, never it. */
+/** The marketplace keys, one row each: write-only. The UI learns whether each is set and
+ *  where from, never the key. */
 export function ApiKeySection({ settings }: { settings: SettingsView }): React.JSX.Element {
+  const setCount = MARKETPLACES.filter((m) => settings.secrets[MARKET[m].secret].isSet).length;
+  return (
+    <section className="card set-card" data-testid="settings-api-key">
+      <header className="card-head">
+        Marketplace API keys
+        <span className="grow" />
+        <span className="faint">
+          {setCount} of {MARKETPLACES.length} set
+        </span>
+      </header>
+      <div className="card-body">
+        <p className="set-lede">
+          Each key lets Tender search that marketplace’s offers and rent its machines; any one will
+          do. Keys are write-only here: never shown again, and never in a log or on a node.
+        </p>
+        {MARKETPLACES.map((m) => (
+          <ApiKeyRow key={m} market={m} state={settings.secrets[MARKET[m].secret]} />
+        ))}
+      </div>
+    </section>
+  );
+}
+
+function ApiKeyRow(props: {
+  market: Marketplace;
+  state: SettingsView['secrets']['vastaiApiKey'];
+}): React.JSX.Element {
   const qc = useQueryClient();
-  const { isSet, source } = settings.secrets.vastaiApiKey;
+  const m = props.market;
+  const { name, secret, env, keyWhere } = MARKET[m];
+  const { isSet, source } = props.state;
   const [value, setValue] = useState('');
   const [isBusy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -25,13 +57,14 @@ export function ApiKeySection({ settings }: { settings: SettingsView }): React.J
     setBusy(true);
     setError(null);
     try {
-      const view = await call('settings.setSecret', { name: 'vastaiApiKey', value: next });
+      const view = await call('settings.setSecret', { name: secret, value: next });
       qc.setQueryData(keys.settings, view);
       // What a key gates: the offers and the ledger's view of the provider.
       void qc.invalidateQueries({ queryKey: ['offers'] });
+      void qc.invalidateQueries({ queryKey: ['cheapest-offer'] });
       void qc.invalidateQueries({ queryKey: keys.status });
       setValue('');
-      toast(next === null ? 'Vast.ai API key forgotten' : 'Vast.ai API key saved');
+      toast(next === null ? `${name} API key forgotten` : `${name} API key saved`);
       return true;
     } catch (err) {
       setError(describeError(err));
@@ -44,17 +77,17 @@ export function ApiKeySection({ settings }: { settings: SettingsView }): React.J
   const save = (e: React.FormEvent) => {
     e.preventDefault();
     const key = value.trim();
-    if (key === '') return setError('Paste the key first (Vast.ai console → Account → Keys).');
+    if (key === '') return setError(`Paste the key first (${keyWhere}).`);
     if (key.length > 4096)
       return setError('That is longer than any API key (4096 characters at most).');
     void store(key);
   };
 
+  const where = source === 'env' ? SOURCE_TEXT.env(env) : source ? SOURCE_TEXT[source] : null;
   return (
-    <section className="card set-card" data-testid="settings-api-key">
-      <header className="card-head">
-        Vast.ai API key
-        <span className="grow" />
+    <div className="set-key-row" data-testid={`api-key-${m}`}>
+      <div className="set-key-head">
+        <strong>{name}</strong>
         {isSet ? (
           <span className="badge green" data-testid="api-key-state" data-set="true">
             set
@@ -64,69 +97,69 @@ export function ApiKeySection({ settings }: { settings: SettingsView }): React.J
             not set
           </span>
         )}
-      </header>
-      <div className="card-body">
-        <p className="set-lede">
-          {isSet && source ? (
-            <>A key is {SOURCE_TEXT[source]}.</>
+        <span className="faint set-key-source" data-testid="api-key-source">
+          {isSet && where ? (
+            <>A key is {where}.</>
           ) : (
             <>
-              No key yet: Tender cannot search offers or rent Vast.ai machines. Create one in the
-              Vast.ai console under Account → Keys.
+              No key: Tender cannot search or rent {name} machines. Create one in the {keyWhere}.
             </>
-          )}{' '}
-          The key is write-only here: it is never shown again, and never reaches a log or a node.
-        </p>
-        <form className="set-key-form" onSubmit={save} autoComplete="off">
-          <div className={`field grow ${error ? 'set-has-error' : ''}`}>
-            <label htmlFor="vast-key">{isSet ? 'Replace the key' : 'API key'}</label>
-            <input
-              id="vast-key"
-              className="input mono"
-              type="password"
-              autoComplete="new-password"
-              spellCheck={false}
-              placeholder={
-                isSet ? 'paste a new key to replace the stored one' : 'paste your Vast.ai API key'
-              }
-              value={value}
-              onChange={(e) => {
-                setValue(e.target.value);
-                setError(null);
-              }}
-              data-testid="api-key-input"
-              aria-invalid={error ? true : undefined}
-            />
-            {error && (
-              <span className="set-field-error" role="alert">
-                {error}
-              </span>
-            )}
-          </div>
-          <button
-            className="btn btn-primary"
-            type="submit"
-            disabled={isBusy || value.trim() === ''}
-            data-testid="api-key-save"
-          >
-            Save
-          </button>
-          {isSet && source !== 'env' && (
-            <button
-              type="button"
-              className="btn btn-danger"
-              onClick={() => setForgetting(true)}
-              disabled={isBusy}
-              data-testid="api-key-forget"
-            >
-              Forget
-            </button>
           )}
-        </form>
+        </span>
       </div>
+      <form className="set-key-form" onSubmit={save} autoComplete="off">
+        <div className={`field grow ${error ? 'set-has-error' : ''}`}>
+          <label htmlFor={`${m}-key`}>{isSet ? 'Replace the key' : 'API key'}</label>
+          <input
+            id={`${m}-key`}
+            className="input mono"
+            type="password"
+            autoComplete="new-password"
+            spellCheck={false}
+            placeholder={
+              isSet ? 'paste a new key to replace the stored one' : `paste your ${name} API key`
+            }
+            value={value}
+            onChange={(e) => {
+              setValue(e.target.value);
+              setError(null);
+            }}
+            data-testid="api-key-input"
+            aria-invalid={error ? true : undefined}
+          />
+          {error ? (
+            <span className="set-field-error" role="alert">
+              {error}
+            </span>
+          ) : (
+            <span className="hint">
+              {keyWhere}; or set {env} before starting Tender
+            </span>
+          )}
+        </div>
+        <button
+          className="btn btn-primary"
+          type="submit"
+          disabled={isBusy || value.trim() === ''}
+          data-testid="api-key-save"
+        >
+          Save
+        </button>
+        {isSet && source !== 'env' && (
+          <button
+            type="button"
+            className="btn btn-danger"
+            onClick={() => setForgetting(true)}
+            disabled={isBusy}
+            data-testid="api-key-forget"
+          >
+            Forget
+          </button>
+        )}
+      </form>
       {isForgetting && (
         <Dialog
-          title="Forget the Vast.ai API key?"
+          title={`Forget the ${name} API key?`}
           onClose={() => setForgetting(false)}
           busy={isBusy}
           actions={
@@ -146,10 +179,10 @@ export function ApiKeySection({ settings }: { settings: SettingsView }): React.J
           }
         >
           Tender deletes the stored key. Leases already rented keep running and still bill, but
-          Tender cannot destroy them on Vast.ai without a key — tear them down first, or paste the
+          Tender cannot destroy them on {name} without a key — tear them down first, or paste the
           key again before they end.
         </Dialog>
       )}
-    </section>
+    </div>
   );
 }
