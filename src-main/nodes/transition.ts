@@ -1,6 +1,5 @@
 import type { NodeStage } from '../contract';
-import { hostKey } from '../../src-agent/wire/host-key';
-import { chainOf } from '../providers/failover/chain';
+import { desiredOnLease } from './desired-on-lease';
 import type { LeaseFacts, NodeEndpoint } from '../providers/provider';
 import type { NodeEffect, NodeMsg } from './messages';
 import { NO_LEASE_YET, type NodeRecord } from '../ledger/node-record';
@@ -226,15 +225,6 @@ function leaseKnown(
   if (rec.destroyRequested) return beginDestroy(withLease, now);
   if (endpoint) return endpointKnown(withLease, endpoint, now);
   return step(to(withLease, 'lease_created', now), { type: 'LookupEndpoint', lease });
-}
-
-/** A node of a pool naming several providers is declared on the one that leased it: the
- *  host key's `provider` field follows the lease (what its agent will compute, too). */
-function desiredOnLease(desired: NodeRecord['desired'], lease: LeaseFacts): NodeRecord['desired'] {
-  if (!chainOf(desired.provider) || !desired.host || desired.host.provider === lease.provider)
-    return desired;
-  const host = { ...desired.host, provider: lease.provider };
-  return { ...desired, host, hostKey: hostKey(host) };
 }
 
 function endpointKnown(rec: NodeRecord, endpoint: NodeEndpoint, now: number): Step {

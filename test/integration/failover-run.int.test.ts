@@ -122,6 +122,22 @@ describe('a pool across marketplaces (RunPod and Vast.ai fakes)', () => {
     expect(s.vast.state.liveInstances()).toEqual([]);
   });
 
+  it('a node a list rented and kept warm serves the next run of that list', async () => {
+    const s = await setup();
+    s.runpod.faults.noCapacity();
+    const pool = { provider: ['runpod', 'vastai'], gpu: 'RTX 4090' };
+    const first = await s.run({ job: job(s.work), pool, keep: true });
+    expect(first.status, first.failedReason ?? '').toBe('completed');
+    s.runpod.faults.restoreCapacity(); // RunPod could rent now, but a warm node is there
+    const second = await s.run({ job: job(s.work), pool, keep: true });
+    expect(second.status, second.failedReason ?? '').toBe('completed');
+    expect(s.vast.state.instances()).toHaveLength(1); // the same machine served both
+    expect(s.runpod.state.pods()).toEqual([]);
+    const node = s.core.ledger.getNode(second.nodes[0]!.id)!;
+    expect(node.claimedFrom?.runId).toBe(first.id);
+    expect(node.desired.host?.provider).toBe('vastai');
+  });
+
   it('"cheapest" rents where the matching offer is cheapest; Vast.ai down never hides the RunPod lease', async () => {
     // RunPod's RTX 4090 is $0.34/h (community); Vast.ai's cheapest here is $1.00 + storage.
     const s = await setup(1.0);

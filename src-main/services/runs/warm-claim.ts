@@ -1,3 +1,5 @@
+import { desiredOnLease } from '../../nodes/desired-on-lease';
+import { chainOf } from '../../providers/failover/chain';
 import type { Constraint } from '../../contract/constraint';
 import type { HostKeyInput } from '../../../src-agent/wire/host-key';
 import type { Datastream } from '../../datastream/datastream';
@@ -37,7 +39,12 @@ export function placeOnWarmNodes(
   },
 ): WarmPlacement {
   const now = d.now();
-  const plan = planWarmClaims(d.ledger.dormantNodes(want.provider), want, now);
+  // A pool naming several providers may take a warm node of any of them.
+  const plan = planWarmClaims(
+    d.ledger.dormantNodes(chainOf(want.provider) ? undefined : want.provider),
+    want,
+    now,
+  );
   throwOnConflict(plan);
   const claimed = new Map<number, NodeRecord>();
   for (const [slot, from] of plan.claims) {
@@ -47,7 +54,7 @@ export function placeOnWarmNodes(
       id: `${want.runId}/${logicalId}`,
       runId: want.runId,
       logicalId,
-      desired: want.desired(slot),
+      desired: from.lease ? desiredOnLease(want.desired(slot), from.lease) : want.desired(slot),
       stageSince: now,
       claimedFrom: {
         nodeId: from.id,

@@ -212,6 +212,39 @@ describe('planWarmClaims', () => {
     ]);
   });
 
+  it('a pool naming several providers takes a warm node of any of them, keyed on its own', () => {
+    const chain = 'runpod,vastai';
+    const chainHost = { ...HOST, provider: chain };
+    const onVast = candidate('r-a', {
+      node: { lease: { leaseId: 'vastai:1', provider: 'vastai' } as NodeRecord['lease'] },
+    });
+    const plan = planWarmClaims(
+      [onVast],
+      want({ provider: chain, host: chainHost, hostKey: hostKey(chainHost) }),
+      NOW,
+    );
+    expect([...plan.claims.keys()]).toEqual([0]); // its key is on vastai, as the job's would be
+    const onLambda = candidate('r-b', {
+      host: { ...HOST, provider: 'lambda' },
+      node: { lease: { leaseId: 'lambda:1', provider: 'lambda' } as NodeRecord['lease'] },
+    });
+    const none = planWarmClaims(
+      [onLambda],
+      want({ provider: chain, host: chainHost, hostKey: hostKey(chainHost) }),
+      NOW,
+    );
+    expect(none.claims.size).toBe(0); // lambda is not in the list
+    expect(none.passedOver).toEqual([]);
+    // And the other way round: a node a list rented on vastai serves a plain vastai run.
+    const listed = candidate('r-c', {
+      node: {
+        desired: { provider: chain, shape: {}, verify: [], hostKey: KEY, host: HOST },
+        lease: { leaseId: 'vastai:2', provider: 'vastai' } as NodeRecord['lease'],
+      },
+    });
+    expect([...planWarmClaims([listed], want(), NOW).claims.keys()]).toEqual([0]);
+  });
+
   it('ignores other providers and nodes that are not warm', () => {
     const other = candidate('r-a', {
       node: { desired: { provider: 'local', shape: {}, verify: [], hostKey: KEY } },

@@ -1,7 +1,8 @@
 import type { HostKeyInput } from '../../../src-agent/wire/host-key';
 import type { AttemptRow, LeaseRow, RunRow } from '../../ledger/rows';
 import type { NodeRecord } from '../../ledger/node-record';
-import { differingFields } from '../../jobs/host-declaration';
+import { differingFields, hostKey } from '../../jobs/host-declaration';
+import { chainOf, isInChain } from '../../providers/failover/chain';
 import type { NodeShape } from '../../providers/pool-shapes';
 import { TenderError } from '../../base/tender-error';
 import { type Constraint, unmet, unmetText } from '../../contract/constraint';
@@ -94,16 +95,17 @@ export function planWarmClaims(candidates: WarmCandidate[], want: WarmWant, now:
   const passedOver: string[] = [];
   const conflicts: WarmConflict[] = [];
   const free = candidates
-    .filter((c) => c.node.desired.provider === want.provider && isWarm(c, now))
+    .filter((c) => isSameProvider(c.node, want.provider) && isWarm(c, now))
     .sort((a, b) => (b.attempt?.updatedAt ?? 0) - (a.attempt?.updatedAt ?? 0));
   for (const c of free) {
     const slot = slotFor(c.node, want.shapes, claims);
     if (slot === null) continue;
     const name = c.node.lease?.leaseId ?? c.node.label;
     const key = advertisedKey(c.node);
-    if (key !== want.hostKey) {
-      const why = c.node.desired.host ? differingFields(c.node.desired.host, want.host) : [];
-      const line = `warm node ${name} has ${key}, this job needs ${want.hostKey}${why.length ? `: ${why.join(', ')} ${why.length === 1 ? 'differs' : 'differ'}` : ''}`;
+    const needs = keyOn(want, c.node);
+    if (key !== needs.hostKey) {
+      const why = c.node.desired.host ? differingFields(c.node.desired.host, needs.host) : [];
+      const line = `warm node ${name} has ${key}, this job needs ${needs.hostKey}${why.length ? `: ${why.join(', ')} ${why.length === 1 ? 'differs' : 'differ'}` : ''}`;
       if (want.shapes[slot]?.host !== undefined)
         conflicts.push({ message: line, hint: DECLARATION_HINT });
       else passedOver.push(line);
@@ -127,6 +129,21 @@ export function planWarmClaims(candidates: WarmCandidate[], want: WarmWant, now:
     claims.set(slot, c.node);
   }
   return { claims, passedOver, conflicts };
+}
+
+/** Whether a warm node can serve a run on `provider`: the same provider, or — a pool
+ *  naming several — a node leased from one of them (either way round). */
+function isSameProvider(node: NodeRecord, provider: string): boolean {
+  if (node.desired.provider === provider) return true;
+  return node.lease !== null && isInChain(provider, node.lease.provider);
+}
+
+/** The declaration a run needs of this node: a pool naming several providers needs it on
+ *  the provider the node is leased from. */
+function keyOn(want: WarmWant, node: NodeRecord): { hostKey: string; host: HostKeyInput } {
+  if (!chainOf(want.provider) || !node.lease) return want;
+  const host = { ...want.host, provider: node.lease.provider };
+  return { host, hostKey: hostKey(host) };
 }
 
 /** A node on an own host takes the slot naming that host; any other takes the first free
