@@ -27,10 +27,12 @@ import type { Gang, GangStart } from './distributed/gang';
 import { peerAddress } from './distributed/peer-address';
 import {
   isNodeLost,
+  isTeardownToActOn,
   leaseGoneDecision,
   selfTeardownAction,
   type NodeGoneAction,
 } from './node-loss';
+import { readTeardownOnDisk } from './teardown-on-disk';
 import { DEFAULT_PULL_EVERY_S, PeriodicPulls } from './periodic-pulls';
 import { PhaseTracker } from './phase-tracker';
 import { pullOutputs, type PulledOutputs } from './outputs/pull';
@@ -48,6 +50,10 @@ export type { DeadManWiring, NodeJobDeps, RenewalState } from './node-job-deps';
 const DRAIN_DEADLINE_MS = 30_000;
 /** How soon a job whose link is down looks again at what the reconciler recorded. */
 const INTERRUPTION_LOOK_MS = 1_000;
+/** Between two looks for a teardown record on the disk of a node whose agent does not
+ *  answer: the link's longest backoff, so a link down for long costs one extra connection
+ *  per retry at most. */
+const TEARDOWN_LOOK_MS = 10_000;
 
 /** Runs the job on one node: executes the commands of the job FSM (job-fsm.ts) and feeds
  *  their outcomes back as events. Every transition is journaled and logged. The decisions
@@ -82,6 +88,8 @@ export class NodeJob {
   private readonly lostLeases = new Set<string>();
   /** Set when the node's own dead-man switch fired: the destroy reason the ledger shows. */
   private selfTeardown: string | null = null;
+  /** When the node's disk was last looked at for a teardown record (null: never). */
+  private teardownLookAt: number | null = null;
   /** Picked up in the run phase after a detach or a crash (its run may have started). */
   private isResumedInRun = false;
   /** A sweep node's server of cells for the attempt now running (null: none yet). */
@@ -613,7 +621,12 @@ export class NodeJob {
 
   private async checkLost(rec: NodeRecord, detail: string): Promise<void> {
     const isLeaseGone = await this.deps.isLeaseGone(rec).catch(() => false);
-    if (!isLeaseGone) return this.checkPreempted(rec);
+    if (!isLeaseGone) {
+      // Beside the look at what the reconciler saw: a node unreachable for another reason
+      // does not hold that up.
+      void this.findTeardownOnDisk(rec);
+      return this.checkPreempted(rec);
+    }
     if (!isNodeLost({ isLeaseGone, isDetached: this.detached })) return;
     // Once per lease, and only for the lease the job is on now: a link of a lease that a
     // recovery already replaced may still report its losses.
@@ -640,6 +653,36 @@ export class NodeJob {
       this.note(loss.selfTeardown);
     } else if (loss.action === 'job-lost') this.deps.recordLostHost(rec, loss.reason);
     this.nodeGone(loss.action, loss.reason);
+  }
+
+  /** The link finds no agent and the lease is still listed: the node's switch may have
+   *  fired while nobody was attached and its agent ended itself (isTeardownToActOn). Its
+   *  record, read from the node's disk over a shell of its own, is then taken as the node's
+   *  own words: nothing is collected, the lease is destroyed (confirmed). */
+  private async findTeardownOnDisk(rec: NodeRecord): Promise<void> {
+    if (!this.deps.deadMan || !rec.connection || !rec.agent) return;
+    const now = this.deps.now();
+    if (this.teardownLookAt !== null && now - this.teardownLookAt < TEARDOWN_LOOK_MS) return;
+    this.teardownLookAt = now;
+    const attempt = this.state.attempt;
+    const connect = this.deps.connect(rec.connection);
+    const record = await readTeardownOnDisk(connect, rec.agent.address, TEARDOWN_LOOK_MS);
+    if (!record || !isTeardownToActOn(record.state)) return;
+    // Acted on once, for the lease the job is on now, unless the job has moved on meanwhile
+    // (detached, done, the lease found gone or taken back, a recovery begun).
+    const isCurrent =
+      !this.detached &&
+      this.state.phase !== 'done' &&
+      this.state.attempt === attempt &&
+      this.selfTeardown === null &&
+      rec.label === this.deps.manager.record.label &&
+      !this.lostLeases.has(rec.label);
+    if (!isCurrent) return;
+    this.lostLeases.add(rec.label);
+    this.note(
+      `the node's agent does not answer; its dead-man switch fired: ${record.reason} (${record.state})`,
+    );
+    this.onSelfTeardown(record);
   }
 
   /** A gone node's outputs, from where its files still are (afterEndShell), best effort. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isNodeLost, leaseGoneDecision, selfTeardownAction } from './node-loss';
+import { isNodeLost, isTeardownToActOn, leaseGoneDecision, selfTeardownAction } from './node-loss';
 
 describe('selfTeardownAction: the node said its dead-man switch fired', () => {
   it.each([
@@ -63,5 +63,21 @@ describe('leaseGoneDecision: what a lease proven gone means', () => {
     ],
   ] as const)('%s', (_name, facts, want) => {
     expect(leaseGoneDecision(facts)).toEqual(want);
+  });
+});
+
+describe("isTeardownToActOn: a switch's record found on a node whose agent does not answer", () => {
+  it.each([
+    // state → acted on (the lease destroyed, nothing collected)
+    ['stopping_job', true], // cut short: the switch fired all the same
+    ['destroying', true],
+    ['destroy_requested', true],
+    ['files_removed', true], // no per-instance credential: the instance bills on
+    ['failed', true], // its own destroy failed: it bills on
+    ['outputs_kept', false], // its agent stays for a Tender to collect
+    ['stopping_instance', false], // stopped for its outputs: the next Tender starts it
+    ['stop_requested', false],
+  ] as const)('%s → %s', (state, want) => {
+    expect(isTeardownToActOn(state)).toBe(want);
   });
 });

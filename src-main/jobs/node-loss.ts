@@ -1,3 +1,5 @@
+import type { TeardownRecord } from '../../src-agent/wire/protocol';
+
 /** What the job does about a node that is gone, however that became known. */
 export type NodeGoneAction =
   /** The job was still going: it is lost (NodeLost), and its teardown confirms the destroy. */
@@ -17,6 +19,29 @@ export function selfTeardownAction(facts: {
 }): SelfTeardownAction {
   if (facts.isDetached || facts.isKnown || !facts.isArmed) return 'ignore';
   return facts.isJobDone ? 'destroy-node' : 'job-lost';
+}
+
+/** A node whose agent no longer answers, its lease still listed, may have had its switch
+ *  fire while nobody was attached: the agent stops the job, removes the run's files (a
+ *  provider without a per-instance credential, or one whose own destroy failed) and ends
+ *  itself, and the instance bills on. Its record on the node's disk is then acted on as the
+ *  node's own words (the lease destroyed the usual way, nothing left to collect) — except
+ *  where the node kept its outputs for a Tender (`outputs_kept`: its agent stays and is
+ *  collected from) or stopped its instance for them (`stop_*`: the next Tender starts it
+ *  again, wake-stopped.ts). */
+export function isTeardownToActOn(state: TeardownRecord['state']): boolean {
+  switch (state) {
+    case 'stopping_job':
+    case 'destroying':
+    case 'destroy_requested':
+    case 'files_removed':
+    case 'failed':
+      return true;
+    case 'outputs_kept':
+    case 'stopping_instance':
+    case 'stop_requested':
+      return false;
+  }
 }
 
 /** A dropped link alone proves nothing (the job keeps running on the node while the link

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { LeasePolicy } from '../contract/policy';
 import type { DeadManFacts } from '../ledger/rows';
-import { inferSelfTeardown, renewalFacts, renewalParams, renewEveryMs } from './dead-man';
+import {
+  inferSelfTeardown,
+  renewalFacts,
+  renewalParams,
+  renewEveryMs,
+  selfTeardownWords,
+} from './dead-man';
 
 const MIN = 60_000;
 const T0 = 1_800_000_000_000;
@@ -146,5 +152,30 @@ describe('why a vanished node destroyed itself', () => {
 
   it('no deadline has passed: not the switch', () => {
     expect(inferSelfTeardown(facts({}), T0 + 80 * MIN)).toBeNull();
+  });
+});
+
+describe('selfTeardownWords: what the ledger keeps for a node whose switch fired', () => {
+  const fired = { reason: 'max duration 6h reached' };
+  const own = 'destroyed by its own dead-man switch: max duration 6h reached';
+  const removed =
+    'max duration 6h reached: the node stopped its job and removed its files; lease destroyed by Tender';
+  it.each([
+    // record state, bills, destroys itself → words
+    ['files_removed', true, false, removed], // Lambda: no per-instance credential
+    ['stopping_job', true, false, removed], // told live, before it removed them
+    ['destroy_requested', true, true, own], // Vast.ai, RunPod: their own key
+    ['stopping_job', true, true, own],
+    ['files_removed', false, false, own], // your own machine: that is its teardown
+    ['failed', false, false, own],
+  ] as const)('%s, bills %s, destroys itself %s', (state, bills, destroysItself, want) => {
+    expect(selfTeardownWords({ ...fired, state }, { bills, destroysItself })).toBe(want);
+  });
+
+  it('a billed node whose own destroy failed says why, and that Tender destroyed it', () => {
+    const rec = { ...fired, state: 'failed' as const, error: 'no Vast.ai instance credential' };
+    expect(selfTeardownWords(rec, { bills: true, destroysItself: true })).toBe(
+      'max duration 6h reached: the node stopped its job but could not tear itself down (no Vast.ai instance credential); lease destroyed by Tender',
+    );
   });
 });

@@ -70,6 +70,22 @@ export function selfTeardownText(reason: string): string {
   return `destroyed by its own dead-man switch: ${reason}`;
 }
 
+/** The words the ledger keeps for a node whose switch fired, as its record says. A billed
+ *  node that cannot destroy itself (no per-instance credential: `remove-files`), or whose
+ *  own destroy failed, only stopped its job: the lease bills on until Tender destroys it,
+ *  and the words say so. On a machine you own, removing the run's files is the teardown. */
+export function selfTeardownWords(
+  rec: Pick<TeardownRecord, 'reason' | 'state' | 'error'>,
+  node: { bills: boolean; destroysItself: boolean },
+): string {
+  if (!node.bills) return selfTeardownText(rec.reason);
+  if (rec.state === 'failed')
+    return `${rec.reason}: the node stopped its job but could not tear itself down (${rec.error ?? 'no reason given'}); lease destroyed by Tender`;
+  if (!node.destroysItself)
+    return `${rec.reason}: the node stopped its job and removed its files; lease destroyed by Tender`;
+  return selfTeardownText(rec.reason);
+}
+
 export function fromAgentRecord(rec: TeardownRecord): DeadManFacts['selfTeardown'] {
   return { cause: rec.cause, reason: rec.reason, at: rec.at, state: rec.state };
 }

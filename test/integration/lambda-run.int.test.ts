@@ -70,55 +70,55 @@ describe('Lambda Cloud against the faithful fake (real sshd nodes)', () => {
     expect(core.ledger.listLeases().map((l) => l.state)).toEqual(['destroyed', 'destroyed']);
   });
 
-  // KNOWN CORE GAP (it.fails: flips to a failure, i.e. must become `it`, once fixed). The
-  // node's half works: its switch stops the job and the agent. The app's half does not: the
-  // reopened core attaches the run, stops it for its max duration, and then sits in
-  // `failed/collecting` against an agent that ended itself, never terminating the instance;
-  // the reconciler leaves a live, listed lease alone. See src-main/providers/lambda/README.md.
-  it(
-    'a node whose dead-man switch fires stops its job; the next app on the same home terminates the instance',
-    async () => {
-      const s = await setup();
-      const { fake, work } = s;
-      const started = await s.core.client.invoke('run.start', {
-        job: { ...job(work), run: 'sleep 600' },
-        pool: { provider: 'lambda', count: 1 },
-        policy: { unreachableGraceMs: 1_000, maxDurationMs: 4_000 },
-      });
-      if (!started.ok) throw new Error(started.error.message);
-      const runId = started.value.id;
-      await s.core.waitJobsStarted(runId);
-      const detached = await s.core.client.invoke('run.detach', { runId });
-      if (!detached.ok) throw new Error(detached.error.message);
-      await s.core.close();
+  // The node's half: its switch stops the job, removes the run's files and ends the agent.
+  // The app's half: the reopened core's link finds no agent, reads the switch's record from
+  // the node's disk, collects nothing (nothing is left) and terminates the instance.
+  it('a node whose dead-man switch fires stops its job; the next app on the same home terminates the instance', async () => {
+    const s = await setup();
+    const { fake, work } = s;
+    const started = await s.core.client.invoke('run.start', {
+      job: { ...job(work), run: 'sleep 600' },
+      pool: { provider: 'lambda', count: 1 },
+      policy: { unreachableGraceMs: 1_000, maxDurationMs: 4_000 },
+    });
+    if (!started.ok) throw new Error(started.error.message);
+    const runId = started.value.id;
+    await s.core.waitJobsStarted(runId);
+    const detached = await s.core.client.invoke('run.detach', { runId });
+    if (!detached.ok) throw new Error(detached.error.message);
+    await s.core.close();
 
-      // With the app away, the node's own switch fires at the max duration: it stops its job
-      // and its agent (remove-files). Lambda has no per-instance credential, so the instance
-      // itself stays up, and bills, until an app terminates it.
-      const [inst] = fake.state.instances();
-      const user = inst!.node.user;
-      await until(() => !hasProcess(user, 'sleep 600'), 30_000);
-      expect(fake.state.liveInstances()).toHaveLength(1);
+    // With the app away, the node's own switch fires at the max duration: it stops its job
+    // and its agent (remove-files). Lambda has no per-instance credential, so the instance
+    // itself stays up, and bills, until an app terminates it.
+    const [inst] = fake.state.instances();
+    const user = inst!.node.user;
+    await until(() => !hasProcess(user, 'sleep 600'), 30_000);
+    expect(fake.state.liveInstances()).toHaveLength(1);
 
-      const core2 = await s.reopen();
-      const due = await core2.client.invoke('run.collectDue', { all: true });
-      expect(due.ok && due.value.attached).toEqual([runId]);
-      // Bounded here so the known gap fails fast (see below): the run should settle in seconds.
-      await Promise.race([
-        core2.waitRun(runId),
-        new Promise((_, reject) =>
-          setTimeout(() => reject(new Error('run never settled')), 25_000),
-        ),
-      ]).finally(() => { // DEBUG-TMP
-        for (const e of core2.ledger.journal(runId)) console.log('J', e.ts, e.nodeId, e.kind, JSON.stringify(e.data).slice(0, 300)); // DEBUG-TMP
-      }); // DEBUG-TMP
+    const core2 = await s.reopen();
+    const due = await core2.client.invoke('run.collectDue', { all: true });
+    expect(due.ok && due.value.attached).toEqual([runId]);
+    // Bounded so a regression fails fast: the run settles in seconds.
+    await Promise.race([
+      core2.waitRun(runId),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('run never settled')), 25_000)),
+    ]);
 
-      await until(() => fake.state.liveInstances().length === 0, 30_000);
-      expect(fake.state.instances()).toHaveLength(1);
-      expect(core2.ledger.listLeases().map((l) => l.state)).toEqual(['destroyed']);
-    },
-    90_000,
-  );
+    await until(() => fake.state.liveInstances().length === 0, 30_000);
+    expect(fake.state.instances()).toHaveLength(1);
+    const leases = core2.ledger.listLeases();
+    expect(leases.map((l) => l.state)).toEqual(['destroyed']);
+    // The ledger says what happened: the node stopped its job, Tender ended the billing.
+    expect(leases[0]!.reason).toBe(
+      'max duration reached: the node stopped its job and removed its files; lease destroyed by Tender',
+    );
+    const selfTeardown = core2.ledger.journal(runId).find((e) => e.kind === 'lease.self_teardown');
+    expect(selfTeardown?.data).toMatchObject({ cause: 'max_duration', state: 'files_removed' });
+    const view = await core2.client.invoke('run.get', { runId });
+    expect(view.ok && view.value.status).toBe('failed');
+    expect(view.ok && view.value.failedReason).toMatch(/max duration/);
+  }, 90_000);
 });
 
 function hasProcess(user: string, cmd: string): boolean {

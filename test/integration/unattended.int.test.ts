@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { CommandInput } from '../../src-main/contract';
 import type { TenderCore } from '../../src-main/core/tender-core';
 import { runView as view, useLocalHomes } from '../helpers/local-cores';
+import { until } from '../helpers/wait';
 
 const setup = useLocalHomes('tender-unattended-');
 
@@ -92,6 +93,41 @@ describe('unattended runs', () => {
     expect(v.status, v.failedReason ?? '').toBe('completed');
     expect(existsSync(join(v.outputsDir, 'node-0', 'outputs', 'out', 'done.txt'))).toBe(true);
     expect(v.nodes[0]!.stage).toBe('destroyed');
+  });
+
+  it('a node whose switch removed its files and ended its agent: the next look destroys it, collecting nothing', async () => {
+    const { open, close, work } = setup();
+    const core1 = open();
+    // 200 ticks ≈ 40 s: the switch fires at the max duration, long before the job would end.
+    const runId = await startDetached(
+      core1,
+      ticker(work, 200, { unreachableGraceMs: 60_000, maxDurationMs: 3_000 }),
+    );
+    const dir = core1.ledger
+      .nodesOfRun(runId)[0]!
+      .agent!.address.dirWord.replace(/^['"]|['"]$/g, '');
+    await close(core1);
+    const teardown = join(dir, 'teardown.json');
+    await until(
+      () => existsSync(teardown) && readFileSync(teardown, 'utf8').includes('files_removed'),
+      30_000,
+    );
+    expect(existsSync(join(dir, 'workspace'))).toBe(false);
+
+    // No agent answers there any more: its record on the node's disk says why.
+    const core2 = open();
+    const due = await core2.client.invoke('run.collectDue', {});
+    expect(due.ok && due.value.attached).toEqual([runId]);
+    await core2.waitRun(runId);
+    const v = await view(core2, runId);
+    expect(v.status).toBe('failed');
+    expect(v.failedReason).toMatch(/max duration/);
+    expect(v.nodes[0]!.stage).toBe('destroyed');
+    const [lease] = core2.ledger.leasesOfRun(runId);
+    expect(lease?.state).toBe('destroyed');
+    // A machine that does not bill: removing the run's files was its teardown.
+    expect(lease?.reason).toBe('destroyed by its own dead-man switch: max duration reached');
+    expect(existsSync(dir)).toBe(false);
   });
 
   it('a run whose job still runs is not picked up by a look (only by a driver that asks for all)', async () => {

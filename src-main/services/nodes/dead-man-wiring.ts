@@ -1,7 +1,8 @@
 import type { Ledger } from '../../ledger/ledger';
 import type { DeadManWiring } from '../../jobs/node-job';
 import type { NodeManager } from '../../nodes/node-manager';
-import type { Provider } from '../../providers/provider';
+import type { SelfTeardown } from '../../../src-agent/wire/protocol';
+import type { LeaseFacts, Provider } from '../../providers/provider';
 import { budgetDeadline, summarize } from '../../money/cost';
 import {
   fromAgentRecord,
@@ -9,7 +10,7 @@ import {
   renewalFacts,
   renewalParams,
   renewEveryMs,
-  selfTeardownText,
+  selfTeardownWords,
   type RenewalInput,
 } from '../../money/dead-man';
 
@@ -31,6 +32,8 @@ export function deadManWiring(
   const rec = manager.record;
   const policy = ctx.ledger.getRun(rec.runId)?.policy;
   if (!policy) return null;
+  const teardownOf = (lease: LeaseFacts): SelfTeardown =>
+    provider.selfTeardown?.(lease) ?? { kind: 'remove-files' };
   const input = (state: {
     inUse: boolean;
     collected: boolean;
@@ -47,7 +50,7 @@ export function deadManWiring(
       budgetDeadlineAt:
         policy.budgetUsd === null ? null : budgetDeadline(policy.budgetUsd, cost, now),
       ...state,
-      teardown: provider.selfTeardown?.(r.lease) ?? { kind: 'remove-files' },
+      teardown: teardownOf(r.lease),
       now,
     };
   };
@@ -73,7 +76,11 @@ export function deadManWiring(
         kind: 'lease.self_teardown',
         data: { cause: record.cause, reason: record.reason, state: record.state },
       });
-      return selfTeardownText(record.reason);
+      const lease = manager.record.lease;
+      return selfTeardownWords(record, {
+        bills: provider.bills === true,
+        destroysItself: lease !== null && teardownOf(lease).kind !== 'remove-files',
+      });
     },
     explainLoss: () => {
       const facts = ctx.ledger.getLease(manager.record.label)?.deadMan;

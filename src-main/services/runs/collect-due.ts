@@ -1,3 +1,5 @@
+import { isTeardownToActOn } from '../../jobs/node-loss';
+import { readTeardownOnDisk } from '../../jobs/teardown-on-disk';
 import { withAgent } from '../../nodes/agent-session';
 import type { Ledger } from '../../ledger/ledger';
 import type { NodeRecord } from '../../ledger/node-record';
@@ -82,19 +84,29 @@ function isJoined(n: NodeRecord): boolean {
   return (n.stage === 'dormant' || n.stage === 'handed_off') && !!n.agent && !!n.connection;
 }
 
-/** Whether the node's agent says the job's run phase has exited (or that its switch kept
- *  the outputs waiting), asked over a connection of its own. */
+/** Whether the node's agent says the job's run phase has exited, that its switch kept the
+ *  outputs waiting, or that its switch fired (isTeardownToActOn), asked over a connection
+ *  of its own; where no agent answers, whether its switch fired and ended it (its record on
+ *  the node's disk). A fired node's driver destroys its lease, which may bill on until then
+ *  (a provider without a per-instance credential). */
 async function jobEnded(d: CollectDueDeps, n: NodeRecord): Promise<boolean> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), PROBE_DEADLINE_MS);
+  const connect = d.factory.connector(n.connection!, PROBE_DEADLINE_MS);
   try {
-    const shell = await d.factory.connector(n.connection!, PROBE_DEADLINE_MS)(abort.signal);
+    const shell = await connect(abort.signal);
     const status = await withAgent(shell, n.agent!.address, {}, 'probed', (client) =>
       client.request('status', {}, PROBE_DEADLINE_MS),
     );
-    return status.phases.run?.state === 'exited' || status.teardown?.state === 'outputs_kept';
+    const teardown = status.teardown?.state;
+    return (
+      status.phases.run?.state === 'exited' ||
+      teardown === 'outputs_kept' ||
+      (teardown !== undefined && isTeardownToActOn(teardown))
+    );
   } catch {
-    return false;
+    const record = await readTeardownOnDisk(connect, n.agent!.address, PROBE_DEADLINE_MS);
+    return record !== null && isTeardownToActOn(record.state);
   } finally {
     clearTimeout(timer);
   }
