@@ -12,6 +12,7 @@ import { forwardCommand, FORWARD_USAGE } from './commands/forward';
 import { nodeCommand, NODE_USAGE } from './commands/node-setup';
 import { logsCommand, LOGS_USAGE } from './commands/logs';
 import { runCommand, RUN_USAGE } from './commands/run';
+import { importCommand, IMPORT_USAGE } from './commands/import';
 import { rerunCommand, RERUN_USAGE } from './commands/rerun';
 import { receiptCommand, RECEIPT_USAGE } from './commands/receipt';
 import { metricsCommand, METRICS_USAGE } from './commands/metrics';
@@ -29,6 +30,7 @@ const USAGE = `tender ${VERSION} — rent GPU nodes, run a job, get the outputs 
 
 usage:
   ${RUN_USAGE}
+  ${IMPORT_USAGE}
   ${RERUN_USAGE}
   tender status [--json]
   ${CELLS_USAGE}
@@ -57,6 +59,7 @@ const COMMANDS: Record<
   (argv: string[], ctx: ReturnType<typeof cliContext>) => Promise<number>
 > = {
   run: runCommand,
+  import: importCommand,
   rerun: rerunCommand,
   status: statusCommand,
   cost: costCommand,

@@ -10,7 +10,10 @@ import {
 import { TenderCore } from '../../core/tender-core';
 import { TenderError } from '../../base/tender-error';
 import { parseConstraint } from '../../contract/constraint';
-import { loadJobFile } from '../../jobs/job-file';
+import { loadJobFile, type LoadedJobFile } from '../../jobs/job-file';
+import { parseEnvFlags } from '../../jobs/import/env-input';
+import { isTaskFile, loadTaskFile } from '../../jobs/import/load-task';
+import { checkName } from '../../jobs/job-file-env';
 import { DEFAULT_PROVIDER, HOSTS_PROVIDER, KNOWN_PROVIDERS } from '../../providers/known';
 import { findHost } from '../../providers/ssh/hosts-file';
 import { call, type CliContext } from '../context';
@@ -21,7 +24,7 @@ import { makeLogPrinter } from '../log-printer';
 import { bold, green, info, red } from '../output';
 import { providerNameProblem } from '../../providers/failover/chain';
 
-export const RUN_USAGE = `tender run <job.toml> [--provider P] [--count N] [--hosts a,b] [--cluster C] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--interruptible [--bid X]] [--constraint EXPR]… [--grid NAME=v1,v2]… [--keep] [--fresh-setup] [--new-node] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--collect-grace 1h] [--detach] [--json]`;
+export const RUN_USAGE = `tender run <job.toml | task.yaml> [--provider P] [--count N] [--hosts a,b] [--cluster C] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--interruptible [--bid X]] [--constraint EXPR]… [--grid NAME=v1,v2]… [--keep] [--fresh-setup] [--new-node] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--collect-grace 1h] [--env NAME=VALUE]… [--detach] [--json]`;
 
 export async function runCommand(argv: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -54,12 +57,13 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
       detach: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       verbose: { type: 'boolean', short: 'v', default: false },
+      env: { type: 'string', multiple: true },
     },
   });
   if (positionals.length !== 1)
     throw new TenderError('bad_input', `expected one job file`, `usage: ${RUN_USAGE}`);
   // Everything about the input is checked before anything is opened or written.
-  const loaded = loadJobFile(positionals[0]!, { knownProviders: KNOWN_PROVIDERS, env: ctx.env });
+  const loaded = loadJobOrTask(positionals[0]!, ctx, values.env);
   const pool = { ...loaded.pool };
   if (values.provider !== undefined) {
     const problem = providerNameProblem(values.provider, KNOWN_PROVIDERS);
@@ -106,7 +110,7 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
       }
     : loaded.job;
   const job = values.grid?.length ? withGrid(constrained, values.grid) : constrained;
-  const { constraint: _constraints, grid: _grid, ...flags } = values;
+  const { constraint: _constraints, grid: _grid, env: _env, ...flags } = values;
   const policy = { ...loaded.policy, ...policyFlags(flags) };
   // Host names too are checked before anything is opened or written.
   for (const name of pool.provider === HOSTS_PROVIDER ? pool.hosts : []) findHost(ctx.home, name);
@@ -134,6 +138,30 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
       json: values.json === true,
     },
   );
+}
+
+/** A tender.toml, or a SkyPilot/dstack task converted on the way (its warnings printed);
+ *  `--env NAME=VALUE` sets a job variable over the file's (a task's secret: its source). */
+function loadJobOrTask(file: string, ctx: CliContext, envFlags?: string[]): LoadedJobFile {
+  const flags = parseEnvFlags(envFlags);
+  if (isTaskFile(file)) {
+    const task = loadTaskFile(file, {
+      knownProviders: KNOWN_PROVIDERS,
+      env: ctx.env,
+      envFlags: flags,
+    });
+    for (const o of task.conversion.outcomes)
+      if (o.kind === 'warned')
+        info(`${file}: ${o.path}: ${o.to ? `→ ${o.to}; ` : 'left out: '}${o.why}`);
+    return task;
+  }
+  const loaded = loadJobFile(file, { knownProviders: KNOWN_PROVIDERS, env: ctx.env });
+  for (const [name, value] of Object.entries(flags)) {
+    const bad = checkName(name);
+    if (bad) throw new TenderError('bad_input', `--env ${name}: ${bad.text}`, bad.hint);
+    loaded.job.env[name] = value;
+  }
+  return loaded;
 }
 
 export interface FollowOptions {

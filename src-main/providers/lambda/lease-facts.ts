@@ -1,9 +1,10 @@
 import type { DestroyHandle, LeaseFacts } from '../provider';
 import { ProviderError } from '../provider';
 import type { LambdaInstance } from './api-client';
+import { PROVIDER } from './kind';
 import type { LambdaOffer } from './offers';
 
-export const PROVIDER = 'lambda';
+export { PROVIDER };
 
 /** Lambda's `name` holds at most 64 characters (openapi.yaml `InstanceName`, maxLength 64).
  *  Tender's labels, `tender-<8 hex install>-<8 run>-node-<n>`, take ~35. */

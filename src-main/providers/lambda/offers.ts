@@ -1,7 +1,7 @@
 import type { Offer, OfferFilter } from '../../contract/views';
 import { isGpuAskedFor } from '../gpu-names';
 import type { InstanceTypeEntry } from './api-client';
-import { PROVIDER } from './lease-facts';
+import { PROVIDER } from './kind';
 
 /** An offer with what a launch needs: `offerId` is `<instance type>@<region>`. */
 export interface LambdaOffer extends Offer {

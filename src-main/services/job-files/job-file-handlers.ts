@@ -6,6 +6,7 @@ import type { Handlers, JobSpec } from '../../contract';
 import { TenderError } from '../../base/tender-error';
 import { JOB_FILE_NAME, parseJobToml } from '../../jobs/job-file';
 import { KNOWN_PROVIDERS } from '../../providers/known';
+import { convertTaskFile, isTaskFile } from '../../jobs/import/load-task';
 
 /** What only a desktop shell can do. */
 export interface PickFolder {
@@ -20,7 +21,13 @@ export function jobFileHandlers(
     'job.parse': async ({ text, baseDir, file }) => parseForUi(text, baseDir, file),
     'job.load': async ({ path }) => {
       const file = jobFileAt(path);
-      return { ...parseForUi(readFileSync(file, 'utf8'), dirname(file), file), file };
+      const text = readFileSync(file, 'utf8');
+      // A SkyPilot or dstack task loads as the job file `tender import` would write beside it;
+      // a relative workdir is the task file's folder's (the app has no folder of a shell).
+      const toml = isTaskFile(file)
+        ? convertTaskFile(file, text, dirname(file), { cwd: dirname(file) }).toml!
+        : text;
+      return { ...parseForUi(toml, dirname(file), file), file };
     },
     'app.pickFolder': async () => {
       if (!core.pickFolder) {

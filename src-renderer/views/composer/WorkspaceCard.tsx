@@ -74,7 +74,7 @@ export function WorkspaceCard(): React.JSX.Element {
         >
           <FolderIcon size={22} />
           <div className="drop-text">
-            <strong>Drop a project folder or a tender.toml here</strong>
+            <strong>Drop a project folder, a tender.toml, or a SkyPilot or dstack YAML here</strong>
             <span className="faint">
               {isDesktop
                 ? 'or type its path, or browse.'

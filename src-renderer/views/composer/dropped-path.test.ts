@@ -42,6 +42,8 @@ describe('pathFromFileUri / isJobFile', () => {
   it('recognises a job file by its extension', () => {
     expect(isJobFile('/w/tender.toml')).toBe(true);
     expect(isJobFile('/w/other.TOML')).toBe(true);
+    expect(isJobFile('/w/task.yaml')).toBe(true); // SkyPilot: loaded as `tender import` writes it
+    expect(isJobFile('/w/.dstack.yml')).toBe(true);
     expect(isJobFile('/w/proj/')).toBe(false);
   });
 });

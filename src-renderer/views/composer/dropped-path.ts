@@ -47,5 +47,6 @@ export function pathFromFileUri(uri: string): string | null {
 
 /** A path that names a job file rather than a workspace folder. */
 export function isJobFile(path: string): boolean {
-  return /(^|\/)[^/]*\.toml$/i.test(path.replace(/\/+$/, ''));
+  // A SkyPilot task or a dstack configuration (.yaml, .yml, .dstack.yml) loads converted.
+  return /(^|\/)[^/]*\.(toml|ya?ml)$/i.test(path.replace(/\/+$/, ''));
 }

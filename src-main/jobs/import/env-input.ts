@@ -1,0 +1,76 @@
+import { BadInputError } from '../../base/bad-input-error';
+import { checkName } from '../job-file-env';
+import type { JobDraft } from './draft';
+import { keyPath, type Outcomes } from './key-outcomes';
+
+/** One variable as the input wrote it; `null` when it names no value (to be given). */
+export interface EnvEntry {
+  name: string;
+  value: string | null;
+  /** Its key path in the input, for the outcome. */
+  path: string;
+}
+
+/** `--env K=V` flags, repeatable; a later one wins. */
+export function parseEnvFlags(flags: readonly string[] = []): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const flag of flags) {
+    const eq = flag.indexOf('=');
+    if (eq <= 0)
+      throw new BadInputError(`--env takes NAME=VALUE, not "${flag}"`, {
+        hint: 'e.g. --env HF_TOKEN=hf_… (an empty value is --env NAME=)',
+      });
+    out[flag.slice(0, eq)] = flag.slice(eq + 1);
+  }
+  return out;
+}
+
+/** A YAML scalar as an environment value (SkyPilot and dstack turn numbers into text). */
+export function envText(value: unknown): string | null | undefined {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return undefined;
+}
+
+/**
+ * Puts plain variables in `[job] env`, `--env` over the input's values. A variable with no
+ * value is refused unless `--env` gives it: Tender does not guess, and a job that reads an
+ * empty variable fails late, on a billed node.
+ */
+export function applyEnv(
+  entries: EnvEntry[],
+  overrides: Record<string, string>,
+  draft: JobDraft,
+  out: Outcomes,
+  secretNames: ReadonlySet<string> = new Set(),
+): void {
+  const seen = new Set<string>();
+  for (const e of entries) {
+    seen.add(e.name);
+    const bad = checkName(e.name);
+    if (bad) {
+      out.refused(e.path, bad.text, bad.hint ?? 'rename the variable');
+      continue;
+    }
+    const given = overrides[e.name];
+    if (given !== undefined) {
+      draft.job.env[e.name] = given;
+      out.mapped(e.path, `job.env.${e.name} (value from --env)`);
+    } else if (e.value === null) {
+      out.refused(e.path, `${e.name} has no value`, `give it: --env ${e.name}=…`);
+    } else {
+      draft.job.env[e.name] = e.value;
+      out.mapped(e.path, `job.env.${e.name}`);
+    }
+  }
+  for (const [name, value] of Object.entries(overrides)) {
+    if (seen.has(name) || secretNames.has(name)) continue;
+    const bad = checkName(name);
+    if (bad) out.refused(`--env ${name}`, bad.text, bad.hint ?? 'rename the variable');
+    else {
+      draft.job.env[name] = value;
+      out.mapped(keyPath('--env', name), `job.env.${name}`);
+    }
+  }
+}

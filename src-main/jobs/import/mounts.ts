@@ -1,0 +1,76 @@
+import path from 'node:path';
+import type { Outcomes } from './key-outcomes';
+
+/** Where the importer reads paths from; nothing here touches the disk. */
+export interface PathContext {
+  /** Folder that relative local paths are resolved against. */
+  base: string;
+  home: string;
+  /** The workspace (absolute) that Tender pushes. */
+  workdir: string;
+}
+
+const URL_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+export function expandHome(p: string, home: string): string {
+  return p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : p;
+}
+
+/**
+ * A local file or folder the task wants at `remote` on the node. Tender pushes one folder,
+ * the workspace: a path inside it is already on the node, so setup links it where the task
+ * expects it; a path outside it, or a bucket, would be missing, and is refused.
+ * Returns the setup line, or undefined (none needed, or refused).
+ */
+export function linkLocalPath(
+  at: string,
+  remote: string,
+  local: string,
+  ctx: PathContext,
+  out: Outcomes,
+): string | undefined {
+  if (URL_SCHEME.test(local)) {
+    out.refused(
+      at,
+      `${local} is a bucket or URL mount: Tender pushes local files only`,
+      'download it in setup (e.g. aws s3 cp / gsutil cp), or copy it into the workspace',
+    );
+    return undefined;
+  }
+  const abs = path.resolve(ctx.base, expandHome(local, ctx.home));
+  const rel = path.relative(ctx.workdir, abs);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) {
+    out.refused(
+      at,
+      `${local} is outside the workspace (${ctx.workdir}): it would not reach the node`,
+      'move it into the workspace, or set the workdir to a folder that holds both',
+    );
+    return undefined;
+  }
+  const source = rel === '' ? '"$TENDER_WORKSPACE"' : `"$TENDER_WORKSPACE"/${shellWord(rel)}`;
+  const target = remoteTarget(remote);
+  if (target === source) {
+    out.mapped(at, `already in the workspace at ${rel}`);
+    return undefined;
+  }
+  out.warned(
+    at,
+    'linked from the pushed workspace in setup (a .gitignored file is not pushed; a target outside $HOME may need root)',
+    `setup: ln -sfn ${source} ${target}`,
+  );
+  return `mkdir -p "$(dirname ${target})" && ln -sfn ${source} ${target}`;
+}
+
+/** `~/data` → `"$HOME"/data`; a relative target is inside the workspace (dstack's
+ *  `files` paths are relative to the working directory). */
+function remoteTarget(remote: string): string {
+  if (remote === '~') return '"$HOME"';
+  if (remote.startsWith('~/')) return `"$HOME"/${shellWord(remote.slice(2))}`;
+  if (path.posix.isAbsolute(remote)) return shellWord(remote);
+  const clean = path.posix.normalize(remote);
+  return clean === '.' ? '"$TENDER_WORKSPACE"' : `"$TENDER_WORKSPACE"/${shellWord(clean)}`;
+}
+
+function shellWord(s: string): string {
+  return /^[A-Za-z0-9_./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
