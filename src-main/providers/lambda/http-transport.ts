@@ -1,3 +1,5 @@
+import { parseBaseUrl } from '../http/base-url';
+import { fetchOnce, limitText } from '../http/fetch-once';
 import { httpError, LambdaApiError, parseErrorBody } from './errors';
 import {
   DEFAULT_LAUNCH_INTERVAL_MS,
@@ -110,40 +112,30 @@ export class HttpTransport {
   ): Promise<AttemptResult<unknown>> {
     if (signal.aborted)
       return { ok: false, retryable: false, error: cancelled(req, signal, false) };
-    const stop = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop.abort();
-    }, this.requestTimeoutMs);
-    const onAbort = () => stop.abort();
-    signal.addEventListener('abort', onAbort, { once: true });
+    const out = await fetchOnce({
+      url: `${this.base}${req.path}`,
+      method: req.method,
+      apiKey: this.apiKey,
+      body: req.body,
+      timeoutMs: this.requestTimeoutMs,
+      signal,
+    });
+    if (out.kind === 'aborted')
+      return { ok: false, retryable: false, error: cancelled(req, signal) };
     let failure: Failure;
     let text = '';
     let contentType = '';
-    try {
-      const answer = await fetch(`${this.base}${req.path}`, {
-        method: req.method,
-        headers: this.headers(req.body !== undefined),
-        body: req.body === undefined ? undefined : JSON.stringify(req.body),
-        redirect: 'manual',
-        signal: stop.signal,
-      });
-      text = redact(await answer.text(), this.apiKey);
-      contentType = answer.headers.get('content-type') ?? '';
-      const status = answer.status;
+    if (out.kind === 'answer') {
+      ({ text, contentType } = out.answer);
+      const status = out.answer.status;
       if (status >= 200 && status < 300) return this.data(req, text);
       if (status !== 429 && status < 500) {
         const e = httpError(req.what, status, parseErrorBody(text, contentType));
         return { ok: false, retryable: false, error: e };
       }
       failure = { kind: 'status', status };
-    } catch (err) {
-      if (signal.aborted) return { ok: false, retryable: false, error: cancelled(req, signal) };
-      failure = timedOut ? { kind: 'timeout' } : { kind: 'network', code: errCode(err) };
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
+    } else {
+      failure = out.failure;
     }
     const verdict = verdictFor(failure, req.idempotent);
     const unknown = verdict === 'outcome-unknown';
@@ -157,8 +149,7 @@ export class HttpTransport {
       const e = httpError(what, failure.status, parseErrorBody(text, contentType), opts);
       error = new LambdaApiError(`${e.message}${tail}`, e.status, e.code, e.opts);
     } else if (failure.kind === 'timeout') {
-      const s = this.requestTimeoutMs;
-      const limit = s < 1000 ? `${s} ms` : `${Math.round(s / 1000)} s`;
+      const limit = limitText(this.requestTimeoutMs);
       error = new LambdaApiError(
         `${req.what}: no answer within ${limit} (attempt ${n + 1})${tail}`,
         null,
@@ -198,16 +189,6 @@ export class HttpTransport {
       ),
     };
   }
-
-  private headers(hasBody: boolean): Record<string, string> {
-    const h: Record<string, string> = {
-      Authorization: `Bearer ${this.apiKey}`,
-      Accept: 'application/json',
-      'User-Agent': 'tender',
-    };
-    if (hasBody) h['Content-Type'] = 'application/json';
-    return h;
-  }
 }
 
 /** The caller gave up. A launch already on the wire may still happen. */
@@ -221,43 +202,9 @@ function cancelled(req: LambdaRequest, signal: AbortSignal, mayHaveHappened = !r
   );
 }
 
-function errCode(err: unknown): string | null {
-  const e = err as { code?: unknown; cause?: { code?: unknown } };
-  const code = e.cause?.code ?? e.code;
-  return typeof code === 'string' ? code : null;
-}
-
-/** Should a server ever echo the key, it goes no further than here. */
-function redact(text: string, secret: string): string {
-  return secret.length >= 8 ? text.split(secret).join('[redacted]') : text;
-}
-
 export function checkBaseUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new LambdaApiError(`TENDER_LAMBDA_URL is not a URL: "${raw}"`, null, null, {
-      fatal: true,
-    });
-  }
-  const local = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local))
-    throw new LambdaApiError(
-      `TENDER_LAMBDA_URL must be https (plain http only to this machine): "${url.origin}"`,
-      null,
-      null,
-      { fatal: true },
-    );
-  if (url.username || url.password || url.search)
-    throw new LambdaApiError(
-      'TENDER_LAMBDA_URL must not carry credentials or a query',
-      null,
-      null,
-      {
-        fatal: true,
-      },
-    );
+  const parsed = parseBaseUrl(raw, 'TENDER_LAMBDA_URL');
+  if ('problem' in parsed) throw new LambdaApiError(parsed.problem, null, null, { fatal: true });
   // `…/api/v1` given by hand is accepted too: the paths are added once.
-  return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '')}`;
+  return parsed.url.replace(/\/api\/v1$/, '');
 }

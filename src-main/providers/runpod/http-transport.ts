@@ -1,3 +1,5 @@
+import { parseBaseUrl } from '../http/base-url';
+import { fetchOnce, limitText } from '../http/fetch-once';
 import {
   graphqlError,
   graphqlErrorsOf,
@@ -101,51 +103,40 @@ export class GraphqlTransport {
   ): Promise<AttemptResult<Record<string, unknown>>> {
     if (signal.aborted)
       return { ok: false, retryable: false, error: cancelled(req, signal, false) };
-    // One controller per attempt, fed by our timeout and the caller's signal (listener
-    // removed after: a long-lived caller signal must not collect one per request).
-    const stop = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop.abort();
-    }, this.requestTimeoutMs);
-    const onAbort = () => stop.abort();
-    signal.addEventListener('abort', onAbort, { once: true });
+    const out = await fetchOnce({
+      url: this.url,
+      method: 'POST',
+      apiKey: this.apiKey,
+      body: { query: req.query, variables: req.variables ?? {} },
+      timeoutMs: this.requestTimeoutMs,
+      signal,
+    });
+    if (out.kind === 'aborted')
+      return { ok: false, retryable: false, error: cancelled(req, signal) };
     let failure: Failure;
     let answer: { status: number; contentType: string; text: string } | null = null;
-    try {
-      const res = await fetch(this.url, {
-        method: 'POST',
-        headers: {
-          Authorization: `Bearer ${this.apiKey}`,
-          'Content-Type': 'application/json',
-          Accept: 'application/json',
-          'User-Agent': 'tender',
-        },
-        body: JSON.stringify({ query: req.query, variables: req.variables ?? {} }),
-        redirect: 'manual', // a redirect must not carry the key anywhere
-        signal: stop.signal,
-      });
-      const text = redact(await res.text(), this.apiKey);
-      answer = { status: res.status, contentType: res.headers.get('content-type') ?? '', text };
-      if (res.status >= 200 && res.status < 300)
-        return { ok: true, value: this.dataOf(req, answer) };
-      if (res.status !== 429 && res.status < 500) {
-        const body = parseErrorBody(text, answer.contentType);
-        return { ok: false, retryable: false, error: httpError(req.what, res.status, body) };
+    if (out.kind === 'answer') {
+      const { status, contentType, text, headers } = out.answer;
+      answer = { status, contentType, text };
+      if (status >= 200 && status < 300) {
+        try {
+          return { ok: true, value: this.dataOf(req, answer) };
+        } catch (err) {
+          if (err instanceof RunpodApiError) return { ok: false, retryable: false, error: err };
+          throw err;
+        }
+      }
+      if (status !== 429 && status < 500) {
+        const body = parseErrorBody(text, contentType);
+        return { ok: false, retryable: false, error: httpError(req.what, status, body) };
       }
       failure = {
         kind: 'status',
-        status: res.status,
-        retryAfterMs: parseRetryAfter(res.headers.get('retry-after'), this.clock.now()),
+        status,
+        retryAfterMs: parseRetryAfter(headers.get('retry-after'), this.clock.now()),
       };
-    } catch (err) {
-      if (err instanceof RunpodApiError) return { ok: false, retryable: false, error: err };
-      if (signal.aborted) return { ok: false, retryable: false, error: cancelled(req, signal) };
-      failure = timedOut ? { kind: 'timeout' } : { kind: 'network', code: errCode(err) };
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
+    } else {
+      failure = out.failure;
     }
     const verdict = verdictFor(failure, req.idempotent);
     const error = attemptError(
@@ -210,7 +201,7 @@ function attemptError(
       return new RunpodApiError(`${e.message}${tail}`, e.status, e.code, e.opts);
     }
     case 'timeout': {
-      const limit = timeoutMs < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 1000)} s`;
+      const limit = limitText(timeoutMs);
       return new RunpodApiError(
         `${req.what}: no answer within ${limit} (attempt ${n + 1})${tail}`,
         null,
@@ -239,42 +230,9 @@ function cancelled(req: GraphqlRequest, signal: AbortSignal, mayHaveHappened = !
   );
 }
 
-function errCode(err: unknown): string | null {
-  const e = err as { code?: unknown; cause?: { code?: unknown } };
-  const code = e.cause?.code ?? e.code;
-  return typeof code === 'string' ? code : null;
-}
-
-/** Should a server ever echo the key, it goes no further than here. */
-function redact(text: string, secret: string): string {
-  return secret.length >= 8 ? text.split(secret).join('[redacted]') : text;
-}
-
 export function checkBaseUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new RunpodApiError(`TENDER_RUNPOD_URL is not a URL: "${raw}"`, null, null, {
-      fatal: true,
-    });
-  }
-  const local = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local))
-    throw new RunpodApiError(
-      `TENDER_RUNPOD_URL must be https (plain http only to this machine): "${url.origin}"`,
-      null,
-      null,
-      { fatal: true },
-    );
-  if (url.username || url.password || url.search)
-    throw new RunpodApiError(
-      'TENDER_RUNPOD_URL must not carry credentials or a query',
-      null,
-      null,
-      {
-        fatal: true,
-      },
-    );
-  return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/graphql$/, '')}`;
+  const parsed = parseBaseUrl(raw, 'TENDER_RUNPOD_URL');
+  if ('problem' in parsed) throw new RunpodApiError(parsed.problem, null, null, { fatal: true });
+  // `…/graphql` given by hand is accepted too: the path is added once.
+  return parsed.url.replace(/\/graphql$/, '');
 }

@@ -1,3 +1,5 @@
+import { fetchOnce, limitText } from '../http/fetch-once';
+import { parseBaseUrl } from '../http/base-url';
 import { httpError, parseErrorBody, VastApiError, type ErrorBody } from './errors';
 import {
   DEFAULT_RETRY,
@@ -104,37 +106,25 @@ export class HttpTransport {
   ): Promise<AttemptResult<VastResponse>> {
     if (signal.aborted)
       return { ok: false, retryable: false, error: cancelled(req, signal, false) };
-    // One controller per attempt, fed by our timeout and the caller's signal (listener
-    // removed after: a long-lived caller signal must not collect one per request).
-    const stop = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop.abort();
-    }, this.requestTimeoutMs);
-    const onAbort = () => stop.abort();
-    signal.addEventListener('abort', onAbort, { once: true });
+    const out = await fetchOnce({
+      url,
+      method: req.method,
+      apiKey: this.apiKey,
+      body: req.body,
+      timeoutMs: this.requestTimeoutMs,
+      signal,
+    });
+    if (out.kind === 'aborted')
+      return { ok: false, retryable: false, error: cancelled(req, signal) };
     let failure: Failure;
     let res: VastResponse | null = null;
-    try {
-      const answer = await fetch(url, {
-        method: req.method,
-        headers: this.headers(req.body !== undefined),
-        body: req.body === undefined ? undefined : JSON.stringify(req.body),
-        redirect: 'manual', // a redirect must not carry the key anywhere
-        signal: stop.signal,
-      });
-      const text = redact(await answer.text(), this.apiKey);
-      const contentType = answer.headers.get('content-type') ?? '';
-      res = { status: answer.status, contentType, text, json: parseJson(text) };
-      if (res.status !== 429 && res.status < 500) return { ok: true, value: res };
-      failure = { kind: 'status', status: res.status };
-    } catch (err) {
-      if (signal.aborted) return { ok: false, retryable: false, error: cancelled(req, signal) };
-      failure = timedOut ? { kind: 'timeout' } : { kind: 'network', code: errCode(err) };
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
+    if (out.kind === 'answer') {
+      const { status, contentType, text } = out.answer;
+      res = { status, contentType, text, json: parseJson(text) };
+      if (status !== 429 && status < 500) return { ok: true, value: res };
+      failure = { kind: 'status', status };
+    } else {
+      failure = out.failure;
     }
     const verdict = verdictFor(failure, req.idempotent);
     const unknown = verdict === 'outcome-unknown';
@@ -145,16 +135,6 @@ export class HttpTransport {
   private url(req: VastRequest): string {
     const q = req.query ? `?${new URLSearchParams(req.query).toString()}` : '';
     return `${this.base}${req.path}${q}`;
-  }
-
-  private headers(hasBody: boolean): Record<string, string> {
-    const h: Record<string, string> = {
-      Authorization: `Bearer ${this.apiKey}`,
-      Accept: 'application/json',
-      'User-Agent': 'tender',
-    };
-    if (hasBody) h['Content-Type'] = 'application/json';
-    return h;
   }
 }
 
@@ -181,7 +161,7 @@ function attemptError(
       return new VastApiError(`${e.message}${tail}`, e.status, e.code, e.opts);
     }
     case 'timeout': {
-      const limit = timeoutMs < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 1000)} s`;
+      const limit = limitText(timeoutMs);
       const msg = `${req.what}: no answer within ${limit} (attempt ${n + 1})${tail}`;
       return new VastApiError(msg, null, null, opts);
     }
@@ -214,37 +194,8 @@ function parseJson(text: string): unknown {
   }
 }
 
-function errCode(err: unknown): string | null {
-  const e = err as { code?: unknown; cause?: { code?: unknown } };
-  const code = e.cause?.code ?? e.code;
-  return typeof code === 'string' ? code : null;
-}
-
-/** Should a server ever echo the key, it goes no further than here. */
-function redact(text: string, secret: string): string {
-  return secret.length >= 8 ? text.split(secret).join('[redacted]') : text;
-}
-
 function checkBaseUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new VastApiError(`TENDER_VASTAI_URL is not a URL: "${raw}"`, null, null, {
-      fatal: true,
-    });
-  }
-  const local = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local))
-    throw new VastApiError(
-      `TENDER_VASTAI_URL must be https (plain http only to this machine): "${url.origin}"`,
-      null,
-      null,
-      { fatal: true },
-    );
-  if (url.username || url.password || url.search)
-    throw new VastApiError('TENDER_VASTAI_URL must not carry credentials or a query', null, null, {
-      fatal: true,
-    });
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  const parsed = parseBaseUrl(raw, 'TENDER_VASTAI_URL');
+  if ('problem' in parsed) throw new VastApiError(parsed.problem, null, null, { fatal: true });
+  return parsed.url;
 }
