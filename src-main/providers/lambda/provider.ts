@@ -1,3 +1,4 @@
+import { KeyedClient, readPublicKey } from '../http/keyed-client';
 import type { Offer, OfferFilterInput, PoolSpec } from '../../contract';
 import { OfferFilter } from '../../contract';
 import type { NodeShape } from '../pool-shapes';
@@ -12,7 +13,7 @@ import {
 } from '../provider';
 import { LambdaApiClient, type LambdaInstance } from './api-client';
 import { DEFAULT_SSH_PORT, DEFAULT_SSH_USER, sshEndpoint } from './endpoint';
-import { isNoCapacity, LambdaApiError } from './errors';
+import { isNoCapacity } from './errors';
 import {
   checkLabel,
   factsFromInstance,
@@ -62,9 +63,7 @@ export class LambdaProvider implements Provider {
   readonly kind = PROVIDER;
   readonly replacesFailedBoots = true;
   readonly bills = true;
-  private api: LambdaApiClient | null = null;
-  private apiError: Error | null = null;
-  private apiKeyUsed: string | null = null;
+  private readonly api: KeyedClient<LambdaApiClient>;
   private keyName: { publicKey: string; name: string } | null = null;
   /** When this process first saw each instance unhealthy. */
   private readonly unhealthySince = new Map<string, number>();
@@ -72,31 +71,16 @@ export class LambdaProvider implements Provider {
 
   constructor(private readonly opts: LambdaProviderOptions) {
     this.now = opts.now ?? Date.now;
-    this.connect();
-  }
-
-  /** (Re)builds the client when the key changed since the last look. */
-  private connect(): void {
-    const key = typeof this.opts.apiKey === 'function' ? this.opts.apiKey() : this.opts.apiKey;
-    if (key === this.apiKeyUsed && (this.api || this.apiError)) return;
-    this.apiKeyUsed = key;
-    this.api = null;
-    this.apiError = null;
-    this.keyName = null;
-    try {
-      this.api = new LambdaApiClient({
-        ...this.opts.http,
-        baseUrl: this.opts.baseUrl || DEFAULT_LAMBDA_URL,
-        apiKey: key,
-      });
-    } catch (err) {
-      this.apiError = err as Error; // reported by isConfigured() and by every call
-    }
+    this.api = new KeyedClient(
+      opts.apiKey,
+      (apiKey) =>
+        new LambdaApiClient({ ...opts.http, baseUrl: opts.baseUrl || DEFAULT_LAMBDA_URL, apiKey }),
+      { name: 'Lambda Cloud' },
+    );
   }
 
   isConfigured(): boolean {
-    this.connect();
-    return this.api !== null;
+    return this.api.isConfigured();
   }
 
   shapeNodes(pool: PoolSpec): NodeShape[] {
@@ -245,19 +229,7 @@ export class LambdaProvider implements Provider {
   }
 
   private publicKey(): string {
-    let key: string;
-    try {
-      key = this.opts.publicKey().trim();
-    } catch (err) {
-      throw new ProviderError(`Tender's SSH key is not readable: ${(err as Error).message}`, {
-        fatal: true,
-      });
-    }
-    if (!/^(ssh-|ecdsa-|sk-)\S+ \S+/.test(key) || key.includes('PRIVATE KEY'))
-      throw new ProviderError("Tender's SSH public key is not an OpenSSH public key", {
-        fatal: true,
-      });
-    return key;
+    return readPublicKey(this.opts.publicKey);
   }
 
   private instanceId(handle: DestroyHandle): string {
@@ -267,14 +239,7 @@ export class LambdaProvider implements Provider {
   }
 
   private client(): LambdaApiClient {
-    this.connect();
-    if (this.api) return this.api;
-    const err = this.apiError;
-    throw err instanceof LambdaApiError
-      ? err
-      : new ProviderError(`Lambda Cloud is not configured: ${err?.message ?? 'unknown'}`, {
-          fatal: true,
-        });
+    return this.api.get();
   }
 }
 

@@ -1,3 +1,4 @@
+import { KeyedClient, readPublicKey } from '../http/keyed-client';
 import type { SelfTeardown } from '../../../src-agent/wire/protocol';
 import type { PoolSpec } from '../../contract';
 import { TenderError } from '../../base/tender-error';
@@ -72,37 +73,21 @@ export class RunpodProvider implements Provider {
   readonly kind = PROVIDER;
   readonly replacesFailedBoots = true;
   readonly bills = true;
-  private api: RunpodApiClient | null = null;
-  private apiError: Error | null = null;
-  private apiKeyUsed: string | null = null;
+  private readonly api: KeyedClient<RunpodApiClient>;
   private readonly now: () => number;
 
   constructor(private readonly opts: RunpodProviderOptions) {
     this.now = opts.now ?? Date.now;
-    this.connect();
-  }
-
-  /** (Re)builds the client when the key changed since the last look. */
-  private connect(): void {
-    const key = typeof this.opts.apiKey === 'function' ? this.opts.apiKey() : this.opts.apiKey;
-    if (key === this.apiKeyUsed && (this.api || this.apiError)) return;
-    this.apiKeyUsed = key;
-    this.api = null;
-    this.apiError = null;
-    try {
-      this.api = new RunpodApiClient({
-        ...this.opts.http,
-        baseUrl: this.opts.baseUrl || DEFAULT_RUNPOD_URL,
-        apiKey: key,
-      });
-    } catch (err) {
-      this.apiError = err as Error; // reported by isConfigured() and by every call
-    }
+    this.api = new KeyedClient(
+      opts.apiKey,
+      (apiKey) =>
+        new RunpodApiClient({ ...opts.http, baseUrl: opts.baseUrl || DEFAULT_RUNPOD_URL, apiKey }),
+      { name: 'RunPod' },
+    );
   }
 
   isConfigured(): boolean {
-    this.connect();
-    return this.api !== null;
+    return this.api.isConfigured();
   }
 
   shapeNodes(pool: PoolSpec): NodeShape[] {
@@ -326,12 +311,7 @@ export class RunpodProvider implements Provider {
   }
 
   private publicKey(): string {
-    const key = this.opts.publicKey().trim();
-    if (!/^(ssh-ed25519|ssh-rsa|ecdsa-sha2-\S+) [A-Za-z0-9+/=]+( .*)?$/.test(key))
-      throw new ProviderError("Tender's SSH public key is not an OpenSSH public key", {
-        fatal: true,
-      });
-    return key;
+    return readPublicKey(this.opts.publicKey);
   }
 
   private podId(handle: DestroyHandle): string {
@@ -341,14 +321,7 @@ export class RunpodProvider implements Provider {
   }
 
   private client(): RunpodApiClient {
-    this.connect();
-    if (this.api) return this.api;
-    const err = this.apiError;
-    throw err instanceof RunpodApiError
-      ? err
-      : new ProviderError(`RunPod is not configured: ${err?.message ?? 'unknown'}`, {
-          fatal: true,
-        });
+    return this.api.get();
   }
 }
 

@@ -1,3 +1,4 @@
+import { KeyedClient, readPublicKey } from '../http/keyed-client';
 import type { SelfTeardown } from '../../../src-agent/wire/protocol';
 import type { PoolSpec } from '../../contract';
 import { TenderError } from '../../base/tender-error';
@@ -22,7 +23,7 @@ import { perHour, planBids } from './bids';
 import { conditionOf } from './interruption';
 import { peerOf, sshAddressOf, sshEndpoint } from './endpoint';
 import { sameLocationFirst } from './gang-placement';
-import { isOfferTaken, VastApiError } from './errors';
+import { isOfferTaken } from './errors';
 import { failedMachineIds, recordFailedHost } from './failed-hosts';
 import { buildOfferQuery, effectiveDiskGb } from './filters';
 import {
@@ -74,8 +75,7 @@ export class VastProvider implements Provider {
   readonly kind = PROVIDER;
   readonly replacesFailedBoots = true;
   readonly bills = true;
-  private api: VastApiClient | null = null;
-  private apiError: Error | null = null;
+  private readonly api: KeyedClient<VastApiClient>;
   private keyOnAccount: string | null = null;
   /** Offers a create in this process is taking right now. */
   private readonly claimed = new Set<string>();
@@ -92,35 +92,18 @@ export class VastProvider implements Provider {
   }
   private readonly now: () => number;
 
-  private apiKeyUsed: string | null = null;
-
   constructor(private readonly opts: VastProviderOptions) {
     this.now = opts.now ?? Date.now;
-    this.connect();
-  }
-
-  /** (Re)builds the client when the key changed since the last look. */
-  private connect(): void {
-    const key = typeof this.opts.apiKey === 'function' ? this.opts.apiKey() : this.opts.apiKey;
-    if (key === this.apiKeyUsed && (this.api || this.apiError)) return;
-    this.apiKeyUsed = key;
-    this.api = null;
-    this.apiError = null;
-    this.keyOnAccount = null;
-    try {
-      this.api = new VastApiClient({
-        ...this.opts.http,
-        baseUrl: this.opts.baseUrl || DEFAULT_VASTAI_URL,
-        apiKey: key,
-      });
-    } catch (err) {
-      this.apiError = err as Error; // reported by isConfigured() and by every call
-    }
+    this.api = new KeyedClient(
+      opts.apiKey,
+      (apiKey) =>
+        new VastApiClient({ ...opts.http, baseUrl: opts.baseUrl || DEFAULT_VASTAI_URL, apiKey }),
+      { name: 'Vast.ai', onChange: () => (this.keyOnAccount = null) },
+    );
   }
 
   isConfigured(): boolean {
-    this.connect();
-    return this.api !== null;
+    return this.api.isConfigured();
   }
 
   async searchOffers(filter: OfferFilterInput, signal: AbortSignal): Promise<Offer[]> {
@@ -362,19 +345,7 @@ export class VastProvider implements Provider {
   }
 
   private publicKey(): string {
-    let key: string;
-    try {
-      key = this.opts.publicKey().trim();
-    } catch (err) {
-      throw new ProviderError(`Tender's SSH key is not readable: ${(err as Error).message}`, {
-        fatal: true,
-      });
-    }
-    if (!/^(ssh-|ecdsa-|sk-)\S+ \S+/.test(key) || key.includes('PRIVATE KEY'))
-      throw new ProviderError("Tender's SSH public key is not an OpenSSH public key", {
-        fatal: true,
-      });
-    return key;
+    return readPublicKey(this.opts.publicKey);
   }
 
   private instanceId(handle: DestroyHandle): string {
@@ -384,14 +355,7 @@ export class VastProvider implements Provider {
   }
 
   private client(): VastApiClient {
-    this.connect();
-    if (this.api) return this.api;
-    const err = this.apiError;
-    throw err instanceof VastApiError
-      ? err
-      : new ProviderError(`Vast.ai is not configured: ${err?.message ?? 'unknown'}`, {
-          fatal: true,
-        });
+    return this.api.get();
   }
 }
 
