@@ -193,6 +193,19 @@ describe('the Offers view across marketplaces', () => {
     expect(await page.getByTestId('offer-source-vastai').innerText()).toMatch(/Vast\.ai 2/);
     expect(await page.getByTestId('offers-error').count()).toBe(0);
     await screenshot(page, 'ui-offers-across-one-failing');
+    // Settings: one key row per marketplace, each saying where its key comes from (never it).
+    await page.getByTestId('nav-settings').click();
+    for (const m of ['vastai', 'runpod', 'lambda']) {
+      const row = page.getByTestId(`api-key-${m}`);
+      await row.waitFor();
+      expect(await row.getByTestId('api-key-state').getAttribute('data-set')).toBe('true');
+      expect(await row.getByTestId('api-key-source').innerText()).toMatch(/TENDER_/);
+    }
+    expect(await page.getByTestId('settings-api-key').innerText()).not.toContain(
+      'secret_wrong_key',
+    );
+    await page.getByTestId('settings-api-key').scrollIntoViewIfNeeded();
+    await screenshot(page, 'settings-keys');
     expect(errors).toEqual([]);
     await page.close();
   });
