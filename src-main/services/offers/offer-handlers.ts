@@ -2,10 +2,7 @@ import type { Handlers } from '../../contract';
 import { TenderError } from '../../base/tender-error';
 import { MARKETPLACES } from '../../providers/failover/chain';
 import type { ProviderRegistry } from '../../providers/registry';
-import { searchAcross } from './offers-across';
-
-/** A marketplace search can page through thousands of offers; it gets this long. */
-const SEARCH_DEADLINE_MS = 120_000;
+import { SEARCH_DEADLINE_MS, searchAcross } from './offers-across';
 
 export function offerHandlers(d: {
   providers: Pick<ProviderRegistry, 'get' | 'all'>;

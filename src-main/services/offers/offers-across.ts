@@ -8,10 +8,10 @@ import { MARKETPLACES } from '../../providers/failover/chain';
 import { isGpuAskedFor } from '../../providers/gpu-names';
 import type { Provider } from '../../providers/provider';
 import type { ProviderRegistry } from '../../providers/registry';
-import { ENV_NAMES, PROVIDER_SECRETS } from '../settings/secret-store';
+import { keyVariable } from '../settings/secret-store';
 
 /** A marketplace search can page through thousands of offers; it gets this long. */
-const SEARCH_DEADLINE_MS = 120_000;
+export const SEARCH_DEADLINE_MS = 120_000;
 
 /** The names people know the marketplaces by. */
 export const MARKET_NAMES: Record<string, string> = {
@@ -23,9 +23,9 @@ export const MARKET_NAMES: Record<string, string> = {
 type Across = CommandOutput<'offers.searchAll'>;
 
 const keyHint = (kind: string): string => {
-  const secret = PROVIDER_SECRETS[kind];
-  return secret
-    ? `set ${ENV_NAMES[secret]} (or add the key in Settings)`
+  const variable = keyVariable(kind);
+  return variable
+    ? `set ${variable} (or add the key in Settings)`
     : `${kind} needs no key; check its configuration`;
 };
 
@@ -53,7 +53,7 @@ function marketsOf(registry: Pick<ProviderRegistry, 'get' | 'all'>, named?: stri
     throw new ProviderError(
       `no marketplace API key is set (${markets.map((p) => `no ${MARKET_NAMES[p.kind] ?? p.kind} API key`).join(', ')})`,
       {
-        hint: `set ${markets.map((p) => ENV_NAMES[PROVIDER_SECRETS[p.kind]!] ?? p.kind).join(', ')} — any one will do (or add a key in Settings)`,
+        hint: `set ${markets.map((p) => keyVariable(p.kind) ?? p.kind).join(', ')} — any one will do (or add a key in Settings)`,
       },
     );
   }

@@ -90,6 +90,13 @@ export const PROVIDER_SECRETS: Record<string, SecretName> = {
   lambda: 'lambdaApiKey',
 };
 
+/** The environment variable a marketplace's key is read from (`TENDER_RUNPOD_API_KEY`);
+ *  undefined for a provider that takes no key. */
+export function keyVariable(kind: string): string | undefined {
+  const secret = PROVIDER_SECRETS[kind];
+  return secret ? ENV_NAMES[secret] : undefined;
+}
+
 /** Every provider key that is set (for redaction: none may reach a log). */
 export function providerKeys(store: SecretStore, env: NodeJS.ProcessEnv): (string | null)[] {
   return SECRET_NAMES.map((n) => secretOrEnv(store, n, env).value);
