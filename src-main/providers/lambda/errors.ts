@@ -1,4 +1,5 @@
-import { ProviderError } from '../provider';
+import { MarketApiError } from '../http/api-error';
+import type { ProviderError } from '../provider';
 
 /** What a Lambda Cloud error answer says. The API answers errors as
  *  `{"error": {"code", "message", "suggestion"?}, "field_errors"?: {param: {code, message}}}`
@@ -45,16 +46,8 @@ export function parseErrorBody(text: string, contentType = ''): ErrorBody {
 }
 
 /** A failed call to the Lambda Cloud API: status and code stay inspectable by the mapping. */
-export class LambdaApiError extends ProviderError {
-  constructor(
-    message: string,
-    readonly status: number | null,
-    readonly code: string | null,
-    opts: ProviderError['opts'] = {},
-  ) {
-    super(message, opts);
-    this.name = 'LambdaApiError';
-  }
+export class LambdaApiError extends MarketApiError {
+  override name = 'LambdaApiError';
 }
 
 /** The error for a final non-2xx answer; `what` names the call ("launch gpu_1x_a10 in us-east-1"). */

@@ -1,3 +1,4 @@
+import { gaveUp } from '../http/api-error';
 import { parseBaseUrl } from '../http/base-url';
 import { fetchOnce, limitText } from '../http/fetch-once';
 import { httpError, LambdaApiError, parseErrorBody } from './errors';
@@ -87,16 +88,7 @@ export class HttpTransport {
         clock: this.clock,
         random: this.random,
         signal,
-        giveUp: (last, attempts, elapsedMs) => {
-          const e = last as LambdaApiError;
-          const took = Math.round(elapsedMs / 1000);
-          return new LambdaApiError(
-            `${last.message} (gave up after ${attempts} attempts in ${took} s)`,
-            e.status,
-            e.code,
-            e.opts,
-          );
-        },
+        giveUp: gaveUp,
       },
     ).catch((err: unknown) => {
       // Aborted between attempts: the last one was turned away, so even a launch did not run.

@@ -1,4 +1,5 @@
-import { ProviderError } from '../provider';
+import { MarketApiError } from '../http/api-error';
+import type { ProviderError } from '../provider';
 
 /** What an answer body says, whatever its shape. RunPod's GraphQL answers failures as HTTP 200
  *  with `{"errors":[{"message","path","extensions":{"code"}}]}` (dstack and runpod-python
@@ -47,17 +48,8 @@ export function isHtml(text: string, contentType: string): boolean {
 }
 
 /** A failed call to the RunPod API: the status and code stay inspectable by the mapping. */
-export class RunpodApiError extends ProviderError {
-  constructor(
-    message: string,
-    /** The HTTP status; 200 for a GraphQL error; null when no answer came. */
-    readonly status: number | null,
-    readonly code: string | null,
-    opts: ProviderError['opts'] = {},
-  ) {
-    super(message, opts);
-    this.name = 'RunpodApiError';
-  }
+export class RunpodApiError extends MarketApiError {
+  override name = 'RunpodApiError';
 }
 
 const KEY_HINT =

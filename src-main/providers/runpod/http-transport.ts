@@ -1,3 +1,4 @@
+import { gaveUp } from '../http/api-error';
 import { parseBaseUrl } from '../http/base-url';
 import { fetchOnce, limitText } from '../http/fetch-once';
 import {
@@ -78,16 +79,7 @@ export class GraphqlTransport {
       clock: this.clock,
       random: this.random,
       signal,
-      giveUp: (last, attempts, elapsedMs) => {
-        const e = last as RunpodApiError;
-        const took = Math.round(elapsedMs / 1000);
-        return new RunpodApiError(
-          `${last.message} (gave up after ${attempts} attempts in ${took} s)`,
-          e.status ?? null,
-          e.code ?? null,
-          e.opts,
-        );
-      },
+      giveUp: gaveUp,
     }).catch((err: unknown) => {
       // Aborted while waiting between attempts: the last attempt was turned away, so even a
       // create is known not to have happened.

@@ -1,4 +1,5 @@
-import { ProviderError } from '../provider';
+import { MarketApiError } from '../http/api-error';
+import type { ProviderError } from '../provider';
 
 /** What an HTTP error body says, whatever its shape. Vast.ai answers errors as JSON
  *  `{success, error, msg}` on most endpoints, `{detail}` on some 429s, plain text on most
@@ -36,16 +37,8 @@ export function isHtml(text: string, contentType: string): boolean {
 }
 
 /** A failed call to the Vast.ai API: the status and code stay inspectable by the mapping. */
-export class VastApiError extends ProviderError {
-  constructor(
-    message: string,
-    readonly status: number | null,
-    readonly code: string | null,
-    opts: ProviderError['opts'] = {},
-  ) {
-    super(message, opts);
-    this.name = 'VastApiError';
-  }
+export class VastApiError extends MarketApiError {
+  override name = 'VastApiError';
 }
 
 /** The error for a final non-2xx answer. `what` names the call: "create instance on offer 7". */

@@ -1,3 +1,4 @@
+import { gaveUp } from '../http/api-error';
 import { fetchOnce, limitText } from '../http/fetch-once';
 import { parseBaseUrl } from '../http/base-url';
 import { httpError, parseErrorBody, VastApiError, type ErrorBody } from './errors';
@@ -80,16 +81,7 @@ export class HttpTransport {
       clock: this.clock,
       random: this.random,
       signal,
-      giveUp: (last, attempts, elapsedMs) => {
-        const e = last as VastApiError;
-        const took = Math.round(elapsedMs / 1000);
-        return new VastApiError(
-          `${last.message} (gave up after ${attempts} attempts in ${took} s)`,
-          e.status ?? null,
-          e.code ?? null,
-          e.opts,
-        );
-      },
+      giveUp: gaveUp,
     }).catch((err: unknown) => {
       // Aborted while waiting between attempts: the last attempt was turned away, so even a
       // create is known not to have happened.
