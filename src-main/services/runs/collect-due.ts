@@ -94,7 +94,9 @@ async function jobEnded(d: CollectDueDeps, n: NodeRecord): Promise<boolean> {
   const timer = setTimeout(() => abort.abort(), PROBE_DEADLINE_MS);
   const connect = d.factory.connector(n.connection!, PROBE_DEADLINE_MS);
   try {
-    const shell = await connect(abort.signal);
+    // Not reached: neither its agent nor its disk can say anything (no second wait).
+    const shell = await connect(abort.signal).catch(() => null);
+    if (!shell) return false;
     const status = await withAgent(shell, n.agent!.address, {}, 'probed', (client) =>
       client.request('status', {}, PROBE_DEADLINE_MS),
     );
