@@ -63,7 +63,9 @@ try {
 
   /** One way to the node: Tender shells (`connect`, with the agent on the node), and ssh
    *  over a master. Each Tender push gets a connection of its own, as each node of a run
-   *  has: a connection remembers a fast link and stops compressing over it. */
+   *  has: a connection remembers a fast link and stops compressing over it. The agent's
+   *  install times an exec to the endpoint, as a bootstrap's execs do: across the unshaped
+   *  veth that is a LAN's grant (~1 ms), so pushes there go plain from the first. */
   const way = async (name: string, slug: string, host: string, port: number) => {
     const connect = async () => {
       const shell = await connectSsh(

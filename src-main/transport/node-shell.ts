@@ -42,6 +42,9 @@ export interface NodeShell {
   /** Resolves with the reason once the connection to the node is gone; absent where it
    *  cannot drop (a local node). */
   readonly closed?: Promise<string>;
+  /** The quickest exec round trip seen to this node's endpoint, over any connection
+   *  (exec-round-trip.ts); undefined before the first, and where there is no link. */
+  execRoundTripMs?(): number | undefined;
   close(): Promise<void>;
 }
 

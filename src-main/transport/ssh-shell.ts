@@ -6,6 +6,7 @@ import ssh2, {
   type ServerHostKeyAlgorithm,
 } from 'ssh2';
 import { ChannelLimit } from './channel-limit';
+import { noteExecRoundTrip, quickestExecRoundTrip } from './exec-round-trip';
 import { algorithmsForKeyType, type HostKeyCheck, hostKeyInfo } from './host-key-info';
 import type { ExecChannel, NodeShell } from './node-shell';
 import {
@@ -220,6 +221,10 @@ export class SshShell implements NodeShell {
     });
   }
 
+  execRoundTripMs(): number | undefined {
+    return quickestExecRoundTrip(this.#endpoint);
+  }
+
   exec(command: string): ExecChannel {
     this.#hasRunCommand = true;
     const ticket = this.#limit.take();
@@ -228,11 +233,15 @@ export class SshShell implements NodeShell {
     void ticket.ready.then(async (isGranted) => {
       if (!isGranted || ch.isClosing || this.#isGone) return ch.fail();
       ch.markRequested();
+      const asked = performance.now();
       try {
         await this.#open(
           (cb) => this.#client.exec(command, cb),
           () => ch.isClosing,
-          (stream) => ch.attach(stream),
+          (stream) => {
+            noteExecRoundTrip(this.#endpoint, performance.now() - asked);
+            return ch.attach(stream);
+          },
         );
       } catch {
         ch.fail();

@@ -34,13 +34,15 @@ import { WorkspaceSession } from '../../src-main/jobs/workspace/sync-session';
 import { loadAgentBundle } from '../../src-main/nodes/agent-bundle';
 import type { AgentAddress } from '../../src-main/nodes/node-layout';
 import { execCapture } from '../../src-main/transport/exec-helpers';
+import { forgetExecRoundTrips, noteExecRoundTrip } from '../../src-main/transport/exec-round-trip';
 import { connectSsh, type SshShell } from '../../src-main/transport/ssh-shell';
 import { type SshdFixture, startSshd } from '../helpers/sshd';
 import { sha256, snapshot, type Tree, writeTree } from '../helpers/workspace-tree';
 
 let fixture: SshdFixture;
 /** One connection for every test. Each push here puts out less than the pace's warm-up
- *  (4 MiB), so none judges the loopback link fast and turns compression off over it. */
+ *  (4 MiB), so none judges the loopback link fast and turns compression off over it.
+ *  Pushes ask for compression `on`: under `auto`, loopback is a LAN and goes plain. */
 let shell: SshShell;
 /** The agent as bootstrap installs it: named by this build's bundle hash. */
 let bundleWord: string;
@@ -135,7 +137,7 @@ const push = async (
   ws: string,
   address: AgentAddress,
   extra: Parameters<typeof syncWorkspace>[3] = {},
-) => syncWorkspace(shell, address, await scanWorkspace(ws, []), extra);
+) => syncWorkspace(shell, address, await scanWorkspace(ws, []), { compression: 'on', ...extra });
 
 /** What `recv-workspace` (or a session's answer line) printed. */
 function answerOf(stdout: string): RecvWorkspaceOutput | CommandError {
@@ -189,6 +191,22 @@ describe('compressed workspace push over sshd', () => {
     const uncompressed = await push(ws, plain.address, { compression: 'off' });
     expect(uncompressed.tarBytes).toBeUndefined();
     expect(uncompressed.streamBytes).toBe(first.tarBytes);
+  });
+
+  it('times exec grants to the endpoint, and under auto sends plain across a LAN', async () => {
+    const ws = await localWorkspace(mixedTree());
+    // The execs so far (the agent's install, the pushes) were timed: a few ms each here,
+    // more on a loaded machine.
+    const seen = shell.execRoundTripMs()!;
+    expect(seen).toBeGreaterThan(0);
+    expect(seen).toBeLessThan(1000);
+    // A LAN's grants (what an idle loopback shows: ~1.5 ms).
+    noteExecRoundTrip(`${fixture.host}:${fixture.port}`, 1.5);
+    expect(shell.execRoundTripMs()).toBe(1.5);
+    const auto = await push(ws, node().address, { compression: 'auto' });
+    expect(auto.tarBytes).toBeUndefined();
+    expect(auto.streamBytes).toBeGreaterThan(5 * 1024 * KB);
+    forgetExecRoundTrips();
   });
 
   it('sends a delta compressed, over an exec and over a session', async () => {

@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { NodeShell } from '../../transport/node-shell';
-import { isPushWorthCompressing, mayCompress, rememberFastLink } from './push-compression';
+import {
+  isPushWorthCompressing,
+  LAN_EXEC_MS,
+  mayCompress,
+  rememberFastLink,
+} from './push-compression';
 
 const dir = mkdtempSync(join(tmpdir(), 'tender-push-compression-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -15,11 +20,12 @@ writeFileSync(bundle, 'console.log("agent")\n');
 process.env.TENDER_AGENT_BUNDLE = bundle;
 const own = `tender-agent-${createHash('sha256').update(Buffer.from('console.log("agent")\n')).digest('hex').slice(0, 16)}.cjs`;
 
-const shell = (description: string): NodeShell => ({
+const shell = (description: string, execMs?: number): NodeShell => ({
   description,
   exec: () => {
     throw new Error('not in this test');
   },
+  execRoundTripMs: () => execMs,
   close: async () => {},
 });
 const at = (bundleWord: string) => ({
@@ -53,8 +59,27 @@ describe('mayCompress', () => {
       false,
     ],
     ['compression off', 'root@10.0.0.1:22', `"$HOME"/.tender/cache/agent/${own}`, 'off', false],
+    ['compression on', 'root@10.0.0.1:22', `"$HOME"/.tender/cache/agent/${own}`, 'on', true],
+    [
+      'compression on, another build',
+      'root@10.0.0.1:22',
+      '"$HOME"/.tender/cache/agent/tender-agent-0000000000000000.cjs',
+      'on',
+      false,
+    ],
   ] as const)('%s → %s', (_name, description, bundleWord, setting, may) => {
     expect(mayCompress(shell(description), at(bundleWord), setting)).toBe(may);
+  });
+
+  it.each([
+    ['no exec seen yet: the pace decides', undefined, 'auto', true],
+    ['a long link (40 ms round trips)', 85, 'auto', true],
+    ['just above a LAN', LAN_EXEC_MS, 'auto', true],
+    ['a LAN (execs granted in 2.5 ms)', 2.5, 'auto', false],
+    ['a LAN, compression on', 2.5, 'on', true],
+  ] as const)('%s → %s', (_name, execMs, setting, may) => {
+    const s = shell('root@10.0.0.9:22', execMs);
+    expect(mayCompress(s, at(`"$HOME"/.tender/cache/agent/${own}`), setting)).toBe(may);
   });
 
   it('stops compressing over a connection whose link was found fast', () => {
@@ -62,6 +87,7 @@ describe('mayCompress', () => {
     const other = shell('root@10.0.0.3:22');
     rememberFastLink(fast);
     expect(mayCompress(fast, at(`"$HOME"/${own}`))).toBe(false);
+    expect(mayCompress(fast, at(`"$HOME"/${own}`), 'on')).toBe(true);
     expect(mayCompress(other, at(`"$HOME"/${own}`))).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
-// Whether a push is compressed: only across a network, only to the agent this app ships,
-// and only when a sample of the files says it pays (compress-policy.ts).
+// Whether a push is compressed: only across a long link (not a LAN), only to the agent this
+// app ships, and only when a sample of the files says it pays (compress-policy.ts).
 import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAgentBundle } from '../../nodes/agent-bundle';
@@ -14,25 +14,39 @@ import {
   sampleRatio,
 } from './compress-policy';
 
-/** `off`: never compress (to compare, or for a node that cannot take it). */
-export type CompressionSetting = 'auto' | 'off';
+/** `off`: never compress (to compare, or for a node that cannot take it); `on`: also
+ *  across a LAN (tests over loopback sshd, where `auto` sends plain). */
+export type CompressionSetting = 'auto' | 'on' | 'off';
+
+/** An exec granted this fast (two round trips and sshd's fork) is a LAN's: under ~4 ms
+ *  round trip. Across one, a gigabit link takes raw bytes faster than a core compresses
+ *  them (compress-pace.ts `FAST_LINK_BYTES_PER_S`), and a compressed push would still pay
+ *  for its decoding pass on the node: measured on an unshaped veth, 1.45× a plain push. */
+export const LAN_EXEC_MS = 8;
 
 /**
  * Whether pushes over `shell` to the agent at `address` may be compressed. A local node's
- * pipe has no link to spare bytes on. And the app and its agent ship together: a node runs
- * this app's agent when its bundle carries this app's bundle hash in its name (as bootstrap
- * names it); an older agent (a run started by an older Tender) gets the plain tar it knows.
+ * pipe has no link to spare bytes on, nor has a LAN (`LAN_EXEC_MS`), nor a connection over
+ * which a push found the link faster than compression. And the app and its agent ship
+ * together: a node runs this app's agent when its bundle carries this app's bundle hash in
+ * its name (as bootstrap names it); an older agent (a run started by an older Tender) gets
+ * the plain tar it knows.
  */
 export function mayCompress(
   shell: NodeShell,
   address: AgentAddress,
   setting: CompressionSetting = 'auto',
 ): boolean {
-  if (setting === 'off' || shell.description.startsWith('local:') || fastLinks.has(shell)) {
-    return false;
-  }
+  if (setting === 'off' || shell.description.startsWith('local:')) return false;
+  if (setting === 'auto' && (fastLinks.has(shell) || isLan(shell))) return false;
   const tag = ownBundleTag();
   return tag !== null && address.bundleWord.includes(tag);
+}
+
+/** Whether an exec to the node has been granted within `LAN_EXEC_MS`. */
+function isLan(shell: NodeShell): boolean {
+  const ms = shell.execRoundTripMs?.();
+  return ms !== undefined && ms < LAN_EXEC_MS;
 }
 
 /** Connections whose link a push found faster than compression (`PushEncoder.isLinkFast`):
