@@ -11,6 +11,7 @@
 // a fresh `ssh` would add is printed apart. Every push goes to a new folder; pushes rotate
 // their order with each rep, and each starts after `sync`. Prints medians and ratios.
 // Targets (shaped): Tender ≤ 0.6× tar -c | ssh and ≤ 1.0× tar -cz | ssh.
+// Where the time goes, and the bound on this machine: push-shaped.md.
 // Usage: node bench/run.mjs push-shaped [reps=3] [dataMB=50]   (as root, after `npm run build`)
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
