@@ -1,28 +1,10 @@
-import { gaveUp } from '../http/api-error';
-import { fetchOnce, limitText } from '../http/fetch-once';
-import { parseBaseUrl } from '../http/base-url';
+import { MarketTransport, type TransportOptions } from '../http/market-transport';
 import { httpError, parseErrorBody, VastApiError, type ErrorBody } from './errors';
-import {
-  DEFAULT_RETRY,
-  realClock,
-  verdictFor,
-  withRetry,
-  type AttemptResult,
-  type Clock,
-  type Failure,
-  type RetryPolicy,
-} from './retry';
+import { DEFAULT_RETRY, type AttemptResult, type Failure } from './retry';
 
-export interface HttpOptions {
+export interface HttpOptions extends TransportOptions {
   /** `TENDER_VASTAI_URL`, or https://console.vast.ai. Plain http only to this machine. */
   baseUrl: string;
-  /** Sent as a Bearer token only: never in a URL, a log line or an error message. */
-  apiKey: string;
-  /** One attempt, connect to last body byte. */
-  requestTimeoutMs?: number;
-  retry?: Partial<RetryPolicy>;
-  clock?: Clock;
-  random?: () => number;
 }
 
 // Vast.ai answers in well under a second; 30 s is a server stuck, not a slow one.
@@ -48,46 +30,39 @@ export interface VastResponse {
   json: unknown;
 }
 
+/** The marketplace as the shared transport names it. */
+const VAST = {
+  name: 'Vast.ai',
+  urlVariable: 'TENDER_VASTAI_URL',
+  missingKey: {
+    message: 'no Vast.ai API key',
+    hint: 'set TENDER_VASTAI_API_KEY (Vast.ai console → Account → Keys)',
+  },
+  createVerb: 'creating',
+  error: VastApiError,
+  httpError,
+  parseErrorBody,
+} as const;
+
 /** HTTP requests to Vast.ai through the one retry layer (retry.ts), with a per-request
  *  timeout and Bearer auth. */
 export class HttpTransport {
   private readonly base: string;
-  private readonly apiKey: string;
-  private readonly requestTimeoutMs: number;
-  private readonly policy: RetryPolicy;
-  private readonly clock: Clock;
-  private readonly random: () => number;
+  private readonly http: MarketTransport<VastApiError>;
 
   constructor(opts: HttpOptions) {
-    this.base = checkBaseUrl(opts.baseUrl);
-    if (!opts.apiKey.trim())
-      throw new VastApiError('no Vast.ai API key', null, null, {
-        fatal: true,
-        hint: 'set TENDER_VASTAI_API_KEY (Vast.ai console → Account → Keys)',
-      });
-    this.apiKey = opts.apiKey.trim();
-    this.requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    this.policy = { ...DEFAULT_RETRY, ...opts.retry };
-    this.clock = opts.clock ?? realClock;
-    this.random = opts.random ?? Math.random;
+    this.base = MarketTransport.checkedBaseUrl(VAST, opts.baseUrl);
+    this.http = new MarketTransport(VAST, opts, {
+      requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
+      retry: DEFAULT_RETRY,
+    });
   }
 
   /** Returns the final answer (2xx or a status not worth retrying); throws when retries run
    *  out, the outcome is unknown, or the caller aborts. */
   async send(req: VastRequest, signal: AbortSignal): Promise<VastResponse> {
     const url = this.url(req);
-    return withRetry((n) => this.attempt(req, url, n, signal), {
-      policy: this.policy,
-      clock: this.clock,
-      random: this.random,
-      signal,
-      giveUp: gaveUp,
-    }).catch((err: unknown) => {
-      // Aborted while waiting between attempts: the last attempt was turned away, so even a
-      // create is known not to have happened.
-      if (!(err instanceof VastApiError) && signal.aborted) throw cancelled(req, signal, false);
-      throw err;
-    });
+    return this.http.run(req, signal, (n) => this.attempt(req, url, n, signal));
   }
 
   private async attempt(
@@ -96,32 +71,16 @@ export class HttpTransport {
     n: number,
     signal: AbortSignal,
   ): Promise<AttemptResult<VastResponse>> {
-    if (signal.aborted)
-      return { ok: false, retryable: false, error: cancelled(req, signal, false) };
-    const out = await fetchOnce({
-      url,
-      method: req.method,
-      apiKey: this.apiKey,
-      body: req.body,
-      timeoutMs: this.requestTimeoutMs,
-      signal,
-    });
-    if (out.kind === 'aborted')
-      return { ok: false, retryable: false, error: cancelled(req, signal) };
-    let failure: Failure;
-    let res: VastResponse | null = null;
-    if (out.kind === 'answer') {
-      const { status, contentType, text } = out.answer;
-      res = { status, contentType, text, json: parseJson(text) };
-      if (status !== 429 && status < 500) return { ok: true, value: res };
-      failure = { kind: 'status', status };
-    } else {
-      failure = out.failure;
-    }
-    const verdict = verdictFor(failure, req.idempotent);
-    const unknown = verdict === 'outcome-unknown';
-    const error = attemptError(req, failure, res, this.requestTimeoutMs, n, unknown);
-    return { ok: false, retryable: verdict === 'retry', error };
+    if (signal.aborted) return this.http.notSent(req, signal);
+    const out = await this.http.fetch({ url, method: req.method, body: req.body }, signal);
+    if (out.kind === 'aborted') return this.http.abortedOnTheWire(req, signal);
+    if (out.kind === 'failed') return this.http.failed(req, out.failure, null, n);
+    const { status, contentType, text } = out.answer;
+    const res = { status, contentType, text, json: parseJson(text) };
+    if (status !== 429 && status < 500) return { ok: true, value: res };
+    // Vast.ai sends no Retry-After.
+    const failure: Failure = { kind: 'status', status };
+    return this.http.failed(req, failure, res, n);
   }
 
   private url(req: VastRequest): string {
@@ -134,60 +93,10 @@ export function bodyOf(res: VastResponse | null): ErrorBody {
   return res ? parseErrorBody(res.text, res.contentType) : { code: null, message: '' };
 }
 
-function attemptError(
-  req: VastRequest,
-  failure: Failure,
-  res: VastResponse | null,
-  timeoutMs: number,
-  n: number,
-  outcomeUnknown: boolean,
-): VastApiError {
-  const opts = outcomeUnknown ? { outcomeUnknown: true } : {};
-  const tail = outcomeUnknown
-    ? '; it may have happened anyway — look the label up before creating again'
-    : '';
-  switch (failure.kind) {
-    case 'status': {
-      const what = failure.status === 429 ? `${req.what} (rate limited)` : req.what;
-      const e = httpError(what, failure.status, bodyOf(res), opts);
-      return new VastApiError(`${e.message}${tail}`, e.status, e.code, e.opts);
-    }
-    case 'timeout': {
-      const limit = limitText(timeoutMs);
-      const msg = `${req.what}: no answer within ${limit} (attempt ${n + 1})${tail}`;
-      return new VastApiError(msg, null, null, opts);
-    }
-    case 'network':
-      return new VastApiError(
-        `${req.what}: cannot reach Vast.ai (${failure.code ?? 'network error'})${tail}`,
-        null,
-        null,
-        { ...opts, hint: 'check the network, or TENDER_VASTAI_URL' },
-      );
-  }
-}
-
-/** The caller gave up. A create already on the wire may still happen. */
-function cancelled(req: VastRequest, signal: AbortSignal, mayHaveHappened = !req.idempotent) {
-  const why = signal.reason instanceof Error ? `: ${signal.reason.message}` : '';
-  return new VastApiError(
-    `${req.what} cancelled${why}${mayHaveHappened ? ' (it may have happened anyway)' : ''}`,
-    null,
-    null,
-    mayHaveHappened ? { outcomeUnknown: true } : {},
-  );
-}
-
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
     return undefined;
   }
-}
-
-function checkBaseUrl(raw: string): string {
-  const parsed = parseBaseUrl(raw, 'TENDER_VASTAI_URL');
-  if ('problem' in parsed) throw new VastApiError(parsed.problem, null, null, { fatal: true });
-  return parsed.url;
 }
