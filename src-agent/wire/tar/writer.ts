@@ -8,6 +8,9 @@ export interface TarFileOptions {
   size: number;
   mode?: number;
   mtime?: Date;
+  /** Called with the offset of the first data byte, once the headers are out and before
+   *  any data is (a push's encoder cuts a segment there). */
+  onData?: (offset: number) => void;
 }
 
 export interface TarDirectoryOptions {
@@ -50,6 +53,7 @@ class TarWriterStream extends Readable implements TarWriter {
           mtime: seconds(options.mtime),
         }),
       );
+      options.onData?.(this.offset);
       let written = 0;
       if (Buffer.isBuffer(source)) {
         written = source.length;

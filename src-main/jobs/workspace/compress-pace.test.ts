@@ -87,3 +87,16 @@ describe('CompressPace', () => {
     expect(q).toBe(5);
   });
 });
+
+describe('CompressPace.judge', () => {
+  it.each([
+    ['before the warm-up is out', 12, WARMUP_BYTES - 1, 'unknown'],
+    ['a slow link (100 Mbit/s)', 12, WARMUP_BYTES + 10 * MB, 'slow'],
+    ['a fast link (2 Gbit/s)', 250, WARMUP_BYTES + 200 * MB, 'fast'],
+  ] as const)('%s: %s', (_name, rateMBps, sentBytes, verdict) => {
+    const pace = new CompressPace(2);
+    const drained = sentBytes - 0.5 * rateMBps * MB;
+    pace.judge({ atMs: 1000, sentBytes, drainedBytes: drained });
+    expect(pace.judge({ atMs: 1500, sentBytes, drainedBytes: sentBytes })).toBe(verdict);
+  });
+});

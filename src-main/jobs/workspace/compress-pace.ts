@@ -56,6 +56,18 @@ export class CompressPace {
   next(o: LinkObservation): Quality {
     const rate = this.linkRate(o);
     if (rate === undefined) return 1;
+    return this.qualityFor(rate);
+  }
+
+  /** What the link has shown so far: `unknown` while too little of it has been seen,
+   *  `slow` where compression pays (`next` would compress), `fast` where it does not. */
+  judge(o: LinkObservation): 'unknown' | 'slow' | 'fast' {
+    const rate = this.linkRate(o);
+    if (rate === undefined) return 'unknown';
+    return this.qualityFor(rate) === null ? 'fast' : 'slow';
+  }
+
+  private qualityFor(rate: number): Quality {
     const needed = (rate / 1000) * HEADROOM; // bytes per ms
     for (const q of DENSEST_FIRST) {
       if (this.parallel * this.speed[q] * this.ratio >= needed) return q;

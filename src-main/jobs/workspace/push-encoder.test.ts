@@ -1,9 +1,12 @@
 // The app's encoder against the agent's decoder: every byte comes back, in order, whatever
 // the chunking; bytes marked raw are never compressed, bytes that do not shrink are sent
 // raw anyway, and text is compressed.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createPushDecoder } from '../../../src-agent/commands/push-decoder';
 import {
   decodeSegmentHead,
@@ -17,8 +20,10 @@ import {
   randomChunks,
   seededRandom,
 } from '../../../src-agent/wire/tar/tar-test-helpers';
+import { createTarWriter, type TarWriter } from '../../../src-agent/wire/tar';
 import type { ByteKind } from './compress-policy';
-import { PushEncoder } from './push-encoder';
+import { AHEAD_QUALITY, Precompressor } from './precompress';
+import { PushEncoder, SEGMENT_BYTES } from './push-encoder';
 
 const KB = 1024;
 const MB = 1024 * KB;
@@ -113,3 +118,76 @@ describe('PushEncoder', () => {
     expect((await decode(encoded)).equals(input)).toBe(true);
   });
 });
+
+describe('PushEncoder with chunks compressed ahead', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tender-encoder-ahead-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const mtime = new Date(Date.UTC(2026, 0, 1));
+  const noise = randomBytes(seededRandom(11), 3 * MB);
+  const csv = text(3 * MB + 333);
+  writeFileSync(join(dir, 'data.csv'), csv);
+
+  /** A tar of a checkpoint, the CSV (its bytes `sent`, chunked as `data.csv`) and a small
+   *  file, through an encoder with `ahead`; the plain tar beside it. */
+  async function push(sent: Buffer, ahead: Precompressor) {
+    const entries = (tar: TarWriter, encoder?: PushEncoder) => async () => {
+      encoder?.mark(tar.offset, 'raw');
+      await tar.addFile('ckpt.pt', { size: noise.length, mtime }, noise);
+      encoder?.mark(tar.offset, 'try');
+      const onData = (at: number) => encoder?.mark(at, 'try', 'data.csv');
+      await tar.addFile('data.csv', { size: sent.length, mtime, onData }, sent);
+      encoder?.mark(tar.offset, 'try');
+      await tar.addFile('notes.txt', { size: 5 * KB, mtime }, text(5 * KB));
+      await tar.finish();
+    };
+    const plainTar = createTarWriter();
+    const [plain] = await Promise.all([collect(plainTar), entries(plainTar)()]);
+    const tar = createTarWriter();
+    const encoder = new PushEncoder(ahead);
+    const [encoded] = await Promise.all([collect(tar.pipe(encoder)), entries(tar, encoder)()]);
+    return { plain, encoded, encoder };
+  }
+
+  it('sends the chunks made ahead as they are, and the node gets the exact tar', async () => {
+    const ahead = new Precompressor(dir, [{ path: 'data.csv', size: csv.length }], SEGMENT_BYTES);
+    // The encoder starts it once a slow link is busy with raw bytes, which leaves it time
+    // to finish; here it is given that time.
+    ahead.start();
+    await until(() => ahead.totals.chunks === 4);
+    const { plain, encoded, encoder } = await push(csv, ahead);
+    expect((await decode(encoded)).equals(plain)).toBe(true);
+    expect(encoder.totals.tried).toMatchObject({ [`ahead ${AHEAD_QUALITY}`]: 4 });
+    expect(ahead.totals.used).toBe(4);
+    // The checkpoint (raw): its header and 3 MiB. The CSV: its header alone, then from its
+    // first data byte 1 MiB, 1 MiB, 1 MiB, and the last 333 bytes with their padding.
+    const segs = segmentsOf(encoded);
+    expect(segs.map((s) => s.rawBytes).slice(0, 9)).toEqual([
+      MB,
+      MB,
+      MB,
+      512,
+      512,
+      MB,
+      MB,
+      MB,
+      512,
+    ]);
+    expect(segs.map((s) => s.kind).slice(4, 9)).toEqual(Array(5).fill('brotli'));
+  });
+
+  it('compresses inline what changed after it was compressed ahead', async () => {
+    const ahead = new Precompressor(dir, [{ path: 'data.csv', size: csv.length }], SEGMENT_BYTES);
+    ahead.start();
+    await until(() => ahead.totals.chunks === 4);
+    const changed = Buffer.from(csv);
+    changed.write('CHANGED', MB + 10); // the second chunk's bytes differ from the file's
+    const { plain, encoded, encoder } = await push(changed, ahead);
+    expect((await decode(encoded)).equals(plain)).toBe(true);
+    expect(encoder.totals.tried[`ahead ${AHEAD_QUALITY}`]).toBe(3);
+  });
+});
+
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(cond()).toBe(true);
+}

@@ -3,7 +3,11 @@
 // is brotli-compressed on the thread pool (two at once, so a second core helps), at the
 // quality the link's pace asks for (compress-pace.ts), and kept only if it shrank below
 // `KEEP_RATIO`; bytes the push marked `raw` (a compressed format, a file whose head did not
-// shrink) go out as they are, uncopied. Segments leave in order.
+// shrink) go out as they are, uncopied. Segments leave in order. A large file the push
+// hands to a `Precompressor` is cut into its chunks, and each chunk compressed ahead is
+// used as it is (precompress.ts); the precompressor starts once the link, judged slow, is
+// busy with raw bytes.
+import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { promisify } from 'node:util';
 import { brotliCompress, constants } from 'node:zlib';
@@ -15,12 +19,13 @@ import {
 } from '../../../src-agent/wire/push-encoding';
 import { CompressPace, type Quality } from './compress-pace';
 import { type ByteKind, KEEP_RATIO } from './compress-policy';
+import type { AheadChunk, Precompressor } from './precompress';
 
 const compress = promisify(brotliCompress);
 
 /** Large enough that brotli loses nothing to the cut (measured: ratio 0.302 in 1 MiB
  *  segments, 0.302 whole, on CSV), small enough to keep two in flight cheaply. */
-const SEGMENT_BYTES = 1024 * 1024;
+export const SEGMENT_BYTES = 1024 * 1024;
 /** Compressions running at once; later segments wait for the oldest. */
 const IN_FLIGHT = 2;
 
@@ -31,9 +36,19 @@ interface Queued {
   done: Promise<Buffer[]>;
 }
 
+interface Mark {
+  at: number;
+  kind: ByteKind;
+  /** From here the bytes are the chunks of this file, compressed ahead. */
+  chunksOf?: string;
+}
+
 export class PushEncoder extends Transform {
-  private readonly marks: { at: number; kind: ByteKind }[] = [];
+  private readonly marks: Mark[] = [];
   private kind: ByteKind = 'try';
+  /** The file whose chunks the held bytes are, and the index of the chunk being held. */
+  private chunksOf: string | undefined;
+  private chunkIndex = 0;
   /** Tar bytes taken in so far. */
   private taken = 0;
   private held: Buffer[] = [];
@@ -46,7 +61,7 @@ export class PushEncoder extends Transform {
    *  trying by the quality they were sent at (`raw`: as they were). */
   readonly totals = { tarBytes: 0, bytes: 0, tried: {} as Record<string, number> };
 
-  constructor() {
+  constructor(private readonly ahead?: Precompressor) {
     super({ readableHighWaterMark: SEGMENT_BYTES });
   }
 
@@ -56,10 +71,17 @@ export class PushEncoder extends Transform {
     return this.pace.isFastLink;
   }
 
-  /** The tar bytes from offset `at` on are `kind` (until the next mark). Marks come in
-   *  offset order, none behind what the encoder has taken in. */
-  mark(at: number, kind: ByteKind): void {
-    this.marks.push({ at, kind });
+  /** The tar bytes from offset `at` on are `kind` (until the next mark); with `chunksOf`,
+   *  they are that file's data (and padding), which the precompressor compresses ahead in
+   *  segment-sized chunks: a segment ends where they begin and where they end. Marks come
+   *  in offset order, none behind what the encoder has taken in. */
+  mark(at: number, kind: ByteKind, chunksOf?: string): void {
+    this.marks.push({ at, kind, chunksOf });
+  }
+
+  override _destroy(err: Error | null, callback: (err?: Error | null) => void): void {
+    this.ahead?.close();
+    callback(err);
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
@@ -87,7 +109,11 @@ export class PushEncoder extends Transform {
     let from = 0;
     while (from < chunk.length) {
       while (this.marks.length > 0 && this.marks[0]!.at <= this.taken) {
-        this.kind = this.marks.shift()!.kind;
+        const mark = this.marks.shift()!;
+        if (mark.chunksOf !== undefined || this.chunksOf !== undefined) await this.cut();
+        this.kind = mark.kind;
+        this.chunksOf = mark.chunksOf;
+        this.chunkIndex = 0;
       }
       const next = this.marks[0]?.at ?? Infinity;
       const to = Math.min(chunk.length, from + (next - this.taken));
@@ -128,10 +154,16 @@ export class PushEncoder extends Transform {
     if (this.heldKind === 'raw') {
       const out = rawSegment(parts, n);
       entry = { out, done: Promise.resolve(out) };
+      if (this.ahead && n === SEGMENT_BYTES && this.isLinkSlow()) this.ahead.start();
     } else {
-      const quality = this.nextQuality();
-      this.totals.tried[quality ?? 'raw'] = (this.totals.tried[quality ?? 'raw'] ?? 0) + 1;
-      const done = trySegment(parts, n, quality, this.pace);
+      const chunk = this.chunksOf === undefined ? undefined : this.chunkIndex++;
+      const done =
+        chunk === undefined || !this.ahead
+          ? this.trySegment(parts, n)
+          : this.ahead
+              .take(this.chunksOf!, chunk)
+              .then((ahead) => (ahead ? this.aheadSegment(parts, n, ahead) : undefined))
+              .then((seg) => seg ?? this.trySegment(parts, n));
       entry = { done };
       done.then(
         (out) => (entry.out = out),
@@ -145,13 +177,50 @@ export class PushEncoder extends Transform {
     while (this.queue.length > IN_FLIGHT) this.send(await this.queue.shift()!.done);
   }
 
+  /** Compresses a segment at the quality the pace asks for now. */
+  private trySegment(parts: Buffer[], n: number): Promise<Buffer[]> {
+    const quality = this.nextQuality();
+    this.count(String(quality ?? 'raw'));
+    return trySegment(parts, n, quality, this.pace);
+  }
+
+  /** The segment for a chunk compressed ahead, if it is of exactly these bytes. */
+  private aheadSegment(parts: Buffer[], n: number, ahead: AheadChunk): Buffer[] | undefined {
+    const raw = parts.length === 1 ? parts[0]! : Buffer.concat(parts, n);
+    const sha256 = createHash('sha256');
+    sha256.update(raw);
+    if (!sha256.digest().equals(ahead.sha256)) return undefined; // changed since
+    this.count(`ahead ${this.ahead!.quality}`);
+    if (!ahead.out) return rawSegment([raw], n);
+    const head = encodeSegmentHead({
+      kind: 'brotli',
+      rawBytes: n,
+      bytes: ahead.out.length,
+      digest: ahead.sha256.subarray(0, 8),
+    });
+    return [head, ahead.out];
+  }
+
+  private count(key: string): void {
+    this.totals.tried[key] = (this.totals.tried[key] ?? 0) + 1;
+  }
+
   /** Asks the pace, with what the link did since it was asked last. */
   private nextQuality(): Quality {
-    return this.pace.next({
+    return this.pace.next(this.observation());
+  }
+
+  /** Whether the link, as far as it has been seen, is slower than compression. */
+  private isLinkSlow(): boolean {
+    return this.pace.judge(this.observation()) === 'slow';
+  }
+
+  private observation() {
+    return {
       atMs: performance.now(),
       sentBytes: this.totals.bytes,
       drainedBytes: this.totals.bytes - this.readableLength,
-    });
+    };
   }
 
   private send(bufs: Buffer[]): void {

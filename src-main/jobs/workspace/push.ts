@@ -2,7 +2,8 @@
 // it in atomically. Each file is read once: hashed as it is sent (unless the hash cache
 // already knows it), so the manifest of what was sent costs no second pass. Over a link, a
 // push whose files compress is compressed (push-compression.ts), each file as its kind says
-// (compress-policy.ts).
+// (compress-policy.ts), and its large text-like files compressed ahead while raw bytes
+// drain (precompress.ts).
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
@@ -22,11 +23,12 @@ import {
 import { TenderError } from '../../base/tender-error';
 import type { AgentAddress } from '../../nodes/node-layout';
 import type { NodeShell } from '../../transport/node-shell';
-import { fileKind } from './compress-policy';
+import { fileKind, isAlreadyCompressed } from './compress-policy';
 import { HashCache } from './hash-cache';
 import { localFile } from './manifest';
+import { AHEAD_MIN_FILE_BYTES, Precompressor } from './precompress';
 import { isPushWorthCompressing, readHeadOf } from './push-compression';
-import type { PushEncoder } from './push-encoder';
+import { type PushEncoder, SEGMENT_BYTES } from './push-encoder';
 import { type OpenedFile, readAhead } from './read-ahead';
 import { type RecvVia, sendToRecv } from './recv-channel';
 
@@ -108,6 +110,7 @@ export async function pushFull(
   const isSealed = opts.isInPlace !== true;
   const prefix = isSealed ? `${SEALED_TREE}/` : '';
   const isEncoded = opts.mayCompress === true && isPushWorthCompressing(plan.root, plan.files);
+  const ahead = isEncoded ? precompressorFor(plan) : undefined;
   const answer = await sendToRecv(
     shell,
     address,
@@ -119,7 +122,14 @@ export async function pushFull(
         const abs = join(plan.root, file.path);
         const key = localFile(file.path, file.st);
         const cached = opts.cache.get(abs, key);
-        const sha256 = await addFile(tar, file, cached === undefined, prefix + file.path, encoder);
+        const sha256 = await addFile(
+          tar,
+          file,
+          cached === undefined,
+          prefix + file.path,
+          encoder,
+          ahead?.has(file.path) === true,
+        );
         const sha = cached ?? sha256!;
         if (cached === undefined) opts.cache.set(abs, key, sha, file.openedAtMs);
         sent.set(file.path, { size: key.size, mode: key.mode, sha256: sha });
@@ -139,8 +149,9 @@ export async function pushFull(
       isSealed,
       isUnlessManifest: opts.isUnlessManifest,
       isEncoded,
+      ahead,
     },
-  );
+  ).finally(() => ahead?.close());
   const expected = manifestDigest(sent, plan.dirs);
   if (answer.output.manifest !== undefined && answer.output.manifest !== expected) {
     throw new TenderError(
@@ -172,9 +183,19 @@ export async function addFile(
   isHashing: boolean,
   name = file.path,
   encoder?: PushEncoder,
+  isAhead = false,
 ): Promise<string | undefined> {
-  const meta = { size: file.st.size, mode: file.st.mode & 0o777, mtime: file.st.mtime };
-  encoder?.mark(tar.offset, fileKind(file.path, file.data ? undefined : readHeadOf(file.fd!)));
+  const kind = encoder && fileKind(file.path, file.data ? undefined : readHeadOf(file.fd!));
+  encoder?.mark(tar.offset, kind!);
+  const meta = {
+    size: file.st.size,
+    mode: file.st.mode & 0o777,
+    mtime: file.st.mtime,
+    // Its data in the chunks the precompressor made of it.
+    ...(isAhead && kind === 'try'
+      ? { onData: (at: number) => encoder!.mark(at, 'try', file.path) }
+      : {}),
+  };
   if (file.data) {
     await tar.addFile(name, meta, file.data);
     return isHashing ? createHash('sha256').update(file.data).digest('hex') : undefined;
@@ -207,6 +228,14 @@ export async function addFile(
   } finally {
     raw.destroy(); // a no-op once read to the end; releases a read cut short
   }
+}
+
+/** The large files worth compressing ahead, in push order; none if there are none. */
+function precompressorFor(plan: FullPushSource): Precompressor | undefined {
+  const files = plan.files.filter(
+    (f) => f.size >= AHEAD_MIN_FILE_BYTES && !isAlreadyCompressed(f.path),
+  );
+  return files.length === 0 ? undefined : new Precompressor(plan.root, files, SEGMENT_BYTES);
 }
 
 /** Sends the whole workspace (no manifest exchange, no hash cache): the push of old. */

@@ -22,6 +22,7 @@ import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
 import { parseAfterMarker } from '../../transport/exec-helpers';
 import { packetized } from './packetize';
 import { rememberFastLink } from './push-compression';
+import type { Precompressor } from './precompress';
 import { PushEncoder } from './push-encoder';
 import type { NodeShell } from '../../transport/node-shell';
 
@@ -74,6 +75,7 @@ export interface RecvVia {
     isInPlace: boolean,
     isSealed?: boolean,
     isEncoded?: boolean,
+    ahead?: Precompressor,
   ): Promise<RecvAnswer>;
   manifest(): Promise<NodeManifest | null>;
 }
@@ -103,6 +105,8 @@ export interface RecvOptions {
   isUnlessManifest?: boolean;
   /** Compressed (push-encoder.ts): only to an agent that decodes it (push-compression.ts). */
   isEncoded?: boolean;
+  /** Large files compressed ahead while raw bytes drain (precompress.ts). */
+  ahead?: Precompressor;
 }
 
 /** Runs `recv-workspace` (or a request of `via`), lets `write` fill the tar (finished
@@ -115,7 +119,9 @@ export async function sendToRecv(
 ): Promise<RecvAnswer> {
   const isInPlace = opts.isInPlace === true;
   const isEncoded = opts.isEncoded === true;
-  if (opts.via) return opts.via.recv(write, isInPlace, opts.isSealed === true, isEncoded);
+  if (opts.via) {
+    return opts.via.recv(write, isInPlace, opts.isSealed === true, isEncoded, opts.ahead);
+  }
   const env = isEncoded ? `${PUSH_ENCODING_ENV}=${PUSH_ENCODING} ` : '';
   const command = env + agentCommand(address, 'recv-workspace');
   const flags = [
@@ -130,7 +136,7 @@ export async function sendToRecv(
   ch.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
 
   const tar = createTarWriter();
-  const encoder = isEncoded ? new PushEncoder() : undefined;
+  const encoder = isEncoded ? new PushEncoder(opts.ahead) : undefined;
   let streamBytes = 0;
   const counting = new Transform({
     transform(chunk: Buffer, _enc, done) {

@@ -22,6 +22,7 @@ import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
 import type { ExecChannel, NodeShell } from '../../transport/node-shell';
 import { packetized, SSH_PACKET_BYTES } from './packetize';
 import { rememberFastLink } from './push-compression';
+import type { Precompressor } from './precompress';
 import { PushEncoder } from './push-encoder';
 import {
   answerOf,
@@ -126,6 +127,7 @@ export class WorkspaceSession {
     isInPlace: boolean,
     isSealed = false,
     isEncoded = false,
+    ahead?: Precompressor,
   ): Promise<RecvAnswer> {
     return this.inTurn(async () => {
       const answer = this.nextLine();
@@ -138,7 +140,7 @@ export class WorkspaceSession {
         }),
       );
       const tar = createTarWriter();
-      const encoder = isEncoded ? new PushEncoder() : undefined;
+      const encoder = isEncoded ? new PushEncoder(ahead) : undefined;
       // The encoder fails (and so ends the loop below) when the tar is destroyed.
       const stream: Readable = encoder ? pipeline(tar, encoder, () => {}) : tar;
       let streamBytes = 0;
