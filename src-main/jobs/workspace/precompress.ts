@@ -93,7 +93,10 @@ export class Precompressor {
       for (const [k, p] of chunks) {
         if (f < file || (f === file && k < index)) {
           chunks.delete(k);
-          void p.then((c) => this.release(c));
+          void p.then(
+            (c) => this.release(c),
+            () => {}, // a chunk that failed holds nothing
+          );
         }
       }
     }
