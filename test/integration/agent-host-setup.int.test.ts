@@ -67,6 +67,17 @@ function fileRecords(dir: string): AgentLogRecord[] {
     .map((l) => JSON.parse(l) as AgentLogRecord);
 }
 
+/** The log's records once one of them passes `has`: the log writes in batches (10 ms), so
+ *  a phase can read as exited a moment before its last lines are in the file. */
+async function recordsOnceOne(
+  dir: string,
+  has: (r: AgentLogRecord) => boolean,
+): Promise<AgentLogRecord[]> {
+  let records: AgentLogRecord[] = [];
+  await until(async () => (records = fileRecords(dir)).some(has));
+  return records;
+}
+
 /** The lines of the log between `from` and `to` (seqs), as `src/stream line`. */
 function section(dir: string, from: number, to: number): string[] {
   return fileRecords(dir)
@@ -186,7 +197,7 @@ describe('the host-setup FIFO', () => {
       'gpu.model': 'NVIDIA H100 80GB HBM3',
       'gpu.cuda': '12.4',
     });
-    expect(fileRecords(n.dir).some((r) => /capabilities re-probed: 1 GPU/.test(r.line))).toBe(true);
+    await recordsOnceOne(n.dir, (r) => /capabilities re-probed: 1 GPU/.test(r.line));
   });
 
   it('does not re-probe after an entry without the flag', async () => {
@@ -209,7 +220,9 @@ describe('run_setup', () => {
     await c.request('configure', { jobId: 'job-1', attempt: 0, runSetup: 'echo preparing' });
     await c.request('start', { phase: 'run', command: 'echo body' });
     await until(async () => (await c.request('status')).phases.run?.state === 'exited');
-    const ok = fileRecords(n.dir).filter((r) => r.src === 'run_setup' || r.src === 'run');
+    const ok = (await recordsOnceOne(n.dir, (r) => r.line === 'body')).filter(
+      (r) => r.src === 'run_setup' || r.src === 'run',
+    );
     expect(ok.map((r) => `${r.src} ${r.line}`)).toEqual([
       'run_setup run_setup: echo preparing',
       'run_setup preparing',
@@ -222,8 +235,9 @@ describe('run_setup', () => {
     await c.request('start', { phase: 'run', command: 'echo never' });
     await until(async () => (await c.request('status')).phases.run?.state === 'exited');
     expect((await c.request('status')).phases.run).toMatchObject({ code: 4 });
-    const lines = fileRecords(n.dir).map((r) => r.line);
-    expect(lines).toContain('run_setup failed (exited with code 4): run not started');
+    const failed = 'run_setup failed (exited with code 4): run not started';
+    const lines = (await recordsOnceOne(n.dir, (r) => r.line === failed)).map((r) => r.line);
+    expect(lines).toContain(failed);
     expect(lines).not.toContain('never');
   });
 });
@@ -240,16 +254,17 @@ describe('TENDER_CACHE', () => {
         'head -c 4096 /dev/zero > "$TENDER_CACHE/model.bin"; echo "HF=$HF_HOME TORCH=$TORCH_HOME PIP=$PIP_CACHE_DIR"',
     });
     await until(async () => (await c.request('status')).phases.run?.state === 'exited');
-    expect(fileRecords(n.dir).map((r) => r.line)).toContain(
-      `HF=${cache}/huggingface TORCH=${cache}/torch PIP=${cache}/pip`,
-    );
+    const homes = `HF=${cache}/huggingface TORCH=${cache}/torch PIP=${cache}/pip`;
+    await recordsOnceOne(n.dir, (r) => r.line === homes);
     await c.request('configure', { jobId: 'job-2', attempt: 0, env: { HF_HOME: '/mine' } });
     await c.request('start', {
       phase: 'run',
       command: 'wc -c < "$TENDER_CACHE/model.bin"; echo "HF=$HF_HOME"',
     });
     await until(async () => (await c.request('status')).phases.run?.state === 'exited');
-    const lines = fileRecords(n.dir).map((r) => r.line.trim());
+    const lines = (await recordsOnceOne(n.dir, (r) => r.line === 'HF=/mine')).map((r) =>
+      r.line.trim(),
+    );
     expect(lines).toContain('4096');
     expect(lines).toContain('HF=/mine'); // the job's own setting wins
     expect(existsSync(join(cache, 'model.bin'))).toBe(true);
