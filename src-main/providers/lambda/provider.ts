@@ -75,7 +75,8 @@ export class LambdaProvider implements Provider {
       opts.apiKey,
       (apiKey) =>
         new LambdaApiClient({ ...opts.http, baseUrl: opts.baseUrl || DEFAULT_LAMBDA_URL, apiKey }),
-      { name: 'Lambda Cloud' },
+      // Another key may be another account: Tender's SSH key is registered there afresh.
+      { name: 'Lambda Cloud', onChange: () => (this.keyName = null) },
     );
   }
 
