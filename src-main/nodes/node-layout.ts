@@ -1,5 +1,6 @@
 import type { AgentAddress } from '../ledger/node-record';
 import { join } from 'node:path';
+import { allocationOf } from '../providers/allocation';
 import type { NodeEndpoint } from '../providers/provider';
 import { shq } from '../transport/exec-helpers';
 
@@ -11,8 +12,8 @@ export interface NodeLayout {
   cacheWord: string;
   /** Commands that run a Node runtime, tried before looking on PATH. */
   runtimeHints: string[];
-  /** The daemon is started by what holds the node (a Slurm allocation's batch script):
-   *  `agent start --holder`. */
+  /** The daemon is started by what holds the node's allocation (a cluster job's batch
+   *  script): `agent start --holder`. */
   holder?: boolean;
 }
 
@@ -28,7 +29,7 @@ export function layoutFor(endpoint: NodeEndpoint, label: string, home: string): 
     dirWord: `"$HOME"/.tender/nodes/${label}`,
     cacheWord: `"$HOME"/.tender/cache`,
     runtimeHints: [],
-    ...(endpoint.slurmJobId !== undefined ? { holder: true } : {}),
+    ...(allocationOf(endpoint) !== null ? { holder: true } : {}),
   };
 }
 

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { Ledger } from '../ledger/ledger';
+import { allocationOf } from '../providers/allocation';
 import { expandHome } from '../providers/ssh/hosts-file';
 import type { NodeEndpoint } from '../providers/provider';
 import { hostKeyCheck } from '../transport/host-key-check';
 import { ensureTenderKey } from '../transport/keys';
 import { readKnownHosts } from '../transport/known-hosts';
 import { LocalShell } from '../transport/local-shell';
-import { SrunShell } from '../transport/srun-shell';
 import type { NodeShell } from '../transport/node-shell';
 import { connectSsh, type SshShell } from '../transport/ssh-shell';
 import { TenderError } from '../base/tender-error';
@@ -74,7 +74,8 @@ function readIdentity(path: string): string {
   }
 }
 
-/** Opens a shell to a node's endpoint, retrying the connection until `deadlineMs`. */
+/** Opens a shell to a node's endpoint, retrying the connection until `deadlineMs`. A node
+ *  inside an allocation is entered through its gateway's shell. */
 export function connectorFor(
   ctx: SshConnectContext,
   endpoint: NodeEndpoint,
@@ -82,8 +83,8 @@ export function connectorFor(
   onRetry?: (line: string) => void,
 ): (signal: AbortSignal) => Promise<NodeShell> {
   if (endpoint.kind === 'local') return async () => new LocalShell(endpoint.dir);
-  const login = sshConnector(endpoint, ctx, deadlineMs, onRetry);
-  const jobId = endpoint.slurmJobId;
-  if (jobId === undefined) return login;
-  return async (signal) => new SrunShell(await login(signal), jobId);
+  const inside = allocationOf(endpoint);
+  if (inside === null) return sshConnector(endpoint, ctx, deadlineMs, onRetry);
+  const gateway = sshConnector(inside.gateway, ctx, deadlineMs, onRetry);
+  return async (signal) => inside.enter(await gateway(signal));
 }

@@ -30,7 +30,8 @@ export type NodeEndpoint =
        *  marketplace's public address and port mappings: `{"29500": 41234}`). */
       peer?: { host: string; ports: Record<string, number> };
       /** A node inside this Slurm allocation, reached through the login node at `host`:
-       *  commands run through `srun --jobid --overlap` (transport/srun-shell.ts). */
+       *  commands run through `srun --jobid --overlap` (transport/srun-shell.ts). Read only
+       *  through `allocationOf` (allocation.ts); the name is kept in stored records. */
       slurmJobId?: string;
     };
 

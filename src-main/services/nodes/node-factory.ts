@@ -19,6 +19,7 @@ import { bootstrapScriptOf } from '../../nodes/bootstrap-script';
 import { layoutFor } from '../../nodes/node-layout';
 import { NodeManager } from '../../nodes/node-manager';
 import type { NodeRecord } from '../../ledger/node-record';
+import { allocationOf } from '../../providers/allocation';
 import type { NodeEndpoint, Provider } from '../../providers/provider';
 import type { AgentBundle } from '../../nodes/agent-bundle';
 import type { NodeRuntime } from '../../nodes/runtime-bundle';
@@ -192,12 +193,12 @@ export class NodeFactory {
                 r.lease ? provider.whyGone!(r.lease, new AbortController().signal) : null,
             }
           : {}),
+        // A node inside an allocation: its files, read through the gateway that outlives it.
         afterEndShell: async (r: NodeRecord) => {
-          const ep = r.connection;
-          if (ep?.kind !== 'ssh' || ep.slurmJobId === undefined) return null;
-          const { slurmJobId: _inside, ...login } = ep;
+          const inside = r.connection ? allocationOf(r.connection) : null;
+          if (inside === null) return null;
           return this.connector(
-            login,
+            inside.gateway,
             LINK_CONNECT_DEADLINE_MS,
           )(AbortSignal.timeout(LINK_CONNECT_DEADLINE_MS));
         },
