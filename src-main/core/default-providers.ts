@@ -7,7 +7,8 @@ import { failedHostsPath } from '../providers/vastai/failed-hosts';
 import { VastProvider } from '../providers/vastai/provider';
 import { LambdaProvider } from '../providers/lambda/provider';
 import { RunpodProvider } from '../providers/runpod/provider';
-import { loginEndpoint, SlurmProvider } from '../providers/slurm/slurm-provider';
+import { SlurmProvider } from '../providers/slurm/slurm-provider';
+import { loginEndpoint } from '../providers/slurm/slurm-endpoint';
 import { secretOrEnv, type SecretStore } from '../services/settings/secret-store';
 import { ensureTenderKey } from '../transport/keys';
 
