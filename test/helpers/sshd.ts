@@ -14,14 +14,20 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
   rmSync,
-  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { freePort } from './free-port';
+import {
+  descendantsOf,
+  killAndReap,
+  pidsOfUser,
+  processTable,
+  sleep,
+  tryKill,
+} from './process-table';
 import { generateEd25519 } from '../../src-main/transport/keys';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +60,8 @@ export interface ExecResult {
 
 const SSHD = '/usr/sbin/sshd';
 const READY_TIMEOUT_MS = 10_000;
+/** How long stop() lets a wrapper end by itself (its children killed) before killing it. */
+const WRAPPER_EXIT_MS = 5_000;
 const LOG_LINES = 300;
 
 // Forks sshd, prints its pid, forwards SIGTERM to it alone, and reaps every process that
@@ -81,6 +89,8 @@ while True:
 
 interface Listener {
   wrapper: ChildProcess;
+  /** On the wrapper's own exit, not on its pipes closing: a process that escaped the
+   *  wrapper may hold them open for ever. */
   wrapperExited: Promise<void>;
   /** The sshd listener's pid (0 until the wrapper has said it). */
   pid: number;
@@ -173,9 +183,15 @@ export class SshdFixture {
     return this.logLines.join('\n');
   }
 
+  /** Starts listening now (resolves once it does) or after `delayMs`. Either start is
+   *  `ready`, so a stop() called meanwhile waits for the wrapper it spawns. */
   async begin(delayMs: number): Promise<void> {
-    if (delayMs <= 0) return this.listen(3);
-    this.listenLater(delayMs);
+    if (delayMs > 0) {
+      this.listenLater(delayMs);
+      return;
+    }
+    this.ready = this.listen(3);
+    return this.ready;
   }
 
   /** Kills every per-connection sshd (and what its session runs); the listener stays, and
@@ -245,7 +261,7 @@ export class SshdFixture {
     );
     if (this.isFreshUser && this.uid > 0) victims.push(...pidsOfUser(table, this.uid));
     await killAndReap(victims);
-    for (const l of this.listeners) await exitOrKill(l);
+    for (const l of this.listeners) await endWrapper(l);
     if (this.isFreshUser && this.uid > 0) await removeUser(this.user);
     for (const d of [this.dir, ...this.ownedDirs]) rmSync(d, { recursive: true, force: true });
     live.delete(this);
@@ -295,6 +311,7 @@ export class SshdFixture {
       } catch (err) {
         // The port was free when picked; another process may have taken it since.
         if (attempt >= tries || !/Address already in use/.test(this.log())) throw err;
+        if (this.isStopped) throw new Error('sshd fixture: stopped', { cause: err });
         (this as { port: number }).port = await freePort();
       }
     }
@@ -305,7 +322,10 @@ export class SshdFixture {
     const wrapper = spawn('python3', ['-c', SUBREAPER, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const wrapperExited = new Promise<void>((resolve) => wrapper.once('close', () => resolve()));
+    const wrapperExited = new Promise<void>((resolve) => {
+      wrapper.once('exit', () => resolve());
+      wrapper.once('error', () => resolve()); // never started: no 'exit' comes
+    });
     const listener: Listener = { wrapper, wrapperExited, pid: 0 };
     this.listeners.push(listener);
     this.current = listener;
@@ -466,28 +486,21 @@ async function removeUser(user: string): Promise<void> {
   }
 }
 
-async function exitOrKill(l: Listener): Promise<void> {
-  const gone = await Promise.race([
-    l.wrapperExited.then(() => true),
-    sleep(5_000).then(() => false),
-  ]);
-  if (!gone) {
-    tryKill(l.wrapper.pid, 'SIGKILL');
-    await l.wrapperExited;
+/** Ends a listener's wrapper and everything under it. The wrapper exits by itself once it
+ *  has no child left; until then its descendants are looked up again each round, because a
+ *  wrapper still starting forks sshd after any first look (and a killed sshd's orphans land
+ *  on it). Past WRAPPER_EXIT_MS the wrapper is killed as well, which always ends it. */
+async function endWrapper(l: Listener): Promise<void> {
+  const pid = l.wrapper.pid;
+  const until = Date.now() + WRAPPER_EXIT_MS;
+  for (;;) {
+    if (l.wrapper.exitCode !== null || l.wrapper.signalCode !== null || !pid) break;
+    for (const child of descendantsOf(processTable(), pid)) tryKill(child, 'SIGKILL');
+    if (Date.now() > until) tryKill(pid, 'SIGKILL');
+    const isGone = await Promise.race([l.wrapperExited.then(() => true), sleep(20)]);
+    if (isGone) break;
   }
-}
-
-function tryKill(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (!pid) return;
-  try {
-    process.kill(pid, signal);
-  } catch {
-    // already gone
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+  await l.wrapperExited;
 }
 
 function setExitHook(): void {
@@ -497,63 +510,6 @@ function setExitHook(): void {
     for (const f of live) f.stopNow();
     for (const d of scratchDirs) rmSync(d, { recursive: true, force: true });
   });
-}
-
-// ── processes, from /proc ─────────────────────────────────────────────────────────────
-
-interface ProcessInfo {
-  ppid: number;
-  comm: string;
-  uid: number;
-}
-
-type ProcessTable = Map<number, ProcessInfo>;
-
-function processTable(): ProcessTable {
-  const table: ProcessTable = new Map();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const open = stat.indexOf('(');
-      const close = stat.lastIndexOf(')');
-      const rest = stat.slice(close + 2).split(' '); // state ppid …
-      const uid = statSync(`/proc/${name}`).uid;
-      table.set(Number(name), { comm: stat.slice(open + 1, close), ppid: Number(rest[1]), uid });
-    } catch {
-      // exited while we looked
-    }
-  }
-  return table;
-}
-
-function descendantsOf(table: ProcessTable, root: number): number[] {
-  const out: number[] = [];
-  const queue = [root];
-  while (queue.length > 0) {
-    const parent = queue.shift()!;
-    for (const [pid, p] of table)
-      if (p.ppid === parent && !out.includes(pid)) {
-        out.push(pid);
-        queue.push(pid);
-      }
-  }
-  return out;
-}
-
-function pidsOfUser(table: ProcessTable, uid: number): number[] {
-  return [...table].filter(([, p]) => p.uid === uid).map(([pid]) => pid);
-}
-
-/** SIGKILLs `pids` and waits until they have been reaped (gone from /proc). */
-async function killAndReap(pids: number[]): Promise<void> {
-  for (const pid of pids) tryKill(pid, 'SIGKILL');
-  const until = Date.now() + 5_000;
-  while (Date.now() < until) {
-    const table = processTable();
-    if (!pids.some((pid) => table.has(pid))) return;
-    await sleep(20);
-  }
 }
 
 /** Runs `cmd` through the system ssh client with one key and one pinned host key: no user

@@ -25,6 +25,8 @@ type NodeState = 'prepared' | 'listening' | 'paused' | 'stopped';
 export class VastNode {
   private state: NodeState = 'prepared';
   private stopping: Promise<void> | null = null;
+  /** The start in flight: the fakes' syncs run per request, so two may start it at once. */
+  private starting: Promise<void> | null = null;
 
   private constructor(
     private readonly fixture: SshdFixture,
@@ -100,12 +102,17 @@ export class VastNode {
     });
   }
 
-  /** Starts (or resumes) listening. */
-  async listen(): Promise<void> {
-    if (this.state === 'listening' || this.state === 'stopped') return;
+  /** Starts (or resumes) listening. Calls while a start is in flight share it. */
+  listen(): Promise<void> {
+    if (this.state === 'listening' || this.state === 'stopped') return Promise.resolve();
+    this.starting ??= this.start().finally(() => (this.starting = null));
+    return this.starting;
+  }
+
+  private async start(): Promise<void> {
     if (this.state === 'prepared') await this.fixture.begin(0);
     else await this.fixture.restart();
-    this.state = 'listening';
+    if (this.state !== 'stopped') this.state = 'listening';
   }
 
   /** The container stopped or the host went away: sessions die, connections are refused. */
