@@ -30,24 +30,27 @@ describe('dead-man switch on RunPod', () => {
     });
     if (!started.ok) throw new Error(started.error.message);
     await v.core.waitJobsStarted(started.value.id);
+    // Read while the pod is up: once it terminates itself, its node and files are removed.
+    const [booted] = v.fake.state.pods();
+    const podEnv = readFileSync(booted!.node.envFile, 'utf8');
     const detached = await v.core.client.invoke('run.detach', { runId: started.value.id });
     if (!detached.ok) throw new Error(detached.error.message);
     await v.core.close(); // nobody is there when the job ends
-    const [pod] = v.fake.state.pods();
 
     await until(() => v.fake.state.pods()[0]!.desiredStatus === 'TERMINATED', 60_000);
 
     expect(v.fake.state.pods()[0]!.terminatedBy).toBe('pod');
     expect(v.fake.state.livePods()).toEqual([]);
     const terminate = v.fake.state.calls().filter((c) => c.fields.includes('podTerminate'));
-    expect(terminate.map((c) => [c.key, c.keyPodId, c.status])).toEqual([['pod', pod!.id, 200]]);
+    expect(terminate.map((c) => [c.key, c.keyPodId, c.status])).toEqual([['pod', booted!.id, 200]]);
     // The node had its pod key only; the account key never left the app.
-    expect(readFileSync(pod!.node.envFile, 'utf8')).not.toContain(v.fake.apiKey);
+    expect(podEnv).toContain(`RUNPOD_API_KEY=${booted!.apiKey}`);
+    expect(podEnv).not.toContain(v.fake.apiKey);
     expect(
       v.fake.state
         .calls()
         .filter((c) => c.key === 'pod')
-        .every((c) => c.keyPodId === pod!.id),
+        .every((c) => c.keyPodId === booted!.id),
     ).toBe(true);
   });
 });
