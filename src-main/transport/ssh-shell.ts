@@ -1,186 +1,35 @@
+// A NodeShell over one authenticated ssh2 connection (connecting: ssh-dial.ts): a cap on
+// open channels, busy opens retried, every live channel dropped when the connection goes.
 import type { Duplex } from 'node:stream';
-import ssh2, {
-  Client,
-  type ClientChannel,
-  type ConnectConfig,
-  type ServerHostKeyAlgorithm,
-} from 'ssh2';
+import type { Client, ClientChannel } from 'ssh2';
 import { ChannelLimit } from './channel-limit';
 import { noteExecRoundTrip, quickestExecRoundTrip } from './exec-round-trip';
-import { algorithmsForKeyType, type HostKeyCheck, hostKeyInfo } from './host-key-info';
 import type { ExecChannel, NodeShell } from './node-shell';
-import {
-  classifySshFailure,
-  closedError,
-  finalSshError,
-  redactSecrets,
-  SshError,
-} from './ssh-errors';
+import { dialSsh, type ConnectSshOptions, type SshTarget } from './ssh-dial';
+import { closedError, redactSecrets } from './ssh-errors';
 import { SshExecChannel } from './ssh-exec-channel';
 import { type PtyChannel, SshPtyChannel } from './ssh-pty-channel';
 import { openTcpChannel, TcpListeners } from './ssh-tcp';
 
 export type { HostKeyCheck, HostKeyInfo } from './host-key-info';
+export type { ConnectSshOptions, SshTarget } from './ssh-dial';
 export { SshError, type SshErrorKind } from './ssh-errors';
 export type { PtyChannel } from './ssh-pty-channel';
 
-export interface SshTarget {
-  host: string;
-  port: number;
-  user: string;
-  privateKey: string | Buffer;
-  passphrase?: string;
-}
-
-export interface ConnectSshOptions {
-  hostKey: HostKeyCheck;
-  signal: AbortSignal;
-  /** How long to keep trying, from the call, before giving up with the last error's class. */
-  deadlineMs: number;
-  /** Told about each failed attempt that will be retried, before the wait. */
-  onRetry?: (attempt: number, err: SshError, delayMs: number) => void;
-  /** Rejected keys retried before giving up (default 2). A freshly rented container may
-   *  install its authorized_keys well after sshd listens: for those, until the deadline. */
-  authRetries?: number;
-  keepaliveIntervalMs?: number;
-}
-
-// ssh2's keepalive is off by default, and then a dead link hangs for ever: a dead node is
-// noticed after 3 unanswered probes, ~36–48 s.
-const KEEPALIVE_MS = 12_000;
-const KEEPALIVE_COUNT = 3;
-const READY_TIMEOUT_MS = 20_000; // TCP + key exchange + auth to a far, busy node
-const MIN_ATTEMPT_MS = 1_000; // a last attempt shorter than this cannot finish a handshake
 const MAX_CHANNELS = 8; // OpenSSH's MaxSessions is 10; an 11th channel fails, not waits
-const FIRST_RETRY_MS = 250;
-const MAX_RETRY_MS = 5_000;
-// Cloud images may install authorized_keys a little after sshd starts listening, so a
-// rejected key is retried a couple of times, slowly; then it is the key.
-const AUTH_RETRIES = 2;
-const AUTH_RETRY_MS = 2_000;
 const CLOSE_GRACE_MS = 2_000; // a polite disconnect that gets no answer is then cut
 // SSH_MSG_CHANNEL_OPEN_FAILURE reasons (RFC 4254) worth a retry for a session channel:
 // OpenSSH answers "connect failed: open failed" (2) when it has no free session slot.
 const BUSY_OPEN_REASONS = new Set([1, 2, 4]); // prohibited, connect failed, resource shortage
 const OPEN_RETRIES = 8; // 25 ms doubling to 0.5 s: ~2.5 s before giving up
 
-/** Connects and authenticates, retrying with backoff until `deadlineMs` has passed. A host
- *  key refusal is final at once; a rejected key after AUTH_RETRIES. Throws SshError (or the
- *  signal's reason when aborted). */
-export async function connectSsh(target: SshTarget, opts: ConnectSshOptions): Promise<SshShell> {
-  const endpoint = formatEndpoint(target.host, target.port);
-  checkKeyParses(target, endpoint);
-  const started = Date.now();
-  const until = started + opts.deadlineMs;
-  let delay = FIRST_RETRY_MS;
-  let authFailures = 0;
-  for (let attempt = 1; ; attempt++) {
-    opts.signal.throwIfAborted();
-    const budget = Math.min(READY_TIMEOUT_MS, Math.max(MIN_ATTEMPT_MS, until - Date.now()));
-    let err: SshError;
-    try {
-      return await connectOnce(target, opts, endpoint, budget);
-    } catch (e) {
-      opts.signal.throwIfAborted();
-      if (!(e instanceof SshError)) throw e;
-      err = e;
-    }
-    if (err.kind === 'host_key') throw err;
-    let wait = withJitter(delay);
-    if (err.kind === 'auth') {
-      if (++authFailures > (opts.authRetries ?? AUTH_RETRIES))
-        throw finalSshError(err, target.user, Date.now() - started);
-      wait = Math.max(wait, AUTH_RETRY_MS);
-    }
-    if (Date.now() + wait >= until) throw finalSshError(err, target.user, Date.now() - started);
-    opts.onRetry?.(attempt, err, wait);
-    await sleep(wait, opts.signal);
-    delay = Math.min(delay * 2, MAX_RETRY_MS);
-  }
-}
-
-/** One attempt: resolves with a ready shell or rejects with a classified SshError. */
-function connectOnce(
-  target: SshTarget,
-  opts: ConnectSshOptions,
-  endpoint: string,
-  timeoutMs: number,
-): Promise<SshShell> {
-  return new Promise((resolve, reject) => {
-    const client = new Client();
-    let hostKeyReason: string | null = null;
-    let isSettled = false;
-    const settle = (fn: () => void) => {
-      if (isSettled) return;
-      isSettled = true;
-      opts.signal.removeEventListener('abort', onAbort);
-      fn();
-    };
-    const fail = (err: unknown) =>
-      settle(() => {
-        client.destroy();
-        reject(classifySshFailure(err, endpoint, target.user, hostKeyReason));
-      });
-    const onAbort = () =>
-      settle(() => {
-        client.destroy();
-        reject(opts.signal.reason);
-      });
-    opts.signal.addEventListener('abort', onAbort, { once: true });
-    const onClose = () => fail(new Error('the server closed the connection before login'));
-    // Stays attached after a failure: ssh2 may emit more errors while it tears down.
-    client.on('error', fail);
-    client.once('close', onClose);
-    client.once('ready', () => {
-      if (isSettled) return void client.destroy();
-      client.off('error', fail);
-      client.off('close', onClose);
-      settle(() => resolve(new SshShell(client, `${target.user}@${endpoint}`, endpoint)));
-    });
-    const config: ConnectConfig = {
-      host: target.host,
-      port: target.port,
-      username: target.user,
-      privateKey: target.privateKey,
-      readyTimeout: timeoutMs,
-      keepaliveInterval: opts.keepaliveIntervalMs ?? KEEPALIVE_MS,
-      keepaliveCountMax: KEEPALIVE_COUNT,
-      tryKeyboard: false,
-      // Always set: without a verifier ssh2 accepts any key.
-      hostVerifier: (key: Buffer) => {
-        try {
-          hostKeyReason = opts.hostKey(hostKeyInfo(key));
-        } catch (err) {
-          hostKeyReason = `the host key check failed: ${(err as Error).message}`;
-        }
-        return hostKeyReason === null;
-      },
-    };
-    if (target.passphrase !== undefined) config.passphrase = target.passphrase;
-    const preferred = (opts.hostKey.preferredKeyTypes?.() ?? []).flatMap(algorithmsForKeyType);
-    if (preferred.length > 0) {
-      // Remove, then put first: ssh2's `prepend` skips names already in its default list.
-      const algos = preferred as ServerHostKeyAlgorithm[];
-      config.algorithms = { serverHostKey: { remove: algos, prepend: algos, append: [] } };
-    }
-    try {
-      client.connect(config);
-    } catch (err) {
-      fail(err);
-    }
-  });
-}
-
-/** A bad key file or passphrase fails every attempt the same way: say so at once. */
-function checkKeyParses(target: SshTarget, endpoint: string): void {
-  const parsed = ssh2.utils.parseKey(target.privateKey, target.passphrase);
-  if (!(parsed instanceof Error)) return;
-  const hint = 'check identity_file, and its passphrase if it has one';
-  throw new SshError(
-    'auth',
-    endpoint,
-    `Tender's private key for ${target.user}@${endpoint} cannot be used (${redactSecrets(parsed.message)}); ${hint}`,
-    hint,
+/** Connects and authenticates, retrying with backoff until `deadlineMs` has passed
+ *  (ssh-dial.ts). Throws SshError (or the signal's reason when aborted). */
+export function connectSsh(target: SshTarget, opts: ConnectSshOptions): Promise<SshShell> {
+  return dialSsh(
+    target,
+    opts,
+    (client, description, endpoint) => new SshShell(client, description, endpoint),
   );
 }
 
@@ -376,26 +225,4 @@ export class SshShell implements NodeShell {
   async #reasonNow(): Promise<string> {
     return this.#isGone ? await this.closed : 'the connection is closing';
   }
-}
-
-function formatEndpoint(host: string, port: number): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-}
-
-function withJitter(ms: number): number {
-  return Math.round(ms * (0.8 + Math.random() * 0.4)); // ±20%: nodes of a run do not align
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
