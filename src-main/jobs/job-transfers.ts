@@ -1,4 +1,4 @@
-import type { AgentLink } from '../nodes/agent-link';
+import type { JobLink } from './node-job/job-link';
 import type { AgentAddress } from '../nodes/node-layout';
 import type { JobEvent } from './job-fsm';
 import { pullOutputs, type PulledOutputs } from './outputs/pull';
@@ -18,7 +18,7 @@ import type { NodeShell } from '../transport/node-shell';
 // The job's bulk transfers: each opens its own shell beside the agent link, and closes it.
 
 export interface TransferDeps {
-  link: AgentLink;
+  link: JobLink;
   /** Read when the shell is up: the agent's address as the node's record says now. */
   address(): AgentAddress;
   note(line: string): void;

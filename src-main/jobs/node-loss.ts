@@ -71,3 +71,94 @@ export function leaseGoneDecision(facts: {
     selfTeardown: facts.explained,
   };
 }
+
+/** Acted on once per lease, and only for the lease the job is on now: a link of a lease
+ *  that a recovery already replaced may still report its losses. */
+export function isLeaseToActOn(facts: {
+  label: string;
+  currentLabel: string;
+  actedOn: ReadonlySet<string>;
+}): boolean {
+  return facts.label === facts.currentLabel && !facts.actedOn.has(facts.label);
+}
+
+/** What ended a lease, in its provider's words (Provider.whyGone). */
+export interface GoneWhy {
+  words: string;
+  cause: 'node_lost' | 'preempted' | 'ended';
+}
+
+export type LeaseGoneOutcome =
+  /** Taken back by its provider: recovered per `[recovery]` like a lost node. */
+  | { kind: 'preempted'; reason: string }
+  /** Ended on purpose (a time limit, a cancel from outside): not recovered; what the job
+   *  left is collected where it still can be, and the job fails with the provider's words. */
+  | { kind: 'ended'; reason: string }
+  /** The node's own switch explains it: its words are the destroy reason. */
+  | { kind: 'self-teardown'; action: NodeGoneAction; words: string }
+  /** A machine gone under the job: its host is remembered when the job was running. */
+  | { kind: 'lost'; action: NodeGoneAction; reason: string; isHostToRemember: boolean };
+
+/** A lease proven gone (`leaseGoneDecision`), with what its provider says ended it. */
+export function leaseGoneOutcome(why: GoneWhy | null, loss: LeaseGoneDecision): LeaseGoneOutcome {
+  if (why && why.cause !== 'node_lost' && !loss.selfTeardown && loss.action === 'job-lost') {
+    return why.cause === 'preempted'
+      ? { kind: 'preempted', reason: why.words }
+      : { kind: 'ended', reason: why.words };
+  }
+  if (loss.selfTeardown)
+    return { kind: 'self-teardown', action: loss.action, words: loss.selfTeardown };
+  return {
+    kind: 'lost',
+    action: loss.action,
+    reason: loss.reason,
+    isHostToRemember: loss.action === 'job-lost',
+  };
+}
+
+export type InterruptionOutcome =
+  /** The reconciler has not recorded one yet: look at its record again shortly. */
+  | { kind: 'look-again' }
+  /** Taken back, not recovered (no `preempted` in `[recovery]`): the job waits for it to run
+   *  again (a raised bid). */
+  | { kind: 'wait' }
+  | { kind: 'lost'; cause: 'node_lost' | 'preempted'; reason: string; isHostToRemember: boolean };
+
+/** The link dropped and the lease is still listed, and the reconciler recorded `taken` of
+ *  it (`outbid`, `stopped`, `exited`; null: nothing). An instance that exited (its host or
+ *  container died) is a node lost, on the provider's word; one outbid or stopped was taken
+ *  back (preempted). */
+export function interruptionOutcome(facts: {
+  taken: string | null;
+  recoverOn: readonly string[];
+}): InterruptionOutcome {
+  if (!facts.taken) return { kind: 'look-again' };
+  const cause = facts.taken === 'exited' ? 'node_lost' : 'preempted';
+  if (cause === 'preempted' && !facts.recoverOn.includes(cause)) return { kind: 'wait' };
+  return {
+    kind: 'lost',
+    cause,
+    reason: `the provider says ${facts.taken}`,
+    isHostToRemember: cause === 'node_lost',
+  };
+}
+
+/** A teardown record found on the node's disk is acted on only while the job is where it
+ *  was when the look began: attached, not done, the same attempt, no switch already known,
+ *  and the lease still the one to act on. */
+export function isDiskTeardownCurrent(facts: {
+  isDetached: boolean;
+  isJobDone: boolean;
+  attemptAtLook: number;
+  attemptNow: number;
+  isSelfTeardownKnown: boolean;
+  isLeaseToActOn: boolean;
+}): boolean {
+  return (
+    !facts.isDetached &&
+    !facts.isJobDone &&
+    facts.attemptAtLook === facts.attemptNow &&
+    !facts.isSelfTeardownKnown &&
+    facts.isLeaseToActOn
+  );
+}

@@ -8,7 +8,7 @@ import type { NodeRecord } from '../ledger/node-record';
 import type { NodeManager } from '../nodes/node-manager';
 import { bareRecordIn, T0, tempLedgerWithRun } from '../nodes/node-fixtures';
 import { initialJobState, type JobState } from './job-fsm';
-import type { NodeJob } from './node-job';
+import type { NodeJob } from './node-job/node-job';
 import { RunDriver } from './run-driver';
 
 /** What RunDriver uses of a NodeJob and of a NodeManager. */

@@ -1,7 +1,7 @@
 import type { JobStatus } from '../contract';
 import type { Ledger } from '../ledger/ledger';
 import type { NodeManager } from '../nodes/node-manager';
-import type { NodeJob } from './node-job';
+import type { NodeJob } from './node-job/node-job';
 import { sweepOutcome } from './sweep/sweep-outcome';
 
 export interface RunOutcome {

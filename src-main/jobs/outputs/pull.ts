@@ -38,6 +38,10 @@ export interface PulledOutputs {
 export interface PullOptions {
   /** Ask only for what changed since the last pull into `destDir` (pull-index.ts). */
   incremental?: boolean;
+  /** With `incremental`: the folder whose last pull is the baseline, when the pull lands in
+   *  a new folder beside it (a checkpoint generation). Its unchanged files are hard-linked
+   *  into `destDir`; it is left as it is. Default: `destDir` itself. */
+  base?: string;
 }
 
 /** Pulls the declared outputs (and everything under TENDER_OUTPUT, as `_output/`) into
@@ -50,12 +54,14 @@ export async function pullOutputs(
   destDir: string,
   opts: PullOptions = {},
 ): Promise<PulledOutputs> {
-  const held = opts.incremental ? readPullIndex(destDir) : new Map<string, PulledFile>();
+  const base = opts.base ?? destDir;
+  const held = opts.incremental ? readPullIndex(base) : new Map<string, PulledFile>();
   try {
-    return await pullOnce(shell, address, paths, destDir, held.size > 0 ? held : null);
+    return await pullOnce(shell, address, paths, { destDir, base }, held.size > 0 ? held : null);
   } catch (err) {
     // An agent from before incremental pulls: once more, the whole way.
-    if (err instanceof OldAgentError) return pullOnce(shell, address, paths, destDir, null);
+    if (err instanceof OldAgentError)
+      return pullOnce(shell, address, paths, { destDir, base }, null);
     throw err;
   }
 }
@@ -66,7 +72,7 @@ async function pullOnce(
   shell: NodeShell,
   address: AgentAddress,
   paths: string[],
-  destDir: string,
+  { destDir, base }: { destDir: string; base: string },
   held: Map<string, PulledFile> | null,
 ): Promise<PulledOutputs> {
   const spec: OutputsSpec = { paths };
@@ -134,7 +140,7 @@ async function pullOnce(
       const mine = held?.get(k.path);
       if (!mine || mine.size !== k.size)
         throw new Error(`the node kept ${k.path}, which the last pull did not bring`);
-      keepFrom(join(destDir, k.path), safeJoin(staging, k.path));
+      keepFrom(join(base, k.path), safeJoin(staging, k.path));
       now.set(k.path, mine);
     }
     if (existsSync(destDir)) rmSync(destDir, { recursive: true, force: true });
@@ -160,7 +166,7 @@ async function pullOnce(
 }
 
 /** The last pull's copy of a kept file, into the new landing folder: a hard link (the old
- *  folder is removed after), or a copy where links cannot be made. */
+ *  folder may be removed after), or a copy where links cannot be made. */
 function keepFrom(src: string, dst: string): void {
   mkdirSync(dirname(dst), { recursive: true });
   try {

@@ -8,7 +8,7 @@ import type { Phase, PhaseState } from '../../../src-agent/wire/protocol';
 import type { JobSpec } from '../../contract';
 import type { Ledger } from '../../ledger/ledger';
 import type { CellRow } from '../../ledger/cells';
-import type { AgentLink } from '../../nodes/agent-link';
+import type { JobLink } from '../node-job/job-link';
 import type { PulledOutputs } from '../outputs/pull';
 import type { PhaseTracker } from '../phase-tracker';
 import { configureParams } from '../job-secrets';
@@ -20,7 +20,7 @@ export interface CellHost {
   runId: string;
   nodeId: string;
   job: JobSpec;
-  link(): AgentLink;
+  link(): JobLink;
   phases: PhaseTracker;
   transfers(): TransferDeps;
   /** The node still serves cells: its run phase has not been stopped or lost. */
@@ -28,7 +28,7 @@ export interface CellHost {
   /** The highest agent seq stored for the node. */
   lastSeq(): number;
   /** Waits until the agent's records so far are stored. */
-  drain(link: AgentLink): Promise<void>;
+  drain(link: JobLink): Promise<void>;
   note(line: string): void;
   now(): number;
   onRunStarted(): void;
@@ -208,7 +208,7 @@ export class CellServer {
     return this.finish(cell, st, 'run', pulled);
   }
 
-  private async runPhase(link: AgentLink, phase: Phase, command: string): Promise<PhaseState> {
+  private async runPhase(link: JobLink, phase: Phase, command: string): Promise<PhaseState> {
     const exited = this.host.phases.exited(phase);
     await link.request('start', { phase, command });
     if (phase === 'run') this.host.onRunStarted();

@@ -1,5 +1,5 @@
 import type { Ledger } from '../../ledger/ledger';
-import type { DeadManWiring } from '../../jobs/node-job';
+import type { DeadManWiring } from '../../jobs/node-job/node-job';
 import type { NodeManager } from '../../nodes/node-manager';
 import type { SelfTeardown } from '../../../src-agent/wire/protocol';
 import type { LeaseFacts, Provider } from '../../providers/provider';

@@ -9,7 +9,7 @@ import {
   writeReceipt,
   writeWorkspaceListing,
 } from '../../jobs/receipt-writer';
-import { NodeJob } from '../../jobs/node-job';
+import { NodeJob } from '../../jobs/node-job/node-job';
 import type { PushPlan } from '../../jobs/workspace/push';
 import type { Ledger } from '../../ledger/ledger';
 import { hashCacheFile } from '../../jobs/workspace/hash-cache';

@@ -1,7 +1,7 @@
 import type { JobSpec } from '../../contract';
 import type { Datastream } from '../../datastream/datastream';
 import type { Ledger } from '../../ledger/ledger';
-import type { NodeJob } from '../../jobs/node-job';
+import type { NodeJob } from '../../jobs/node-job/node-job';
 import { RunDriver } from '../../jobs/run-driver';
 import { Gang } from '../../jobs/distributed/gang';
 import { RunGuard } from '../../jobs/run-guard';

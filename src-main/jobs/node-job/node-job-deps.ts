@@ -1,17 +1,19 @@
-import type { LeaseParams, TeardownRecord } from '../../src-agent/wire/protocol';
-import type { JobSpec } from '../contract';
-import type { Datastream } from '../datastream/datastream';
-import type { Ledger } from '../ledger/ledger';
-import type { NodeManager } from '../nodes/node-manager';
-import type { NodeRecord } from '../ledger/node-record';
-import type { NodeEndpoint } from '../providers/provider';
-import type { NodeShell } from '../transport/node-shell';
-import type { PushPlan } from './workspace/push';
-import type { JobState } from './job-fsm';
-import type { PulledOutputs } from './outputs/pull';
-import type { NodeManifestMemory } from './workspace/node-manifest-memory';
-import type { SweepWiring } from './sweep/cell-server';
-import type { Gang } from './distributed/gang';
+import type { LeaseParams, TeardownRecord } from '../../../src-agent/wire/protocol';
+import type { JobSpec } from '../../contract';
+import type { Datastream } from '../../datastream/datastream';
+import type { Ledger } from '../../ledger/ledger';
+import type { NodeManager } from '../../nodes/node-manager';
+import type { NodeRecord } from '../../ledger/node-record';
+import type { NodeEndpoint } from '../../providers/provider';
+import type { NodeShell } from '../../transport/node-shell';
+import type { PushPlan } from '../workspace/push';
+import type { JobState } from '../job-fsm';
+import type { PulledOutputs } from '../outputs/pull';
+import type { NodeManifestMemory } from '../workspace/node-manifest-memory';
+import type { SweepWiring } from '../sweep/cell-server';
+import type { Gang } from '../distributed/gang';
+import type { AgentLinkDeps } from '../../nodes/agent-link';
+import type { JobLink } from './job-link';
 
 // What a NodeJob (node-job.ts) is given: the node's manager, the stores, and the policy.
 
@@ -30,6 +32,9 @@ export interface NodeJobDeps {
   /** What was last pushed to each node (node-manifest-memory.ts). */
   manifestMemory: NodeManifestMemory;
   connect(endpoint: NodeEndpoint): (signal: AbortSignal) => Promise<NodeShell>;
+  /** Opens an attempt's agent link; absent: an AgentLink over `connect` (tests give a
+   *  double of the agent here). */
+  openLink?(deps: AgentLinkDeps): JobLink;
   workspacePlan(): Promise<PushPlan | null>;
   isLeaseGone(rec: NodeRecord): Promise<boolean>;
   /** A shell that still reaches a gone node's files, where one does (a Slurm allocation's

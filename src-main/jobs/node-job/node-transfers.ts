@@ -1,0 +1,127 @@
+import type { NodeRecord } from '../../ledger/node-record';
+import { pullCheckpoints, restoreCheckpoints } from '../checkpoints/checkpoint-transfer';
+import type { JobEvent } from '../job-fsm';
+import {
+  closeEarlySession,
+  pullJobOutputs,
+  pullRunningOutputs,
+  pushJobWorkspace,
+} from '../job-transfers';
+import { pullOutputs, type PulledOutputs } from '../outputs/pull';
+import { DEFAULT_PULL_EVERY_S, type PeriodicPulls } from '../periodic-pulls';
+import { outputsNote } from '../transfer-notes';
+import type { Attempt } from './attempt';
+import { agentAddress, type JobHost, transfersOf } from './job-host';
+
+// A node's job's bulk transfers: the workspace pushed (and a recovered attempt's
+// checkpoints restored) before it runs, the outputs and checkpoints pulled while it runs
+// and at its end. Each is bound to the attempt it was started for.
+
+/** Pushes the workspace; a recovered attempt then restores its checkpoints — before any
+ *  pull of its own can run (its pulls start with its run phase). */
+export async function materialize(h: JobHost): Promise<JobEvent> {
+  const plan = await h.deps.workspacePlan();
+  const attempt = h.attempt;
+  const early = await attempt.takeEarlySession();
+  if (!plan) {
+    await closeEarlySession(early);
+    return { type: 'WorkspaceMaterialized' };
+  }
+  const pushed = await pushJobWorkspace(
+    transfersOf(h, attempt),
+    plan,
+    {
+      hashCacheFile: h.deps.hashCacheFile,
+      memory: { store: h.deps.manifestMemory, key: h.deps.manager.record.label },
+    },
+    early,
+  );
+  const ckpt = h.deps.job.checkpoints;
+  if (ckpt && h.current.attempt > 0) await restore(h, attempt, ckpt);
+  return pushed;
+}
+
+/** A recovered attempt resumes from the newest complete checkpoint generation. */
+async function restore(h: JobHost, attempt: Attempt, path: string): Promise<void> {
+  const note = await attempt
+    .link()
+    .withBulkShell((shell) => restoreCheckpoints(shell, agentAddress(h), path, h.checkpoints));
+  h.note(note);
+}
+
+/** Pulls the outputs and the checkpoints every `checkpoint_every_s` while the run phase
+ *  runs (periodic-pulls.ts), for this attempt only: disposing it stops them. */
+export function pullWhileRunning(h: JobHost, attempt: Attempt): PeriodicPulls {
+  const everyMs = (h.deps.job.checkpoint_every_s ?? DEFAULT_PULL_EVERY_S) * 1000;
+  return attempt.startPulls(everyMs, async () => {
+    if (h.isDetached) return;
+    const path = h.deps.job.checkpoints;
+    if (path) await pullCheckpointsNow(h, attempt, path);
+    await pullRunningOutputs(transfersOf(h, attempt), h.deps.job.outputs, h.deps.outputsDir);
+  });
+}
+
+/** One checkpoint pull from `attempt`'s node, into a new generation; a failure is noted. */
+export async function pullCheckpointsNow(
+  h: JobHost,
+  attempt: Attempt,
+  path: string,
+): Promise<void> {
+  try {
+    const note = await attempt.link().withBulkShell((shell) =>
+      pullCheckpoints(shell, agentAddress(h), path, h.checkpoints, {
+        attempt: attempt.n,
+        now: h.deps.now,
+      }),
+    );
+    h.note(note);
+  } catch (err) {
+    if (!attempt.isDisposed) h.note(`checkpoints not pulled: ${(err as Error).message}`);
+  }
+}
+
+/** The final collection of the job's outputs (a sweep node: only a cell a stop caught). */
+export async function collect(h: JobHost): Promise<JobEvent> {
+  if (!h.deps.manager.record.agent) return { type: 'OutputsCollected', missing: [] };
+  const { job, outputsDir } = h.deps;
+  const attempt = h.attempt;
+  if (h.deps.sweep) return collectStoppedCell(h, attempt);
+  return pullJobOutputs(transfersOf(h, attempt), job.outputs, outputsDir, (pulled) => {
+    attempt.collected = true;
+    h.pulled = pulled;
+    attempt.renewNow();
+  });
+}
+
+/** A sweep node collects only a cell a stop caught (each cell brought its own). */
+async function collectStoppedCell(h: JobHost, attempt: Attempt): Promise<JobEvent> {
+  attempt.collected = true;
+  const into = attempt.cells?.collectInto();
+  if (!into) return { type: 'OutputsCollected', missing: [] };
+  let pulled: PulledOutputs | null = null;
+  if (h.deps.job.outputs.length > 0)
+    await pullJobOutputs(transfersOf(h, attempt), h.deps.job.outputs, into.dir, (p) => {
+      pulled = p;
+    });
+  attempt.cells?.collected(pulled);
+  return { type: 'OutputsCollected', missing: [] };
+}
+
+/** A gone node's outputs, from where its files still are (afterEndShell), best effort. */
+export async function collectAfterEnd(h: JobHost, rec: NodeRecord): Promise<void> {
+  const { job, outputsDir } = h.deps;
+  if (job.outputs.length === 0 || !rec.agent) return;
+  const shell = await h.deps.afterEndShell?.(rec).catch(() => null);
+  if (!shell) return;
+  try {
+    const pulled = await pullOutputs(shell, rec.agent.address, job.outputs, outputsDir, {
+      incremental: true,
+    });
+    h.pulled = pulled;
+    h.note(`after the node ended, ${outputsNote(pulled)}`);
+  } catch (err) {
+    h.note(`outputs not collected after the node ended: ${(err as Error).message}`);
+  } finally {
+    await shell.close();
+  }
+}

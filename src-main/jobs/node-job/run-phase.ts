@@ -1,0 +1,158 @@
+import type { Phase } from '../../../src-agent/wire/protocol';
+import type { Gang, GangStart } from '../distributed/gang';
+import { peerAddress } from '../distributed/peer-address';
+import { hostSetupScript } from '../host-declaration';
+import { type AgentRequest, waitForHostSetup } from '../host-setup-wait';
+import type { JobEvent } from '../job-fsm';
+import { configureParams } from '../job-secrets';
+import { journalNodeCache } from '../node-cache-journal';
+import { CellServer, type SweepWiring } from '../sweep/cell-server';
+import type { Attempt } from './attempt';
+import { drainLogs, type JobHost, transfersOf } from './job-host';
+import type { JobLink } from './job-link';
+import { pullCheckpointsNow, pullWhileRunning } from './node-transfers';
+
+// A node's job's setup and run phases on its agent: host setup awaited, the agent
+// configured (a distributed rank with its gang's environment), the phase started and its
+// exit awaited with the periodic pulls beside the run; a sweep node serves cells instead.
+
+/** Runs `phase` to its exit; null when the job moved on meanwhile (a stop, a loss). */
+export async function runPhase(
+  h: JobHost,
+  phase: Phase,
+  opts: { isResumedInRun: boolean },
+): Promise<JobEvent | null> {
+  const attempt = h.attempt;
+  const link = attempt.link();
+  const { job } = h.deps;
+  const request: AgentRequest = (op, params, ms) => link.request(op, params, ms);
+  if (phase === 'setup' || job.setup === undefined) {
+    // The job's first phase waits for the node's host setup (the agent refuses to start
+    // before); a declared entry that failed fails the job, and the node stays.
+    const host = await waitForHostSetup({
+      request,
+      declared: job.host_setup.map(hostSetupScript),
+      shouldStop: () => h.current.phase !== phase,
+      onWaiting: h.note,
+    });
+    if (host.kind === 'stopped') return null;
+    if (host.kind === 'failed') return { type: 'NodeFault', reason: host.reason };
+  }
+  if (phase === 'run' && h.deps.sweep) return serveCells(h, attempt, h.deps.sweep);
+  const gang = phase === 'run' ? h.deps.gang : undefined;
+  const rank = gang ? await arriveInGang(h, gang, link, opts.isResumedInRun) : null;
+  if (rank?.kind === 'stopped') return null; // the gang stops this rank with its reason
+  const params = configureParams(h.deps.jobId, job, h.deps.freshSetup, h.current.attempt);
+  if (rank?.kind === 'go') params.gang = rank.env;
+  await link.request('configure', params);
+  // What the agent holds after configure is what counts: a warm node reports the phases
+  // of the job before until this job is configured (which clears them).
+  attempt.phases.reset(Object.values((await link.request('status', {})).phases));
+  if (gang && rank?.kind === 'go') {
+    // Every rank configured, then all start together.
+    if ((await gang.gang.configured(gang.rank)).kind === 'stopped') return null;
+    gang.gang.markStart(gang.rank);
+  }
+  const command = phase === 'setup' ? job.setup! : job.run;
+  const exited = attempt.phases.exited(phase);
+  await link.request('start', { phase, command });
+  if (phase === 'run') {
+    h.markRunStarted();
+    h.deps.crashPoint('job-running');
+    openForwards(h);
+  }
+  const pulls = phase === 'run' ? pullWhileRunning(h, attempt) : null;
+  const st = await exited.finally(() => pulls?.stop());
+  await drainLogs(h, link);
+  // The checkpoints as the run left them (a recovery after a nonzero exit resumes there).
+  if (phase === 'run' && job.checkpoints) await pullCheckpointsNow(h, attempt, job.checkpoints);
+  if (phase === 'run') {
+    const at = { runId: h.deps.manager.record.runId, nodeId: h.nodeId, now: h.deps.now };
+    await journalNodeCache(h.deps.ledger, request, at);
+  }
+  const exit = { code: st.code, signal: st.signal };
+  return phase === 'setup' ? { type: 'SetupExited', ...exit } : { type: 'JobExited', ...exit };
+}
+
+/** This rank is set up: wait for the others and the pre-flight (distributed/gang.ts). A
+ *  rank whose run already started (picked up after a detach) waits for nobody. */
+async function arriveInGang(
+  h: JobHost,
+  g: { gang: Gang; rank: number },
+  link: JobLink,
+  isResumedInRun: boolean,
+): Promise<GangStart | { kind: 'resumed' }> {
+  // Only a job picked up mid-run can find its run started: a warm node reports the job
+  // before's phases until this one is configured.
+  if (isResumedInRun && (await link.request('status', {})).phases.run) {
+    g.gang.markResumed(g.rank);
+    return { kind: 'resumed' };
+  }
+  const rec = h.deps.manager.record;
+  if (!rec.connection) throw new Error(`node ${rec.id} has no endpoint`);
+  const gpus = Number(rec.agent?.capabilities['gpu.count'] ?? 0);
+  return g.gang.arrive({
+    rank: g.rank,
+    request: (op, params, ms) => link.request(op, params, ms),
+    address: peerAddress(rec.connection),
+    gpus: Number.isFinite(gpus) ? gpus : 0,
+  });
+}
+
+/** The job's `ports` and `remote_ports`, once its run has started (a failure to open
+ *  one is noted; the job goes on). */
+function openForwards(h: JobHost): void {
+  const { job, forwards } = h.deps;
+  if (!forwards || (job.ports.length === 0 && job.remote_ports.length === 0)) return;
+  void forwards
+    .open(h.nodeId, job.ports, job.remote_ports)
+    .catch((err: Error) => h.note(`port forwards not opened: ${err.message}`));
+}
+
+/** A sweep node's run phase: cell after cell until the queue is empty (then the node's
+ *  job has exited well, whatever its cells did) or the node stops serving. */
+async function serveCells(
+  h: JobHost,
+  attempt: Attempt,
+  sweep: SweepWiring,
+): Promise<JobEvent | null> {
+  const isServing = () =>
+    !h.isDetached && h.current.phase === 'run' && h.current.attempt === attempt.n;
+  const server = new CellServer(
+    {
+      runId: h.deps.manager.record.runId,
+      nodeId: h.nodeId,
+      job: h.deps.job,
+      link: () => attempt.link(),
+      phases: attempt.phases,
+      transfers: () => transfersOf(h, attempt),
+      isServing,
+      lastSeq: () => h.deps.datastream.lastSeq(h.nodeId, 'agent'),
+      drain: (link) => drainLogs(h, link),
+      note: h.note,
+      now: h.deps.now,
+      onRunStarted: () => {
+        attempt.jobEndedAt = null;
+        h.markRunStarted();
+        h.deps.crashPoint('job-running');
+      },
+    },
+    sweep,
+  );
+  attempt.cells = server;
+  openForwards(h);
+  await server.serve();
+  return isServing() ? { type: 'JobExited', code: 0, signal: null } : null;
+}
+
+/** Cancels what runs on the node and waits for it to exit and its last lines. */
+export async function cancelPhases(h: JobHost): Promise<null> {
+  const attempt = h.attempt;
+  if (!attempt.hasLink) return null;
+  const link = attempt.link();
+  const running = attempt.phases.running();
+  await link.request('cancel', { graceMs: h.deps.cancelGraceMs });
+  await Promise.all(running.map((p) => attempt.phases.exited(p)));
+  await drainLogs(h, link);
+  return null;
+}
