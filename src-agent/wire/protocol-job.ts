@@ -1,0 +1,42 @@
+// A job's configuration as the agent is given it (`configure`) and keeps it (`D/job.json`).
+// Part of the agent's protocol (docs/agent-protocol.md), re-exported by protocol.ts; types
+// and constants only.
+
+export interface ConfigureParams {
+  jobId: string;
+  attempt: number;
+  env?: Record<string, string>;
+  /** Kept in the daemon's memory only; redacted from every log line. */
+  secretEnv?: Record<string, string>;
+  params?: Record<string, string>;
+  /** The job's setup builds a persistent environment (setup-env.ts) keyed by the setup
+   *  command and these workspace files; `fresh` rebuilds it even when ready. */
+  setupEnv?: SetupEnvRequest;
+  /** Run before the run phase's command, every run, in the same environment; a non-zero
+   *  exit ends the run phase with that code. */
+  runSetup?: string;
+  /** A distributed run's rank environment: TENDER_NODE_RANK, MASTER_ADDR… (GANG_ENV_KEY). */
+  gang?: Record<string, string>;
+}
+
+export interface SetupEnvRequest {
+  fingerprint: string[];
+  fresh: boolean;
+}
+
+/** `D/job.json`: the job configuration without its secrets. */
+export interface JobFile {
+  jobId: string;
+  attempt: number;
+  env: Record<string, string>;
+  params: Record<string, string>;
+  setupEnv?: SetupEnvRequest;
+  runSetup?: string;
+  /** A distributed run's rank environment (GANG_ENV_KEY names only). */
+  gang?: Record<string, string>;
+}
+
+/** What a distributed run tells each rank (the app's jobs/distributed/gang-env.ts): the
+ *  only variables of the task contract the app sets. */
+export const GANG_ENV_KEY =
+  /^(TENDER_NODE_RANK|TENDER_NUM_NODES|TENDER_NODE_IPS|TENDER_GPUS_PER_NODE|MASTER_ADDR|MASTER_PORT|SKYPILOT_[A-Z_]+|DSTACK_[A-Z_]+)$/;
