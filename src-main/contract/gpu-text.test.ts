@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { gpuLines, gpuText } from './gpu-text';
-import type { NodeGpu } from './views';
+import type { NodeGpu } from './node-view';
 
 function gpu(...gpus: [number | null, number | null, number | null][]): NodeGpu {
   return {

@@ -1,4 +1,4 @@
-import type { NodeGpu } from './views';
+import type { NodeGpu } from './node-view';
 
 const MIB_PER_GB = 1024; // nvidia-smi's MiB; "80 GB" is how an A100 80GB is sold
 

@@ -1,6 +1,6 @@
 // A LeaseView for unit tests (main and renderer alike): a live Vast lease of one node, with
 // what a test changes. Not part of any bundle.
-import type { LeaseView } from './views';
+import type { LeaseView } from './lease-view';
 
 export function leaseView(over: Partial<LeaseView> = {}): LeaseView {
   return {

@@ -1,6 +1,6 @@
 // A RunView for unit tests (main and renderer alike): a one-node local run, running, with
 // what a test changes. Not part of any bundle.
-import type { RunView } from './views';
+import type { RunView } from './run-view';
 
 export function runView(
   over: Partial<Omit<RunView, 'cost'>> & { cost?: Partial<RunView['cost']> } = {},

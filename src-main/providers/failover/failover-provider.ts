@@ -6,7 +6,7 @@
 // elsewhere — the caller looks the label up first — so a node never has two leases.
 import type { SelfTeardown } from '../../../src-agent/wire/protocol';
 import type { OfferFilter, PoolSpec } from '../../contract';
-import { OfferFilter as OfferFilterSchema } from '../../contract/views';
+import { OfferFilter as OfferFilterSchema } from '../../contract/offer';
 import { TenderError } from '../../base/tender-error';
 import type { NodeShape } from '../pool-shapes';
 import {

@@ -1,4 +1,4 @@
-import type { Offer, OfferFilter } from '../../contract/views';
+import type { Offer, OfferFilter } from '../../contract/offer';
 import { isGpuAskedFor } from '../gpu-names';
 import type { InstanceTypeEntry } from './api-client';
 import { PROVIDER } from './kind';

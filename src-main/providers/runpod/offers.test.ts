@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OfferFilter } from '../../contract/views';
+import { OfferFilter } from '../../contract/offer';
 import type { GpuTypeRow } from './api-client';
 import { bidPerGpu, offersOf, selectOffers } from './offers';
 

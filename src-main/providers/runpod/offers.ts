@@ -1,4 +1,4 @@
-import type { Offer, OfferFilter } from '../../contract/views';
+import type { Offer, OfferFilter } from '../../contract/offer';
 import { isGpuAskedFor } from '../gpu-names';
 import type { GpuTypeRow } from './api-client';
 import { PROVIDER } from './lease-facts';

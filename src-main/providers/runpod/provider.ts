@@ -2,7 +2,7 @@ import { KeyedClient, readPublicKey } from '../http/keyed-client';
 import type { SelfTeardown } from '../../../src-agent/wire/protocol';
 import type { PoolSpec } from '../../contract';
 import { TenderError } from '../../base/tender-error';
-import { OfferFilter, type Offer, type OfferFilterInput } from '../../contract/views';
+import { OfferFilter, type Offer, type OfferFilterInput } from '../../contract/offer';
 import type { NodeShape } from '../pool-shapes';
 import {
   ProviderError,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { PoolSpec } from '../../contract';
 import { TenderError } from '../../base/tender-error';
-import { OfferFilter } from '../../contract/views';
+import { OfferFilter } from '../../contract/offer';
 import { countedShapes, type NodeShape } from '../pool-shapes';
 import { ProviderError } from '../provider';
 

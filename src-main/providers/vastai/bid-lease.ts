@@ -1,6 +1,6 @@
 // An interruptible lease on Vast.ai: what its facts record at create, the check that it
 // really is a bid, and a change of its bid. The arithmetic of bids is in bids.ts.
-import type { Offer } from '../../contract/views';
+import type { Offer } from '../../contract/offer';
 import { TenderError } from '../../base/tender-error';
 import { ProviderError, type BidChange, type LeaseFacts } from '../provider';
 import type { VastApiClient } from './api-client';

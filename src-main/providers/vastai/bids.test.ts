@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { Offer } from '../../contract/views';
+import type { Offer } from '../../contract/offer';
 import { bidPricesOf, defaultBid, judgeBid, planBids, type BidVerdict } from './bids';
 
 describe('defaultBid: the minimum + 10%, in thousandths, never above on-demand', () => {

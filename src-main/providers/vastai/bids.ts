@@ -1,4 +1,4 @@
-import type { Offer } from '../../contract/views';
+import type { Offer } from '../../contract/offer';
 
 /** A bid this much above the minimum: one at exactly the minimum loses to the next renter who
  *  bids a cent more, and 10% still leaves an interruptible lease near half of on-demand. */

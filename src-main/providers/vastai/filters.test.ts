@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { OfferFilter, type OfferFilterInput } from '../../contract/views';
+import { OfferFilter, type OfferFilterInput } from '../../contract/offer';
 import { ProviderError } from '../provider';
 import { buildOfferQuery, effectiveDiskGb, gpuNames, regionCodes } from './filters';
 

@@ -1,4 +1,4 @@
-import type { OfferFilter } from '../../contract/views';
+import type { OfferFilter } from '../../contract/offer';
 import { ProviderError } from '../provider';
 
 /** What an absent filter field means: a machine you would not regret renting. */

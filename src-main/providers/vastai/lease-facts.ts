@@ -1,4 +1,4 @@
-import type { Offer } from '../../contract/views';
+import type { Offer } from '../../contract/offer';
 import type { DestroyHandle, LeaseFacts } from '../provider';
 import { isRecord } from './errors';
 import { conditionOf } from './interruption';

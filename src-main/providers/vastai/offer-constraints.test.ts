@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConstraint } from '../../contract/constraint';
-import type { Offer } from '../../contract/views';
+import type { Offer } from '../../contract/offer';
 import { filterOffers, offerCapabilities } from './offer-constraints';
 
 const offer = (

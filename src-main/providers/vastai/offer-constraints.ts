@@ -1,7 +1,7 @@
 // A job's capability constraints, applied to Vast.ai offers before renting: the keys an
 // offer tells (GPU count and memory, CUDA, the OS) are checked on it; the rest wait for
 // the node's own probe at join. The first constraint that leaves no offer is named.
-import type { Offer } from '../../contract/views';
+import type { Offer } from '../../contract/offer';
 import { type CapabilityMap, type Constraint, satisfies } from '../../contract/constraint';
 
 const MIB = 1024 ** 2;

@@ -1,7 +1,7 @@
 // The interruptible market in offer search: the price beside on-demand, and a search that
 // asks for it (sorted by, and capped on, the minimum bid plus storage).
 import { describe, expect, test } from 'vitest';
-import { OfferFilter, type OfferFilterInput } from '../../contract/views';
+import { OfferFilter, type OfferFilterInput } from '../../contract/offer';
 import { buildOfferQuery } from './filters';
 import { offerFromRow, selectOffers } from './offers';
 

@@ -1,4 +1,4 @@
-import type { Offer, OfferFilter } from '../../contract/views';
+import type { Offer, OfferFilter } from '../../contract/offer';
 import { isRecord } from './errors';
 import { effectiveDiskGb, gpuNames, regionCodes, SAFE_DEFAULTS } from './filters';
 

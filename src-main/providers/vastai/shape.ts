@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OfferFilter } from '../../contract/views';
+import { OfferFilter } from '../../contract/offer';
 import { ProviderError } from '../provider';
 
 /** The node shape a vastai lease is created from: the pool's marketplace fields (PoolSpec)

@@ -1,0 +1,72 @@
+// A node of a run as the UI and the CLI see it: its stage and how it got there, its lease,
+// its job, its link, and its GPUs as its agent last sampled them.
+import { z } from 'zod';
+import { BootstrapStage, JobPhase, JobStatus, NodeStage } from './stages';
+
+export const NodeKey = z.string().min(1); // `${runId}/${logicalId}`
+
+/** A node's GPUs as its agent last sampled them (every 5 s; docs/agent-protocol.md, "GPU
+ *  samples"). Times are epoch ms on the node's clock. */
+export const NodeGpu = z.object({
+  /** When the latest sample was taken. */
+  at: z.number(),
+  /** Per GPU, in nvidia-smi's index order: utilisation (percent) and memory (MiB); null
+   *  where nvidia-smi could not read it (a MIG-enabled GPU has no utilisation). */
+  gpus: z.array(
+    z.object({
+      index: z.number().int(),
+      util: z.number().nullable(),
+      memUsedMiB: z.number().nullable(),
+      memTotalMiB: z.number().nullable(),
+    }),
+  ),
+  /** The sparkline: the GPUs' mean utilisation per sample, oldest first (the last 60). */
+  history: z.array(z.object({ at: z.number(), util: z.number().nullable() })),
+  /** The latest sample is minutes old (the link is down, or nobody streams the log). */
+  stale: z.boolean(),
+  /** "stalled?": the job runs, its log has had no line for a while (10 min) and every GPU
+   *  sat below the idle threshold all that time. Shown, never acted on. */
+  stalled: z.boolean(),
+  /** The node's last log line that is not a sample; null: none seen by this process. */
+  lastLineAt: z.number().nullable(),
+});
+export type NodeGpu = z.infer<typeof NodeGpu>;
+
+export const NodeView = z.object({
+  id: NodeKey,
+  runId: z.string(),
+  logicalId: z.string(),
+  provider: z.string(),
+  stage: NodeStage,
+  ready: z.boolean(),
+  bootstrapStage: BootstrapStage.nullable(),
+  leaseId: z.string().nullable(),
+  label: z.string().nullable(),
+  agentId: z.string().nullable(),
+  capabilities: z.record(z.string(), z.union([z.string(), z.number()])).nullable(),
+  failedReason: z.string().nullable(),
+  /** Why the node was destroyed (job ended, Tear down all, its own dead-man switch…). */
+  destroyReason: z.string().nullable(),
+  jobStatus: JobStatus.nullable(),
+  jobPhase: JobPhase.nullable(),
+  exitCode: z.number().nullable(),
+  /** Bytes in the machine's TENDER_CACHE after its latest run (docs/host-setup.md); null or
+   *  absent: not measured yet. */
+  cacheBytes: z.number().nullable().optional(),
+  linkState: z.enum(['none', 'connected', 'lost']),
+  updatedAt: z.number(),
+  stageSince: z.number(),
+  /** Every stage the node went through and when it entered it, oldest first. */
+  stages: z.array(z.object({ stage: NodeStage, at: z.number() })),
+  /** When the current stage gives up (waiting for an endpoint, bootstrapping, confirming a
+   *  destroy); null for stages without one. */
+  deadlineAt: z.number().nullable(),
+  /** This node took over a warm node of an earlier run (no create, no bootstrap). */
+  claimedFrom: z.object({ runId: z.string(), nodeId: z.string() }).nullable().optional(),
+  /** Stage `released`: the later run's node that holds this node's lease now. */
+  releasedTo: z.string().nullable().optional(),
+  /** Its GPUs' latest sample and sparkline, while its agent is up; null or absent: no
+   *  sample (no GPU, not joined yet, gone, or not streamed to this process). */
+  gpu: NodeGpu.nullable().optional(),
+});
+export type NodeView = z.infer<typeof NodeView>;
