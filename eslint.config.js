@@ -11,6 +11,18 @@ const electronOnlyInApp = {
   paths: [{ name: 'electron', message: 'Only src-main/app/ may import electron.' }],
 };
 
+// A file is read whole: past 400 lines (comments and blank lines count: they are read too)
+// it holds more than one concept, and is split by concept, not cut in half. An error, so
+// that `npm run lint` fails on it.
+const SOURCE_MAX_LINES = 400;
+// Tests run longer: each case spells out its own arrange / act / assert and its fixtures
+// inline (tables of stage x message, fake servers, seeded data) rather than sharing helpers
+// that hide what is asserted, so a suite for one concept reads fine at half again a source
+// file's length. Past 600 it covers more than one concept: split it by what it tests.
+const TEST_MAX_LINES = 600;
+const testFiles = ['**/*.test.ts', '**/*.test.tsx', '**/*.test-util.ts', 'test/**'];
+const maxLines = (max) => ['error', { max, skipBlankLines: false, skipComments: false }];
+
 export default tseslint.config(
   {
     ignores: ['out/**', 'node_modules/**', 'resources/agent/**', 'coverage/**', 'dist/**'],
@@ -27,6 +39,14 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-restricted-imports': ['error', electronOnlyInApp],
     },
+  },
+  {
+    files: ['src-main/**/*.{ts,tsx}', 'src-agent/**/*.{ts,tsx}', 'src-renderer/**/*.{ts,tsx}'],
+    rules: { 'max-lines': maxLines(SOURCE_MAX_LINES) },
+  },
+  {
+    files: testFiles,
+    rules: { 'max-lines': maxLines(TEST_MAX_LINES) },
   },
   {
     // The floor order of src-main (build/eslint-floors.mjs): imports run downward only, and
@@ -73,6 +93,11 @@ export default tseslint.config(
             {
               regex: 'src-main/(?!contract)',
               message: 'The renderer may import only src-main/contract.',
+            },
+            {
+              regex: 'src-agent',
+              message:
+                'The renderer may not import the agent: what it needs of the agent reaches it as contract views (src-main/contract).',
             },
           ],
         },
