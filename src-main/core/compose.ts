@@ -1,7 +1,6 @@
 // The composition root: the one place that constructs the parts and wires them together.
 // It holds no logic; each service gets only the narrow deps it declares.
 import { crashPoint } from '../base/crash-points';
-import { collectDue } from '../services/runs/collect-due';
 import { createInProcessClient, type TenderClient } from '../api/in-process';
 import { EventBus } from '../base/event-bus';
 import { homePaths } from '../base/paths';
@@ -9,51 +8,29 @@ import type { Handlers } from '../contract';
 import { Datastream } from '../datastream/datastream';
 import { hashCacheSaves } from '../jobs/workspace/hash-cache';
 import { recoveredFrom, runAttempts } from '../services/notify/recovered-attempts';
-import { readReceipts } from '../services/runs/receipts';
 import { NodeManifestMemory, nodeManifestDir } from '../jobs/workspace/node-manifest-memory';
 import { WorkspaceSessions } from '../jobs/workspace/session-pool';
 import type { Ledger } from '../ledger/ledger';
 import { loadAgentBundle, type AgentBundle } from '../nodes/agent-bundle';
 import { runtimeLookup } from '../nodes/runtime-bundle';
 import { ProviderRegistry } from '../providers/registry';
-import { costHandlers } from '../services/costs/cost-handlers';
-import { forwardHandlers } from '../services/forwards/forward-handlers';
 import { ForwardService } from '../services/forwards/forward-service';
-import { hostHandlers } from '../services/hosts/host-handlers';
-import { clusterHandlers } from '../services/clusters/cluster-handlers';
-import { jobFileHandlers } from '../services/job-files/job-file-handlers';
-import { bidHandlers } from '../services/leases/bid-handlers';
-import { leaseHandlers } from '../services/leases/lease-handlers';
-import { agentBackfill } from '../services/logs/agent-backfill';
-import { logHandlers } from '../services/logs/log-handlers';
-import { metricsHandlers } from '../services/metrics/metrics-handlers';
-import { cellAttribution } from '../services/metrics/cell-attribution';
 import { NodeFactory } from '../services/nodes/node-factory';
 import { nodeMail } from '../services/nodes/node-mail';
-import { nodeSetupHandlers } from '../services/nodes/node-setup-handlers';
 import { NotifyService } from '../services/notify/notify-service';
-import { rememberingSecrets, SecretMemory } from '../services/notify/secret-memory';
-import { offerHandlers } from '../services/offers/offer-handlers';
-import { outputHandlers } from '../services/outputs/output-handlers';
+import { SecretMemory } from '../services/notify/secret-memory';
 import { Reconciler } from '../services/reconcile/reconciler';
-import { runHandlers } from '../services/runs/run-handlers';
 import { RunService } from '../services/runs/run-service';
 import { FileSecretStore, providerKeys } from '../services/settings/secret-store';
-import { settingsHandlers } from '../services/settings/settings-handlers';
 import { readNotify } from '../services/settings/settings-store';
 import { TimingStore } from '../services/settings/timing-store';
-import { statusHandlers } from '../services/status/status-handlers';
-import { terminalHandlers } from '../services/terminals/terminal-handlers';
 import { Terminals } from '../services/terminals/terminals';
 import { EventProjector } from '../services/views/event-projector';
 import { GpuSamples } from '../services/views/gpu-samples';
-import { workspaceHandlers } from '../services/workspace/workspace-handlers';
 import { writerGuard } from '../services/writer-guard';
+import { handlerTable } from './handler-table';
 import { defaultProviders } from './default-providers';
 import type { CoreOptions } from './core-options';
-
-/** A status asked this soon after a provider was listed reuses that listing. */
-const STATUS_REUSE_MS = 5_000;
 
 export interface Composition {
   bus: EventBus;
@@ -184,7 +161,6 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     emitNode: projector.emitNode,
     emitRun: projector.emitRun,
   });
-  const survey = () => reconciler.survey('status', STATUS_REUSE_MS);
   // Being told: only the writer tells, so a reader never sends (services/notify/).
   const jobSecrets = new SecretMemory();
   const notify = isWriter
@@ -200,92 +176,30 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
         desktop: hooks.notify,
       })
     : null;
-  const table: Handlers = {
-    ...runHandlers(runs),
-    'run.receipts': async ({ runId, nodeId, jobId }) =>
-      readReceipts({ home, ledger }, runId, {
-        ...(nodeId !== undefined ? { nodeId } : {}),
-        ...(jobId !== undefined ? { jobId } : {}),
-      }),
-    'run.collectDue': async ({ all }) => {
-      requireWriter();
-      const t = timing.current();
-      return collectDue(
-        {
-          ledger,
-          runs,
-          factory,
-          wake: {
-            providers,
-            now,
-            deadlineMs: t.endpointDeadlineMs,
-            pollMs: t.endpointPollMs,
-          },
-        },
-        { all },
-      );
-    },
-    ...statusHandlers({
-      ledger,
-      now,
-      runs,
-      survey,
-      gpu: { prime: (ids) => gpuSamples.prime(ids), of: gpuOf },
-    }),
-    ...logHandlers({
-      ledger,
-      datastream,
-      backfill: agentBackfill({
-        ledger,
-        datastream,
-        connect: (endpoint, deadlineMs) => factory.connector(endpoint, deadlineMs),
-        isDriven: (runId) => runs.isDriven(runId),
-        canStore: isWriter,
-        emit: (records) => bus.emit('log.lines', { records }),
-      }),
-    }),
-    ...metricsHandlers({ ledger, datastream, cellsOf: (runId) => cellAttribution(ledger, runId) }),
-    ...leaseHandlers({
-      ledger,
-      providers,
-      now,
-      factory,
-      runs,
-      requireWriter,
-      survey: () => reconciler.survey('teardown', 0),
-      afterDestroy: () => reconciler.forgetListings(),
-    }),
-    ...offerHandlers({ providers }),
-    ...workspaceHandlers({ home, ledger, datastream, isWriter, now, factory, workspaceSessions }),
-    ...hostHandlers({ home, ledger, now, requireWriter }),
-    ...clusterHandlers({ home, ledger, requireWriter }),
-    ...terminalHandlers({ ledger, terminals }),
-    ...forwardHandlers({ forwards }),
-    ...jobFileHandlers(hooks),
-    ...outputHandlers({ home, ledger, openPath: hooks.openPath }),
-    ...settingsHandlers({
-      home,
-      secrets,
-      env,
-      isApp: hooks.pickFolder !== undefined,
-      requireWriter,
-      applyDefaults: () => timing.reload(),
-    }),
-    ...costHandlers({ ledger, now }),
-    ...nodeSetupHandlers({ ledger, factory }),
-    // lease.bid; and run.start, which has the provider judge a bid before the run service.
-    ...bidHandlers({
-      ledger,
-      providers,
-      now,
-      requireWriter,
-      reconcile: () => reconciler.survey('bid', 0),
-      start: (a) => runs.start(a),
-      rerun: (a) => runs.rerun(a),
-    }),
-  };
-  // run.start and run.rerun remember their secrets, so no notice can carry one.
-  const handlers = rememberingSecrets(table, jobSecrets, env);
+  // Every run start (run.start, run.rerun, rerun --receipt) remembers its secrets in
+  // jobSecrets and has the run pre-flight first (services/runs/run-start.ts).
+  const handlers = handlerTable({
+    home,
+    ledger,
+    env,
+    now,
+    isWriter,
+    requireWriter,
+    hooks,
+    secrets,
+    jobSecrets,
+    timing,
+    bus,
+    datastream,
+    providers,
+    factory,
+    runs,
+    reconciler,
+    gpuSamples,
+    workspaceSessions,
+    terminals,
+    forwards,
+  });
   notify?.start();
   const composition: Composition = {
     bus,

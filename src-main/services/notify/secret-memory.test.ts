@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Handlers, JobSpec } from '../../contract';
-import { rememberingSecrets, SecretMemory } from './secret-memory';
+import type { JobSpec } from '../../contract';
+import { SecretMemory } from './secret-memory';
 
 const job = (env: JobSpec['env']): JobSpec => ({ name: 'j', run: 'true', env }) as JobSpec;
 
@@ -29,18 +29,5 @@ describe('SecretMemory', () => {
     const m = new SecretMemory();
     m.remember(['ab', '   ']);
     expect(m.redactor()('ab cd')).toBe('ab cd');
-  });
-
-  it('remembers run.start and run.rerun secrets before the run begins', async () => {
-    const m = new SecretMemory();
-    const seen: string[] = [];
-    const base = {
-      'run.start': async () => void seen.push(m.redactor()('s3cret-start')),
-      'run.rerun': async () => void seen.push(m.redactor()('s3cret-rerun')),
-    } as unknown as Handlers;
-    const h = rememberingSecrets(base, m, {});
-    await h['run.start']({ job: job({ T: { secret: true, value: 's3cret-start' } }) } as never);
-    await h['run.rerun']({ runId: 'r-x', secrets: { T: 's3cret-rerun' } } as never);
-    expect(seen).toEqual(['***', '***']);
   });
 });

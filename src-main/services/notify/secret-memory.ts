@@ -1,4 +1,4 @@
-import type { Handlers, JobSpec } from '../../contract';
+import type { JobSpec } from '../../contract';
 
 /** A value shorter than this is a word, not a secret: redacting it would blank out
  *  ordinary text. (The agent's log redactor draws the line at 6; a notification errs the
@@ -8,7 +8,8 @@ const MIN_SECRET_LENGTH = 4;
 /** The secret values of the jobs this process started, in memory only, so that what Tender
  *  says about a run (a notification, a webhook body) can be scrubbed of them. The ledger
  *  keeps jobs redacted, so a run started by another process is scrubbed of what this one
- *  knows (provider keys) only; its reasons are the ones the ledger shows anyway. */
+ *  knows (provider keys) only; its reasons are the ones the ledger shows anyway. Every run
+ *  start remembers its values before the run begins (services/runs/run-start.ts). */
 export class SecretMemory {
   private readonly values = new Set<string>();
 
@@ -40,25 +41,4 @@ export class SecretMemory {
       return out;
     };
   }
-}
-
-/** The handler table with `run.start` and `run.rerun` remembering their secrets before the
- *  run begins (a run can end before `run.start` returns). */
-export function rememberingSecrets(
-  handlers: Handlers,
-  memory: SecretMemory,
-  env: NodeJS.ProcessEnv,
-): Handlers {
-  const { 'run.start': start, 'run.rerun': rerun } = handlers;
-  return {
-    ...handlers,
-    'run.start': (args) => {
-      memory.rememberJob(args.job, env);
-      return start(args);
-    },
-    'run.rerun': (args) => {
-      memory.remember(Object.values(args.secrets));
-      return rerun(args);
-    },
-  };
 }

@@ -1,10 +1,25 @@
 import type { Handlers } from '../../contract';
+import type { Ledger } from '../../ledger/ledger';
+import type { NodeFactory } from '../nodes/node-factory';
+import type { Timing } from '../settings/timing';
+import { collectDue } from './collect-due';
+import { readReceipts } from './receipts';
+import { runStartHandlers, type RunStartDeps } from './run-start';
 import type { RunService } from './run-service';
+
+export interface RunHandlerDeps extends RunStartDeps {
+  ledger: Ledger;
+  runs: RunService;
+  factory: Pick<NodeFactory, 'connector'>;
+  now: () => number;
+  timing: () => Timing;
+}
 
 type RunHandlers = Pick<
   Handlers,
   | 'run.start'
   | 'run.rerun'
+  | 'run.fromReceipt'
   | 'run.plan'
   | 'run.get'
   | 'run.list'
@@ -13,13 +28,15 @@ type RunHandlers = Pick<
   | 'run.attach'
   | 'run.cells'
   | 'run.cancelCell'
-  | 'run.fromReceipt'
+  | 'run.receipts'
+  | 'run.collectDue'
 >;
 
-export function runHandlers(runs: RunService): RunHandlers {
+export function runHandlers(d: RunHandlerDeps): RunHandlers {
+  const { runs } = d;
   return {
-    'run.start': (args) => runs.start(args),
-    'run.rerun': (args) => runs.rerun(args),
+    // Every start passes through one path: secrets remembered, the pre-flight, then the run.
+    ...runStartHandlers(d),
     'run.plan': async (args) => runs.plan(args),
     'run.get': async ({ runId }) => runs.view(runId),
     'run.list': async () => runs.list(),
@@ -28,6 +45,28 @@ export function runHandlers(runs: RunService): RunHandlers {
     'run.attach': async ({ runId }) => runs.attach(runId),
     'run.cells': async ({ runId }) => runs.cells(runId),
     'run.cancelCell': ({ runId, jobId }) => runs.cancelCell(runId, jobId),
-    'run.fromReceipt': (args) => runs.fromReceipt(args),
+    'run.receipts': async ({ runId, nodeId, jobId }) =>
+      readReceipts(d, runId, {
+        ...(nodeId !== undefined ? { nodeId } : {}),
+        ...(jobId !== undefined ? { jobId } : {}),
+      }),
+    'run.collectDue': async ({ all }) => {
+      d.requireWriter();
+      const t = d.timing();
+      return collectDue(
+        {
+          ledger: d.ledger,
+          runs,
+          factory: d.factory,
+          wake: {
+            providers: d.providers,
+            now: d.now,
+            deadlineMs: t.endpointDeadlineMs,
+            pollMs: t.endpointPollMs,
+          },
+        },
+        { all },
+      );
+    },
   };
 }
