@@ -2,6 +2,7 @@
 // its login node (a real sshd): the allocation is the lease — submitted with sbatch, its
 // batch script holding the node for the agent, which the bootstrap reaches and starts
 // through `srun --overlap`; logs, outputs, and the allocation cancelled and confirmed gone.
+import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,10 @@ import {
 import { minimalBin } from '../helpers/sshd';
 import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+
+/** 0.1 s each: how long a sweep cell waits for the other allocation before it fails (less
+ *  than the test's own limit, so a second allocation that never serves fails as a cell). */
+const GATE_POLLS = 900;
 
 let cluster: SlurmCluster;
 let login: LoginNode;
@@ -180,10 +185,18 @@ describe('Slurm (a real single-host cluster)', () => {
   it('a sweep of 6 cells over 2 allocations', async () => {
     const t = home();
     try {
+      // A queue lets whichever allocation is up take every cell, so each cell first waits
+      // until both allocations have one running: the run completes only if both serve.
+      const gate = `"$HOME/arrived-${randomBytes(4).toString('hex')}"`;
       const started = await t.core.client.invoke('run.start', {
         job: {
           name: 'grid',
-          run: 'echo "k=$TENDER_PARAM_K on $SLURM_JOB_ID"',
+          run: [
+            `mkdir -p ${gate}; touch ${gate}/"$SLURM_JOB_ID"`,
+            `for i in $(seq ${GATE_POLLS}); do [ "$(ls ${gate} | wc -l)" -ge 2 ] && break; sleep 0.1; done`,
+            `[ "$(ls ${gate} | wc -l)" -ge 2 ] || { echo "only $SLURM_JOB_ID came up" >&2; exit 1; }`,
+            'echo "k=$TENDER_PARAM_K on $SLURM_JOB_ID"',
+          ].join('\n'),
           workspace: { workdir: t.work, exclude: [] },
           sweep: { axes: { K: ['1', '2', '3', '4', '5', '6'] }, cells: [] },
         },
