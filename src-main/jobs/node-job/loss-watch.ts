@@ -130,8 +130,7 @@ export class LossWatch {
     const attempt = h.attempt;
     if (!h.deps.deadMan || !rec.connection || !rec.agent) return;
     const now = h.deps.now();
-    if (attempt.teardownLookAt !== null && now - attempt.teardownLookAt < TEARDOWN_LOOK_MS)
-      return;
+    if (attempt.teardownLookAt !== null && now - attempt.teardownLookAt < TEARDOWN_LOOK_MS) return;
     attempt.teardownLookAt = now;
     const connect = h.deps.connect(rec.connection);
     const record = await readTeardownOnDisk(connect, rec.agent.address, TEARDOWN_LOOK_MS);

@@ -23,22 +23,14 @@ export async function materialize(h: JobHost): Promise<JobEvent> {
   const plan = await h.deps.workspacePlan();
   const attempt = h.attempt;
   const early = await attempt.takeEarlySession();
-  if (!plan) {
-    await closeEarlySession(early);
-    return { type: 'WorkspaceMaterialized' };
-  }
-  const pushed = await pushJobWorkspace(
-    transfersOf(h, attempt),
-    plan,
-    {
-      hashCacheFile: h.deps.hashCacheFile,
-      memory: { store: h.deps.manifestMemory, key: h.deps.manager.record.label },
-    },
-    early,
-  );
+  if (plan) {
+    const memory = { store: h.deps.manifestMemory, key: h.deps.manager.record.label };
+    const opts = { hashCacheFile: h.deps.hashCacheFile, memory };
+    await pushJobWorkspace(transfersOf(h, attempt), plan, opts, early);
+  } else await closeEarlySession(early);
   const ckpt = h.deps.job.checkpoints;
   if (ckpt && h.current.attempt > 0) await restore(h, attempt, ckpt);
-  return pushed;
+  return { type: 'WorkspaceMaterialized' };
 }
 
 /** A recovered attempt resumes from the newest complete checkpoint generation. */
