@@ -169,7 +169,8 @@ export class NodeFactory {
       rec.id,
       state ??
         initialJobState({
-          hasWorkspace: w.job.workspace !== undefined,
+          // Materializing also restores a recovered attempt's checkpoints.
+          hasWorkspace: w.job.workspace !== undefined || w.job.checkpoints !== undefined,
           hasSetup: w.job.setup !== undefined,
           maxRestarts: w.job.recovery?.max_restarts ?? 0,
           recoverOn: w.job.recovery?.on ?? [],
