@@ -2,7 +2,7 @@
 // already in it (written to a temp file, then hard-linked into place: atomic and
 // exclusive), so a concurrent reader never sees an empty lock and mistakes it for stale.
 import { linkSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { isProcessAlive } from './process-group';
+import { isProcessAlive } from './phases/process-group';
 
 export type LockResult =
   { isAcquired: true; release: () => void } | { isAcquired: false; pid: number };

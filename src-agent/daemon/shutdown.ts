@@ -5,7 +5,7 @@ import { rmSync } from 'node:fs';
 import type { Server } from 'node:net';
 import { join } from 'node:path';
 import type { DaemonContext } from './context';
-import { stopListening } from './server';
+import { stopListening } from './socket/server';
 
 /** Beyond the grace, how long to wait for SIGKILLed processes to be reaped. */
 const REAP_MS = 3_000;

@@ -1,0 +1,69 @@
+// `configure`: the job's identity, env and params. Secrets stay in this process's memory;
+// `D/job.json` gets the rest.
+import { readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../../atomic-file';
+import type { JobFile } from '../../wire/protocol';
+import { GANG_ENV_KEY } from '../../wire/protocol';
+import { RequestError, requiredInteger, requiredString, stringMap } from '../socket/request-checks';
+
+export interface JobConfig extends JobFile {
+  secretEnv: Record<string, string>;
+}
+
+export function parseConfigure(req: Record<string, unknown>): JobConfig {
+  return {
+    jobId: requiredString(req, 'jobId'),
+    attempt: requiredInteger(req, 'attempt'),
+    env: stringMap(req, 'env'),
+    secretEnv: stringMap(req, 'secretEnv'),
+    params: stringMap(req, 'params'),
+    ...setupEnvOf(req),
+    ...runSetupOf(req),
+    ...gangOf(req),
+  };
+}
+
+function gangOf(req: Record<string, unknown>): Pick<JobConfig, 'gang'> {
+  if (req.gang === undefined || req.gang === null) return {};
+  const gang = stringMap(req, 'gang');
+  const bad = Object.keys(gang).find((k) => !GANG_ENV_KEY.test(k));
+  if (bad) throw new RequestError('bad_request', `gang: ${bad} is not a rank variable`);
+  return { gang };
+}
+
+function runSetupOf(req: Record<string, unknown>): Pick<JobConfig, 'runSetup'> {
+  if (req.runSetup === undefined || req.runSetup === null) return {};
+  return { runSetup: requiredString(req, 'runSetup') };
+}
+
+function setupEnvOf(req: Record<string, unknown>): Pick<JobConfig, 'setupEnv'> {
+  const v = req.setupEnv as { fingerprint?: unknown; fresh?: unknown } | undefined;
+  if (v === undefined) return {};
+  const files = v?.fingerprint;
+  if (!Array.isArray(files) || files.some((f) => typeof f !== 'string' || f === ''))
+    throw new RequestError('bad_request', 'setupEnv.fingerprint must be a list of file paths');
+  return { setupEnv: { fingerprint: files as string[], fresh: v.fresh === true } };
+}
+
+export function writeJobFile(path: string, job: JobConfig): void {
+  const file: JobFile = {
+    jobId: job.jobId,
+    attempt: job.attempt,
+    env: job.env,
+    params: job.params,
+    ...(job.setupEnv ? { setupEnv: job.setupEnv } : {}),
+    ...(job.runSetup ? { runSetup: job.runSetup } : {}),
+    ...(job.gang ? { gang: job.gang } : {}),
+  };
+  writeFileAtomic(path, `${JSON.stringify(file, null, 2)}\n`);
+}
+
+/** The job identity an earlier configure left in `D/job.json`, if any. */
+export function readJobIdentity(path: string): { jobId: string; attempt: number } | undefined {
+  try {
+    const { jobId, attempt } = JSON.parse(readFileSync(path, 'utf8')) as JobFile;
+    return { jobId, attempt };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,109 @@
+// `start` of a setup that builds a persistent environment (environment/setup-env.ts):
+// skipped when the environment its fingerprint names is ready, else built under the
+// environment's lock and marked ready only when setup exits 0.
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../../atomic-file';
+import type { SetupEnvRequest } from '../../wire/protocol';
+import type { DaemonContext } from '../context';
+import type { PhaseLaunch } from './phase-process';
+import { isProcessAlive } from './process-group';
+import { RequestError } from '../socket/request-checks';
+import {
+  envFingerprint,
+  isEnvReady,
+  lockEnv,
+  markEnvReady,
+  pruneEnvs,
+  touchEnv,
+} from '../environment/setup-env';
+
+export interface StartResult {
+  pid: number;
+  alreadyStarted: boolean;
+  cached?: boolean;
+}
+
+/** The environment folder a job's setup chose, or undefined when it has none. */
+export function chosenEnvDir(ctx: DaemonContext): string | undefined {
+  try {
+    return (JSON.parse(readFileSync(ctx.paths.envJson, 'utf8')) as { dir?: string }).dir;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Picks the environment (remembered in D/env.json for the run phase), then skips or
+ *  builds it. `launch` builds the setup's launch once the folder is known. */
+export async function startSetupWithEnv(
+  ctx: DaemonContext,
+  req: SetupEnvRequest,
+  command: string,
+  launch: (envDir: string) => PhaseLaunch,
+): Promise<StartResult> {
+  let key: string;
+  try {
+    key = envFingerprint(command, req.fingerprint, ctx.paths.workspace);
+  } catch (err) {
+    throw new RequestError('bad_request', (err as Error).message);
+  }
+  const envDir = join(ctx.paths.envs, key);
+  writeFileAtomic(ctx.paths.envJson, `${JSON.stringify({ dir: envDir, key })}\n`);
+  const now = Date.now();
+  if (!req.fresh && isEnvReady(envDir)) {
+    touchEnv(envDir, now);
+    ctx.log.append(
+      'agent',
+      'info',
+      `setup skipped: environment ${key} is ready (same setup command and fingerprint files)`,
+    );
+    await ctx.supervisor.recordSkipped('setup', command);
+    prune(ctx, key);
+    return { pid: 0, alreadyStarted: false, cached: true };
+  }
+  const lock = lockEnv(ctx.paths.envs, key, now, isProcessAlive);
+  if ('heldBy' in lock) {
+    throw new RequestError(
+      'env_locked',
+      `environment ${key} is being built by process ${lock.heldBy} on this node: start setup again once that build is done`,
+    );
+  }
+  try {
+    rmSync(envDir, { recursive: true, force: true }); // an unready or --fresh-setup folder
+    mkdirSync(envDir, { recursive: true });
+    ctx.log.append(
+      'agent',
+      'info',
+      `building environment ${key}${req.fresh ? ' (fresh setup asked for)' : ''}: ${envDir}`,
+    );
+    const started = await ctx.supervisor.start('setup', launch(envDir));
+    void ctx.supervisor.whenExited('setup').then((state) => {
+      if (state?.code === 0 && !state.cancelled) {
+        markEnvReady(envDir, { command, builtAt: Date.now() });
+        ctx.log.append('agent', 'info', `environment ${key} is ready`);
+      } else {
+        ctx.log.append(
+          'agent',
+          'info',
+          `environment ${key} not marked ready: setup did not succeed`,
+        );
+      }
+      lock.release();
+      prune(ctx, key);
+    });
+    return started;
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+function prune(ctx: DaemonContext, keep: string): void {
+  try {
+    const removed = pruneEnvs(ctx.paths.envs, keep, Date.now());
+    if (removed.length > 0)
+      ctx.log.append('agent', 'info', `pruned old environments: ${removed.join(', ')}`);
+  } catch (err) {
+    ctx.log.append('agent', 'info', `could not prune environments: ${(err as Error).message}`);
+  }
+}
