@@ -43,7 +43,7 @@ export const BootstrapStage = z.enum([
 ]);
 export type BootstrapStage = z.infer<typeof BootstrapStage>;
 
-/** Job lifecycle: pending → running → completed | failed | cancelled (jobs/job-fsm.ts). */
+/** Job lifecycle: pending → running → completed | failed | cancelled (jobs/fsm/job-fsm.ts). */
 /** `cancelled`: stopped by its user (outputs collected, nodes torn down) — not a failure.
  *  A stop by policy (budget, max duration) or a lost node is `failed`, with the reason. */
 export const JobStatus = z.enum(['pending', 'running', 'completed', 'failed', 'cancelled']);

@@ -4,7 +4,7 @@ import { TenderError } from '../base/tender-error';
 import type { RunView } from '../contract';
 import type { Handlers } from '../contract';
 import type { Datastream } from '../datastream/datastream';
-import type { RunOutcome } from '../jobs/run-driver';
+import type { RunOutcome } from '../jobs/run/run-driver';
 import { Ledger } from '../ledger/ledger';
 import type { ProviderRegistry } from '../providers/registry';
 import type { ForwardService } from '../services/forwards/forward-service';

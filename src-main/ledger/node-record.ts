@@ -11,7 +11,7 @@ export interface NodeDesired {
   verify: string[];
   /** The placement key (`hk1_…`, jobs/host-key.ts) the agent advertises. */
   hostKey: string;
-  /** The declaration the key was computed from (jobs/host-declaration.ts); absent in
+  /** The declaration the key was computed from (jobs/host/host-declaration.ts); absent in
    *  records written before keys were computed from it. */
   host?: HostKeyInput;
   /** The job's capability constraints (contract/constraint.ts), checked against what the

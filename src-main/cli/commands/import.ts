@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { TenderError } from '../../base/tender-error';
-import { parseJobToml } from '../../jobs/job-file';
+import { parseJobToml } from '../../jobs/job-file/job-file';
 import { convertTask, refusalError } from '../../jobs/import/convert';
 import { parseEnvFlags } from '../../jobs/import/env-input';
 import { explainTable } from '../../jobs/import/explain';

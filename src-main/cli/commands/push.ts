@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { TenderError } from '../../base/tender-error';
-import { loadJobFile } from '../../jobs/job-file';
+import { loadJobFile } from '../../jobs/job-file/job-file';
 import { formatBytes, formatCount } from '../../jobs/workspace/human-units';
 import { groupExclusions, previewWorkspace } from '../../jobs/workspace/preview';
 import { scanWorkspace } from '../../jobs/workspace/scan';

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { TenderCore } from '../../core/tender-core';
 import { TenderError } from '../../base/tender-error';
-import { loadJobFile } from '../../jobs/job-file';
+import { loadJobFile } from '../../jobs/job-file/job-file';
 import { KNOWN_PROVIDERS } from '../../providers/known';
 import { call, type CliContext } from '../context';
 import { followRun, type FollowOptions } from './run';

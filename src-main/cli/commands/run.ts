@@ -10,10 +10,10 @@ import {
 import { TenderCore } from '../../core/tender-core';
 import { TenderError } from '../../base/tender-error';
 import { parseConstraint } from '../../contract/constraint';
-import { loadJobFile, type LoadedJobFile } from '../../jobs/job-file';
+import { loadJobFile, type LoadedJobFile } from '../../jobs/job-file/job-file';
 import { parseEnvFlags } from '../../jobs/import/env-input';
 import { isTaskFile, loadTaskFile } from '../../jobs/import/load-task';
-import { checkName } from '../../jobs/job-file-env';
+import { checkName } from '../../jobs/job-file/job-file-env';
 import { DEFAULT_PROVIDER, HOSTS_PROVIDER, KNOWN_PROVIDERS } from '../../providers/known';
 import { findHost } from '../../providers/ssh/hosts-file';
 import { call, type CliContext } from '../context';

@@ -1,7 +1,7 @@
 // The gang's decisions with fake agents: the barrier, the pre-flight's refusals named,
 // the stop rules, a restart on a recovered rank, and no restart once a rank has ended.
 import { describe, expect, it } from 'vitest';
-import { initialJobState, type JobEvent, type JobState } from '../job-fsm';
+import { initialJobState, type JobEvent, type JobState } from '../fsm/job-fsm';
 import { Gang, type GangDeps, type GangMember } from './gang';
 
 function harness(

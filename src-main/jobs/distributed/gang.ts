@@ -4,8 +4,8 @@
 // and all start together (a second barrier, so the starts are as close as the links
 // allow). After the start the stop rule decides: `all` — one rank failing stops the others
 // and fails the run, saying which rank; `rank0` — the run ends with rank 0.
-import type { JobEvent, JobState } from '../job-fsm';
-import type { AgentRequest } from '../host-setup-wait';
+import type { JobEvent, JobState } from '../fsm/job-fsm';
+import type { AgentRequest } from '../host/host-setup-wait';
 import { gangEnv } from './gang-env';
 import type { PeerAddress } from './peer-address';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseJobToml } from '../job-file';
+import { parseJobToml } from '../job-file/job-file';
 import { KNOWN_PROVIDERS } from '../../providers/known';
 import { convertTask, refusalError } from './convert';
 import type { Outcome } from './key-outcomes';

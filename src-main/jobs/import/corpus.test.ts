@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseJobToml } from '../job-file';
+import { parseJobToml } from '../job-file/job-file';
 import { KNOWN_PROVIDERS } from '../../providers/known';
 import { convertTask, refusalError } from './convert';
 import { explainTable } from './explain';

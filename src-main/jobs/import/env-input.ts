@@ -1,5 +1,5 @@
 import { BadInputError } from '../../base/bad-input-error';
-import { checkName } from '../job-file-env';
+import { checkName } from '../job-file/job-file-env';
 import type { JobDraft } from './draft';
 import { keyPath, type Outcomes } from './key-outcomes';
 

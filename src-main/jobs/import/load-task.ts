@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'smol-toml';
 import { BadInputError } from '../../base/bad-input-error';
-import { parseJobToml, type LoadedJobFile } from '../job-file';
+import { parseJobToml, type LoadedJobFile } from '../job-file/job-file';
 import { convertTask, refusalError, type Conversion } from './convert';
 import { looksLikeTask } from './detect';
 import { readYamlDocuments } from './yaml-read';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { checkName } from '../job-file-env';
+import { checkName } from '../job-file/job-file-env';
 import { nameFromFile, workdirText, type ImportContext } from './context';
 import { emptyDraft, type JobDraft } from './draft';
 import { applyEnv, envText, type EnvEntry } from './env-input';

@@ -1,12 +1,12 @@
 import type { PhaseState, TeardownRecord } from '../../../src-agent/wire/protocol';
 import { AgentLink, type AgentLinkDeps, type LinkState } from '../../nodes/agent-link';
 import type { NodeRecord } from '../../ledger/node-record';
-import { DeadManRenewer } from '../dead-man-renewer';
-import type { AgentLogSink } from '../job-logs';
-import { PeriodicPulls, type PullRound } from '../periodic-pulls';
-import { PhaseTracker } from '../phase-tracker';
+import { DeadManRenewer } from '../guards/dead-man-renewer';
+import type { AgentLogSink } from '../link/job-logs';
+import { PeriodicPulls, type PullRound } from '../transfers/periodic-pulls';
+import { PhaseTracker } from '../link/phase-tracker';
 import type { CellServer } from '../sweep/cell-server';
-import { closeEarlySession, type EarlySession } from '../job-transfers';
+import { closeEarlySession, type EarlySession } from '../transfers/job-transfers';
 import type { ClaimCheck } from './claim-check';
 import type { JobLink } from './job-link';
 import type { NodeJobDeps, RenewalState } from './node-job-deps';

@@ -1,7 +1,7 @@
 import type { AgentAddress } from '../../nodes/node-layout';
-import type { AgentLogSink } from '../job-logs';
-import type { JobEvent, JobState } from '../job-fsm';
-import type { TransferDeps } from '../job-transfers';
+import type { AgentLogSink } from '../link/job-logs';
+import type { JobEvent, JobState } from '../fsm/job-fsm';
+import type { TransferDeps } from '../transfers/job-transfers';
 import type { PulledOutputs } from '../outputs/pull';
 import type { CheckpointGenerations } from '../checkpoints/generations';
 import type { Attempt } from './attempt';

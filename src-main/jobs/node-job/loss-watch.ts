@@ -10,8 +10,8 @@ import {
   leaseGoneOutcome,
   type NodeGoneAction,
   selfTeardownAction,
-} from '../node-loss';
-import { readTeardownOnDisk } from '../teardown-on-disk';
+} from '../teardown/node-loss';
+import { readTeardownOnDisk } from '../teardown/teardown-on-disk';
 import type { JobHost } from './job-host';
 import { collectAfterEnd } from './node-transfers';
 

@@ -7,7 +7,7 @@ import type { NodeRecord } from '../../ledger/node-record';
 import type { NodeEndpoint } from '../../providers/provider';
 import type { NodeShell } from '../../transport/node-shell';
 import type { PushPlan } from '../workspace/push';
-import type { JobState } from '../job-fsm';
+import type { JobState } from '../fsm/job-fsm';
 import type { PulledOutputs } from '../outputs/pull';
 import type { NodeManifestMemory } from '../workspace/node-manifest-memory';
 import type { SweepWiring } from '../sweep/cell-server';

@@ -19,7 +19,7 @@ import type { AgentLinkDeps } from '../../nodes/agent-link';
 import { address, bareRecordIn, lease, tempLedgerWithRun } from '../../nodes/node-fixtures';
 import type { NodeManager } from '../../nodes/node-manager';
 import type { ExecChannel, NodeShell } from '../../transport/node-shell';
-import { initialJobState } from '../job-fsm';
+import { initialJobState } from '../fsm/job-fsm';
 import type { JobLink } from './job-link';
 import type { NodeJobDeps } from './node-job-deps';
 

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkpointStore } from '../checkpoints/checkpoint-transfer';
-import type { JobState } from '../job-fsm';
+import type { JobState } from '../fsm/job-fsm';
 import { NodeJob } from './node-job';
 import { fakeDeps, type FakeNode } from './node-job.test-util';
 

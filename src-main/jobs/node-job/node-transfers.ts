@@ -1,15 +1,15 @@
 import type { NodeRecord } from '../../ledger/node-record';
 import { pullCheckpoints, restoreCheckpoints } from '../checkpoints/checkpoint-transfer';
-import type { JobEvent } from '../job-fsm';
+import type { JobEvent } from '../fsm/job-fsm';
 import {
   closeEarlySession,
   pullJobOutputs,
   pullRunningOutputs,
   pushJobWorkspace,
-} from '../job-transfers';
+} from '../transfers/job-transfers';
 import { pullOutputs, type PulledOutputs } from '../outputs/pull';
-import { DEFAULT_PULL_EVERY_S, type PeriodicPulls } from '../periodic-pulls';
-import { outputsNote } from '../transfer-notes';
+import { DEFAULT_PULL_EVERY_S, type PeriodicPulls } from '../transfers/periodic-pulls';
+import { outputsNote } from '../transfers/transfer-notes';
 import type { Attempt } from './attempt';
 import { agentAddress, type JobHost, transfersOf } from './job-host';
 

@@ -1,7 +1,7 @@
-import { CLAIM_CHECK_DEADLINE_MS, claimProblem } from '../claimed-node';
-import type { JobEvent } from '../job-fsm';
-import { openEarlySession } from '../job-transfers';
-import { provisionNode } from '../provision-node';
+import { CLAIM_CHECK_DEADLINE_MS, claimProblem } from '../provisioning/claimed-node';
+import type { JobEvent } from '../fsm/job-fsm';
+import { openEarlySession } from '../transfers/job-transfers';
+import { provisionNode } from '../provisioning/provision-node';
 import { ClaimCheck } from './claim-check';
 import { type JobHost, transfersOf } from './job-host';
 

@@ -1,11 +1,11 @@
 import type { Phase } from '../../../src-agent/wire/protocol';
 import type { Gang, GangStart } from '../distributed/gang';
 import { peerAddress } from '../distributed/peer-address';
-import { hostSetupScript } from '../host-declaration';
-import { type AgentRequest, waitForHostSetup } from '../host-setup-wait';
-import type { JobEvent } from '../job-fsm';
-import { configureParams } from '../job-secrets';
-import { journalNodeCache } from '../node-cache-journal';
+import { hostSetupScript } from '../host/host-declaration';
+import { type AgentRequest, waitForHostSetup } from '../host/host-setup-wait';
+import type { JobEvent } from '../fsm/job-fsm';
+import { configureParams } from '../secrets/job-secrets';
+import { journalNodeCache } from '../host/node-cache-journal';
 import { CellServer, type SweepWiring } from '../sweep/cell-server';
 import type { Attempt } from './attempt';
 import { drainLogs, type JobHost, transfersOf } from './job-host';

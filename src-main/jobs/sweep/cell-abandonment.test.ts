@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { initialJobState, type JobEvent, type JobState } from '../job-fsm';
+import { initialJobState, type JobEvent, type JobState } from '../fsm/job-fsm';
 import { cellAbandonment } from './cell-abandonment';
 
 const base = initialJobState({ hasWorkspace: false, hasSetup: false });

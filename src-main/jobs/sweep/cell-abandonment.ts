@@ -1,4 +1,4 @@
-import type { JobEvent, JobState } from '../job-fsm';
+import type { JobEvent, JobState } from '../fsm/job-fsm';
 import type { CellServer } from './cell-server';
 
 export type CellAbandonment = Parameters<CellServer['abandon']>[0];

@@ -1,11 +1,11 @@
-// Memoization's strict key (seed 001): everything a cell's result depends on that Tender
+// Memoization's strict key (`cache = true`): everything a cell's result depends on that Tender
 // can see — the command, the setup and the files it is keyed by (inside the workspace
 // digest), run_setup, host setup, the params as the cell sees them, the env's plain values
 // and its secrets' names, the workspace manifest digest, the image, the constraints, the
 // declared outputs and Tender's version. Two cells with one key are the same computation.
 import { createHash } from 'node:crypto';
 import type { JobSpec } from '../../contract';
-import { hostSetupScript } from '../host-declaration';
+import { hostSetupScript } from '../host/host-declaration';
 
 export interface CellKeyInput {
   job: JobSpec;

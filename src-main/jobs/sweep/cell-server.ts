@@ -10,9 +10,9 @@ import type { Ledger } from '../../ledger/ledger';
 import type { CellRow } from '../../ledger/cells';
 import type { JobLink } from '../node-job/job-link';
 import type { PulledOutputs } from '../outputs/pull';
-import type { PhaseTracker } from '../phase-tracker';
-import { configureParams } from '../job-secrets';
-import { pullJobOutputs, type TransferDeps } from '../job-transfers';
+import type { PhaseTracker } from '../link/phase-tracker';
+import { configureParams } from '../secrets/job-secrets';
+import { pullJobOutputs, type TransferDeps } from '../transfers/job-transfers';
 import { cellAfterFailure } from './cell-retry';
 
 /** What the node's job lends the server of its cells. */

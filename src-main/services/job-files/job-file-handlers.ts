@@ -4,7 +4,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import { parse } from 'smol-toml';
 import type { Handlers, JobSpec } from '../../contract';
 import { TenderError } from '../../base/tender-error';
-import { JOB_FILE_NAME, parseJobToml } from '../../jobs/job-file';
+import { JOB_FILE_NAME, parseJobToml } from '../../jobs/job-file/job-file';
 import { KNOWN_PROVIDERS } from '../../providers/known';
 import { convertTaskFile, isTaskFile } from '../../jobs/import/load-task';
 

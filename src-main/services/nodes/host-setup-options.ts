@@ -1,5 +1,5 @@
 import type { HostSetupOption } from '../../../src-agent/wire/host-declaration';
-import { hostSetupScript } from '../../jobs/host-declaration';
+import { hostSetupScript } from '../../jobs/host/host-declaration';
 import type { Ledger } from '../../ledger/ledger';
 import type { NodeRecord } from '../../ledger/node-record';
 

@@ -1,6 +1,6 @@
 import type { JobSpec } from '../../contract';
 import type { Datastream } from '../../datastream/datastream';
-import { initialJobState, type JobState } from '../../jobs/job-fsm';
+import { initialJobState, type JobState } from '../../jobs/fsm/job-fsm';
 import { leaseCost } from '../../contract/billing';
 import { TENDER_VERSION } from '../../base/version';
 import {
@@ -8,7 +8,7 @@ import {
   type ReceiptFacts,
   writeReceipt,
   writeWorkspaceListing,
-} from '../../jobs/receipt-writer';
+} from '../../jobs/run/receipt-writer';
 import { NodeJob } from '../../jobs/node-job/node-job';
 import type { PushPlan } from '../../jobs/workspace/push';
 import type { Ledger } from '../../ledger/ledger';

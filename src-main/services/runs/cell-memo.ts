@@ -7,7 +7,7 @@ import { cellOutputsDir } from '../../base/paths';
 import { TENDER_VERSION } from '../../base/version';
 import type { JobSpec, PoolSpec, Receipt, SweepCell } from '../../contract';
 import { cellCacheKey } from '../../jobs/sweep/cell-cache-key';
-import { receiptFile, writeReceipt } from '../../jobs/receipt-writer';
+import { receiptFile, writeReceipt } from '../../jobs/run/receipt-writer';
 import { acquireHashCache } from '../../jobs/workspace/hash-cache';
 import { buildManifest } from '../../jobs/workspace/manifest';
 import { scanWorkspace } from '../../jobs/workspace/scan';

@@ -1,5 +1,5 @@
-import { isTeardownToActOn } from '../../jobs/node-loss';
-import { readTeardownOnDisk } from '../../jobs/teardown-on-disk';
+import { isTeardownToActOn } from '../../jobs/teardown/node-loss';
+import { readTeardownOnDisk } from '../../jobs/teardown/teardown-on-disk';
 import { withAgent } from '../../nodes/agent-session';
 import type { Ledger } from '../../ledger/ledger';
 import type { NodeRecord } from '../../ledger/node-record';

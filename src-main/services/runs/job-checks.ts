@@ -1,12 +1,12 @@
 import type { JobSpec } from '../../contract';
 import { TenderError } from '../../base/tender-error';
-import { checkName, checkParams } from '../../jobs/job-file-env';
+import { checkName, checkParams } from '../../jobs/job-file/job-file-env';
 import {
   checkCheckpoints,
   checkOutputs,
   checkSetupFingerprint,
   resolveWorkdir,
-} from '../../jobs/job-file-paths';
+} from '../../jobs/job-file/job-file-paths';
 
 /** Checks a job that came through the contract (the job-file loader checks its own). */
 export function checkJob(job: JobSpec): JobSpec {

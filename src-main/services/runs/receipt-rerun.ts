@@ -1,11 +1,11 @@
 // `rerun --receipt`: what a receipt's job becomes again, and how the workspace today
 // differs from the one it was given — by digest, and file by file from the run's listing
-// of that workspace (jobs/receipt-writer.ts) when it is still here.
+// of that workspace (jobs/run/receipt-writer.ts) when it is still here.
 import { existsSync, readFileSync } from 'node:fs';
 import { runDir } from '../../base/paths';
 import { TenderError } from '../../base/tender-error';
 import type { JobSpec, Receipt } from '../../contract';
-import { workspaceListingFile, type WorkspaceListing } from '../../jobs/receipt-writer';
+import { workspaceListingFile, type WorkspaceListing } from '../../jobs/run/receipt-writer';
 import { acquireHashCache } from '../../jobs/workspace/hash-cache';
 import { buildManifest } from '../../jobs/workspace/manifest';
 import { scanWorkspace } from '../../jobs/workspace/scan';

@@ -1,9 +1,9 @@
-// A run's receipts, as the jobs wrote them (jobs/receipt-writer.ts): read back and checked.
+// A run's receipts, as the jobs wrote them (jobs/run/receipt-writer.ts): read back and checked.
 import { existsSync, readFileSync } from 'node:fs';
 import { cellOutputsDir, nodeOutputsDir } from '../../base/paths';
 import { TenderError } from '../../base/tender-error';
 import { Receipt, sameCell } from '../../contract';
-import { receiptFile } from '../../jobs/receipt-writer';
+import { receiptFile } from '../../jobs/run/receipt-writer';
 import type { Ledger } from '../../ledger/ledger';
 
 export function readReceipts(

@@ -2,7 +2,7 @@
 // receipt's one job), with the secrets Tender does not keep given again by name.
 import { PoolSpec, type CommandArgs, type JobSpec, type SweepCell } from '../../contract';
 import { TenderError } from '../../base/tender-error';
-import { REDACTED } from '../../jobs/redact-job';
+import { REDACTED } from '../../jobs/secrets/redact-job';
 import type { Ledger } from '../../ledger/ledger';
 import type { RunRow } from '../../ledger/rows';
 import { receiptJob, receiptRun } from './receipt-rerun';

@@ -1,7 +1,7 @@
 // The run drivers this process holds, and the jobs of nodes its ended runs kept warm.
 import { TenderError } from '../../base/tender-error';
 import type { NodeJob } from '../../jobs/node-job/node-job';
-import type { RunDriver } from '../../jobs/run-driver';
+import type { RunDriver } from '../../jobs/run/run-driver';
 import type { Ledger } from '../../ledger/ledger';
 import type { NodeRecord } from '../../ledger/node-record';
 import type { NodeManager } from '../../nodes/node-manager';

@@ -6,7 +6,7 @@ import {
   type JobSpec,
   type RunPlan,
 } from '../../contract';
-import { hostDeclaration, hostKey } from '../../jobs/host-declaration';
+import { hostDeclaration, hostKey } from '../../jobs/host/host-declaration';
 import type { Ledger } from '../../ledger/ledger';
 import type { Provider } from '../../providers/provider';
 import { throwOnConflict, idleEndsAt, planWarmClaims } from './warm-match';

@@ -3,8 +3,8 @@ import { type CommandArgs, type JobSpec, type LeasePolicy, parseConstraint } fro
 import { homePaths } from '../../base/paths';
 import { leaseLabel } from '../../base/ids';
 import type { Datastream } from '../../datastream/datastream';
-import { hostDeclaration, hostKey } from '../../jobs/host-declaration';
-import { redactJob } from '../../jobs/redact-job';
+import { hostDeclaration, hostKey } from '../../jobs/host/host-declaration';
+import { redactJob } from '../../jobs/secrets/redact-job';
 import type { Ledger } from '../../ledger/ledger';
 import { newNodeRecord, type NodeDesired, type NodeRecord } from '../../ledger/node-record';
 import { ClaimLostError } from '../../ledger/warm-claims';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TenderError } from '../../base/tender-error';
 import { JobSpec, PoolSpec, type CommandArgs, type Receipt, type RunView } from '../../contract';
-import { REDACTED } from '../../jobs/redact-job';
+import { REDACTED } from '../../jobs/secrets/redact-job';
 import type { RunRow } from '../../ledger/rows';
 import type { Provider } from '../../providers/provider';
 import { SecretMemory } from '../notify/secret-memory';

@@ -1,7 +1,7 @@
 import { parseConstraint } from '../../contract/constraint';
 import { describe, expect, it } from 'vitest';
 import type { HostKeyInput } from '../../../src-agent/wire/host-key';
-import { hostKey } from '../../jobs/host-declaration';
+import { hostKey } from '../../jobs/host/host-declaration';
 import type { NodeRecord } from '../../ledger/node-record';
 import type { DeadManFacts, LeaseRow, RunRow } from '../../ledger/rows';
 import { isWarm, planWarmClaims, type WarmCandidate, type WarmWant } from './warm-match';

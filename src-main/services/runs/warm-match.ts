@@ -1,7 +1,7 @@
 import type { HostKeyInput } from '../../../src-agent/wire/host-key';
 import type { AttemptRow, LeaseRow, RunRow } from '../../ledger/rows';
 import type { NodeRecord } from '../../ledger/node-record';
-import { differingFields, hostKey } from '../../jobs/host-declaration';
+import { differingFields, hostKey } from '../../jobs/host/host-declaration';
 import { chainOf, isInChain } from '../../providers/failover/chain';
 import type { NodeShape } from '../../providers/pool-shapes';
 import { TenderError } from '../../base/tender-error';

@@ -77,7 +77,7 @@ export function nodeView(
 }
 
 /** The machine's TENDER_CACHE size from the node's latest `node.cache` journal event
- *  (journaled after each run, jobs/node-cache-journal.ts). */
+ *  (journaled after each run, jobs/host/node-cache-journal.ts). */
 function latestCacheBytes(ledger: Pick<Ledger, 'journal'>, rec: NodeRecord): number | null {
   const events = ledger.journal(rec.runId);
   const last = events.filter((e) => e.kind === 'node.cache' && e.nodeId === rec.id).at(-1);

@@ -1,5 +1,6 @@
-// The rules a tender.toml's [job] env and params are held to (src-main/jobs/job-file-env.ts),
-// applied while typing: run.start takes what the composer sends as it is.
+// The rules a tender.toml's [job] env and params are held to
+// (src-main/jobs/job-file/job-file-env.ts), applied while typing: run.start takes what the
+// composer sends as it is.
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** The agent drops these from a job's env; TENDER_* are Tender's own. */

@@ -1,0 +1,21 @@
+import type { Ledger } from '../../ledger/ledger';
+import type { AgentRequest } from './host-setup-wait';
+
+/** After a run: the node's TENDER_CACHE size as a `node.cache` journal event (the node
+ *  view shows the latest). A node that cannot say (an older agent, a dropped link) is
+ *  left out: the size is for display, never a reason to fail the job. */
+export async function journalNodeCache(
+  ledger: Pick<Ledger, 'append'>,
+  request: AgentRequest,
+  at: { runId: string; nodeId: string; now: () => number },
+): Promise<void> {
+  const cache = (await request('status', {}).catch(() => null))?.cache;
+  if (!cache) return;
+  ledger.append({
+    ts: at.now(),
+    runId: at.runId,
+    nodeId: at.nodeId,
+    kind: 'node.cache',
+    data: { path: cache.path, bytes: cache.bytes },
+  });
+}

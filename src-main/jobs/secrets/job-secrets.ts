@@ -1,0 +1,53 @@
+import type { ConfigureParams } from '../../../src-agent/wire/protocol';
+import type { JobSpec } from '../../contract';
+import { REDACTED } from './redact-job';
+
+export type ConfigureEnv =
+  | { ok: true; env: Record<string, string>; secretEnv?: Record<string, string> }
+  | { ok: false; error: string };
+
+/** Splits a job's env into what the agent's `configure` takes: plain values as `env`,
+ *  secret values as `secretEnv` (kept in the agent's memory, redacted from its logs).
+ *  A job resumed from the ledger holds its secrets only redacted (the ledger never stores
+ *  them): then no `secretEnv` is sent, and the agent keeps the ones it was given when the
+ *  run started. A secret still naming a variable (`fromEnv`) was never resolved: an error. */
+export function configureEnv(jobEnv: JobSpec['env']): ConfigureEnv {
+  const env: Record<string, string> = {};
+  const secretEnv: Record<string, string> = {};
+  let isRedacted = false;
+  for (const [k, v] of Object.entries(jobEnv)) {
+    if (typeof v === 'string') env[k] = v;
+    else if (!('value' in v))
+      return { ok: false, error: `secret ${k} was never resolved from $${v.fromEnv}` };
+    else if (v.value === REDACTED) isRedacted = true;
+    else secretEnv[k] = v.value;
+  }
+  return isRedacted ? { ok: true, env } : { ok: true, env, secretEnv };
+}
+
+/** The `configure` request for a job's phases; throws what `configureEnv` refuses. A job
+ *  whose setup names fingerprint files gets a persistent environment (`setupEnv`); its
+ *  run_setup runs before every run (`runSetup`). */
+export function configureParams(
+  jobId: string,
+  job: JobSpec,
+  freshSetup = false,
+  attempt = 0,
+): ConfigureParams {
+  const split = configureEnv(job.env);
+  if (!split.ok) throw new Error(split.error);
+  const { env, secretEnv } = split;
+  const setupEnv =
+    job.setup !== undefined && job.setup_fingerprint.length > 0
+      ? { setupEnv: { fingerprint: job.setup_fingerprint, fresh: freshSetup } }
+      : {};
+  return {
+    jobId,
+    attempt,
+    env,
+    ...(secretEnv ? { secretEnv } : {}),
+    params: job.params,
+    ...setupEnv,
+    ...(job.run_setup ? { runSetup: job.run_setup } : {}),
+  };
+}

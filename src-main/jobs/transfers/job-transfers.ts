@@ -1,0 +1,125 @@
+import type { JobLink } from '../node-job/job-link';
+import type { AgentAddress } from '../../nodes/node-layout';
+import type { JobEvent } from '../fsm/job-fsm';
+import { pullOutputs, type PulledOutputs } from '../outputs/pull';
+import {
+  outputsNote,
+  PROGRESS_NOTE_MS,
+  pushProgressNote,
+  pushResultNote,
+  pushStartNote,
+} from './transfer-notes';
+import type { NodeManifestMemory } from '../workspace/node-manifest-memory';
+import type { PushPlan } from '../workspace/push';
+import { syncWorkspace } from '../workspace/sync';
+import { WorkspaceSession } from '../workspace/sync-session';
+import type { NodeShell } from '../../transport/node-shell';
+
+// The job's bulk transfers: each opens its own shell beside the agent link, and closes it.
+
+export interface TransferDeps {
+  link: JobLink;
+  /** Read when the shell is up: the agent's address as the node's record says now. */
+  address(): AgentAddress;
+  note(line: string): void;
+  now(): number;
+}
+
+/** A `serve-workspace` session on a bulk shell, opened before the push needs it. */
+export interface EarlySession {
+  shell: NodeShell;
+  session: WorkspaceSession;
+}
+
+/** Opens the push's session while the link still handshakes (a warm node: the address is
+ *  known), so the node's process start is not on the way to the job's first line. Null
+ *  when it cannot (the push then opens its own exec). Nothing on the node changes. */
+export async function openEarlySession(d: TransferDeps): Promise<EarlySession | null> {
+  let shell: NodeShell | undefined;
+  try {
+    shell = await d.link.bulkShell({ beforeJoin: true });
+    const session = await WorkspaceSession.open(shell, d.address());
+    session.prepare(); // the node checks its workspace while this side scans
+    return { shell, session };
+  } catch {
+    await shell?.close();
+    return null;
+  }
+}
+
+/** Closes an early session that no push will use, and its shell. */
+export async function closeEarlySession(early: EarlySession | null): Promise<void> {
+  await early?.session.close();
+  await early?.shell.close();
+}
+
+/** Pushes the workspace (a delta against what the node last had, when it is known), over
+ *  `early` when that session opened. */
+export async function pushJobWorkspace(
+  d: TransferDeps,
+  plan: PushPlan,
+  opts: { hashCacheFile: string; memory: { store: NodeManifestMemory; key: string } },
+  early: EarlySession | null = null,
+): Promise<Extract<JobEvent, { type: 'WorkspaceMaterialized' }>> {
+  const shell = early?.shell ?? (await d.link.bulkShell());
+  try {
+    d.note(pushStartNote(plan));
+    let lastNote = d.now();
+    const res = await syncWorkspace(shell, d.address(), plan, {
+      ...opts,
+      ...(early?.session.isOpen ? { via: early.session } : {}),
+      saveCacheBehind: true,
+      onProgress: (p) => {
+        if (d.now() - lastNote < PROGRESS_NOTE_MS) return;
+        lastNote = d.now();
+        d.note(pushProgressNote(p));
+      },
+    });
+    d.note(pushResultNote(res));
+    return { type: 'WorkspaceMaterialized' };
+  } finally {
+    await early?.session.close();
+    await shell.close();
+  }
+}
+
+/** Pulls the job's outputs into `outputsDir`. A failed pull is an outcome, not a fault:
+ *  teardown follows either way. `onCollected` runs once they are in place. */
+export async function pullJobOutputs(
+  d: TransferDeps,
+  outputs: string[],
+  outputsDir: string,
+  onCollected: (pulled: PulledOutputs) => void,
+): Promise<Extract<JobEvent, { type: 'OutputsCollected' | 'OutputsFailed' }>> {
+  return d.link.withBulkShell(async (shell) => {
+    try {
+      // Only what changed since the last pull while the job ran.
+      const pulled = await pullOutputs(shell, d.address(), outputs, outputsDir, {
+        incremental: true,
+      });
+      d.note(outputsNote(pulled));
+      onCollected(pulled);
+      return { type: 'OutputsCollected', missing: pulled.missing };
+    } catch (err) {
+      d.note(`outputs not collected: ${(err as Error).message}`);
+      return { type: 'OutputsFailed', error: (err as Error).message };
+    }
+  });
+}
+
+/** The outputs as they stand while the job runs (periodic-pulls.ts): what changed since
+ *  the last pull; a failure is noted, and the next round or the final collection retries. */
+export async function pullRunningOutputs(
+  d: TransferDeps,
+  outputs: string[],
+  outputsDir: string,
+): Promise<void> {
+  try {
+    const pulled = await d.link.withBulkShell((shell) =>
+      pullOutputs(shell, d.address(), outputs, outputsDir, { incremental: true }),
+    );
+    d.note(`while running, ${outputsNote(pulled)}`);
+  } catch (err) {
+    d.note(`outputs not pulled while running: ${(err as Error).message}`);
+  }
+}
