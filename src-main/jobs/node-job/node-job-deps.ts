@@ -22,7 +22,9 @@ export interface NodeJobDeps {
   datastream: Datastream;
   manager: NodeManager;
   job: JobSpec;
-  jobId: string;
+  /** The job's id on the node's agent (`configure`) and in its receipt: `<run>.<node>`. A
+   *  sweep's cells each get their own (`<run>.<cell>`); not the ledger's job spec id. */
+  agentJobId: string;
   keep: boolean;
   /** Rebuild the job's persistent environment even when one is ready (`--fresh-setup`). */
   freshSetup: boolean;

@@ -286,7 +286,7 @@ export function fakeDeps(job: JobSpecInput & { checkpoint_every_s?: number }) {
     datastream,
     manager: manager as unknown as NodeManager,
     job: spec,
-    jobId: 'j-test',
+    agentJobId: 'j-test',
     keep: false,
     freshSetup: false,
     outputsDir,

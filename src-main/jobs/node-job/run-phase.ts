@@ -42,7 +42,7 @@ export async function runPhase(
   const gang = phase === 'run' ? h.deps.gang : undefined;
   const rank = gang ? await arriveInGang(h, gang, link, opts.isResumedInRun) : null;
   if (rank?.kind === 'stopped') return null; // the gang stops this rank with its reason
-  const params = configureParams(h.deps.jobId, job, h.deps.freshSetup, h.current.attempt);
+  const params = configureParams(h.deps.agentJobId, job, h.deps.freshSetup, h.current.attempt);
   if (rank?.kind === 'go') params.gang = rank.env;
   await link.request('configure', params);
   // What the agent holds after configure is what counts: a warm node reports the phases

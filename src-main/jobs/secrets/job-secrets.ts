@@ -29,7 +29,7 @@ export function configureEnv(jobEnv: JobSpec['env']): ConfigureEnv {
  *  whose setup names fingerprint files gets a persistent environment (`setupEnv`); its
  *  run_setup runs before every run (`runSetup`). */
 export function configureParams(
-  jobId: string,
+  agentJobId: string,
   job: JobSpec,
   freshSetup = false,
   attempt = 0,
@@ -42,7 +42,7 @@ export function configureParams(
       ? { setupEnv: { fingerprint: job.setup_fingerprint, fresh: freshSetup } }
       : {};
   return {
-    jobId,
+    jobId: agentJobId,
     attempt,
     env,
     ...(secretEnv ? { secretEnv } : {}),

@@ -60,7 +60,8 @@ export interface NodeFactoryDeps {
 
 export interface JobWiring {
   job: JobSpec;
-  jobId: string;
+  /** The job's id on the node's agent and in its receipt (NodeJobDeps.agentJobId). */
+  agentJobId: string;
   keep: boolean;
   freshSetup: boolean;
   workspacePlan: () => Promise<PushPlan | null>;
@@ -180,7 +181,7 @@ export class NodeFactory {
         datastream: ctx.datastream,
         manager,
         job: w.job,
-        jobId: w.jobId,
+        agentJobId: w.agentJobId,
         keep: w.keep,
         freshSetup: w.freshSetup,
         outputsDir,
@@ -242,7 +243,7 @@ export class NodeFactory {
           this.fileReceipt(node, outputsDir, now, {
             ...facts,
             runId: node.runId,
-            jobId: w.jobId,
+            jobId: w.agentJobId,
             job: w.job,
             startedAt: ctx.ledger.getRun(node.runId)?.createdAt ?? now,
             costUsd: leases.reduce((sum, l) => sum + leaseCost(l, now), 0),

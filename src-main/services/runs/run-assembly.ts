@@ -67,7 +67,7 @@ export function assembleRun(d: RunAssemblyDeps, r: RunToAssemble): AssembledRun 
     };
     const wiring = {
       job: r.job,
-      jobId: `${r.runId}.${rec.logicalId}`,
+      agentJobId: `${r.runId}.${rec.logicalId}`,
       keep: r.keep,
       freshSetup: r.freshSetup,
       workspacePlan,
