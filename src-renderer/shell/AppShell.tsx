@@ -9,7 +9,7 @@ import { ComposerView } from '../views/ComposerView';
 import { fillFromJobFile } from '../views/composer/use-job-file';
 import { LedgerView } from '../views/LedgerView';
 import { OffersView } from '../views/OffersView';
-import { RunView } from '../views/RunView';
+import { RunPage } from '../views/RunPage';
 import { SettingsView } from '../views/SettingsView';
 import { BurnRate } from './BurnRate';
 import { TeardownAll } from './TeardownAll';
@@ -73,7 +73,7 @@ export function AppShell(): React.JSX.Element {
         {view === 'ledger' && <LedgerView />}
         {view === 'offers' && <OffersView />}
         {view === 'composer' && <ComposerView />}
-        {view === 'run' && <RunView />}
+        {view === 'run' && <RunPage />}
         {view === 'settings' && <SettingsView />}
       </main>
     </div>

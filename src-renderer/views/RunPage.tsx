@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { call, describeError } from '../api/backend';
 import { useRun, useStatus } from '../api/queries';
 import { useUi } from '../store/ui';
-import type { RunView as Run } from '../../src-main/contract';
+import type { RunView } from '../../src-main/contract';
 import { ForwardsCard } from './run/ForwardsCard';
 import { PlayIcon, PlusIcon } from './run/icons';
 import { LogRouter } from './run/log-router';
@@ -18,7 +18,7 @@ import './run/run.css';
 
 /** Runs on the left; the chosen one on the right: header, forwards, then tabs (a sweep's
  *  cells, the metrics, one log pane per node — by rank in a distributed run), outputs. */
-export function RunView(): React.JSX.Element {
+export function RunPage(): React.JSX.Element {
   const runId = useUi((s) => s.runId);
   const openRun = useUi((s) => s.openRun);
   const setView = useUi((s) => s.setView);
@@ -102,7 +102,7 @@ type Tab = 'cells' | 'metrics' | 'logs';
 /** A run's tabs: a sweep opens on its cells, any other run on its logs. The log panes and
  *  the cells stay mounted behind another tab (the feeds keep up, the picks stay); metrics
  *  are read only while a tab that shows them is open. */
-function RunBody(props: { run: Run; router: LogRouter; asOf: number }): React.JSX.Element {
+function RunBody(props: { run: RunView; router: LogRouter; asOf: number }): React.JSX.Element {
   const { run, router } = props;
   const [picked, setTab] = useState<Tab | null>(null);
   const tab: Tab =
@@ -160,7 +160,7 @@ function RunBody(props: { run: Run; router: LogRouter; asOf: number }): React.JS
 }
 
 /** The runs worth a button when none is open: those still running, else the newest. */
-function pickable(runs: Run[]): Run[] {
+function pickable(runs: RunView[]): RunView[] {
   const active = runs.filter((r) => r.status === 'pending' || r.status === 'running');
   return (active.length > 0 ? active : runs).slice(0, 3);
 }
