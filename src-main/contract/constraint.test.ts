@@ -9,7 +9,7 @@ import {
 } from './constraint';
 
 const GiB = 1024 ** 3;
-// An A100 node as the agent probes it (seed 001's capability keys).
+// An A100 node as the agent probes it (the capability keys docs/agent-protocol.md lists).
 const caps = {
   os: 'linux',
   arch: 'x64',

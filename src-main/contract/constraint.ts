@@ -1,4 +1,4 @@
-// Capability constraints (seed 001, "Task Constraints"): `<key> <op> <value>`, every one
+// Capability constraints (the task specification's "Task Constraints"): `<key> <op> <value>`, every one
 // must hold against a node's capabilities (the flat keys its agent probes: `gpu.vram`,
 // `mem.total`, `os`, `gpu.cuda`, …). Integers take byte suffixes (16GB = 16·10^9 bytes,
 // 16GiB = 16·2^30), versions compare segment by segment with missing segments 0, other
@@ -90,7 +90,8 @@ function compareVersions(a: number[], b: number[]): number {
   return 0;
 }
 
-/** -1, 0 or 1: the node's value against the constraint's, as the seed's coercion says. */
+/** -1, 0 or 1: the node's value against the constraint's, numbers as numbers, versions
+ *  part by part, anything else as text. */
 function compare(have: string | number, want: string): { order: number; kind: string } {
   const qa = parseQuantity(have);
   const qb = parseQuantity(want);

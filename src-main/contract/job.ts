@@ -15,7 +15,7 @@ export const EnvValue = z.union([
 ]);
 export type EnvValue = z.infer<typeof EnvValue>;
 
-/** One host-setup command: a script, or the seed's SetupCommand table. `refresh_capabilities`
+/** One host-setup command: a script, or a table with the script and its options. `refresh_capabilities`
  *  re-probes the node's capabilities after it (a driver install changes what it can do). */
 export const HostSetupEntry = z.union([
   z.string().min(1),

@@ -3,8 +3,8 @@
 // browser's notification in web mode), which may import only the contract. Pure.
 import type { JobStatus } from './stages';
 
-/** The events a person is told about. `run.recovered` and `lease.interrupted` come from the
- *  recovery and interruptible-market work (issue 13); the table is ready for them. */
+/** The events a person is told about: a run's end, a recovery, an interruptible lease
+ *  taken back, a budget running low. */
 export type NoticeEvent =
   | {
       kind: 'run.ended';

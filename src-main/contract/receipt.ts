@@ -1,4 +1,4 @@
-// A finished job's receipt (seed 001, "receipts"): what ran, on what, from which inputs, to
+// A finished job's receipt (its provenance): what ran, on what, from which inputs, to
 // which outputs — enough to see what a result came from and to run it again. Written by
 // the app beside the node's outputs (`runs/<run>/<node>/receipt.json`). Never a secret
 // value: env is listed by name, secrets marked.

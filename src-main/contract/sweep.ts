@@ -1,4 +1,4 @@
-// Sweeps (seed 001, "sweeps"): a job's `[sweep]` table of axes — the cartesian product, in
+// Sweeps: a job's `[sweep]` table of axes — the cartesian product, in
 // the order the axes are written (the first varies slowest), then any explicit cells. Each
 // cell is one job with its own TENDER_JOB_ID and TENDER_PARAM_<KEY> values; the cells queue
 // over the run's nodes. Pure; the job file loader and the run service use it.

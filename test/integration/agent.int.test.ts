@@ -109,7 +109,7 @@ describe('agent lifecycle', () => {
 
   it('answers hello over attach with identity, capabilities and the key it recomputed from its declaration', async () => {
     const dir = await nodeDir();
-    // The seed's second golden vector: the agent computes the key itself.
+    // The second golden host-key vector: the agent computes the key itself.
     const decl = Buffer.from(JSON.stringify({ runner: 'process' })).toString('base64url');
     const { pid } = await start(dir, ['--agent-id', 'agent-42', '--host-decl', decl]);
     const client = attach(dir);

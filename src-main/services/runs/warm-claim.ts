@@ -23,7 +23,8 @@ export interface WarmPlacement {
 
 /** Which warm nodes a new run takes, as node records of that run ready to be written with
  *  it (ledger createRun hands the leases over in its transaction). On machines you own a
- *  warm node with another key is an error: they cannot be rented again (seed 002). */
+ *  warm node with another key is an error: they cannot be rented again, so only
+ *  an exact host-key match may serve. */
 export function placeOnWarmNodes(
   d: WarmClaimDeps,
   want: {
