@@ -44,12 +44,15 @@ export function bidHandlers(d: BidDeps): BidHandlers {
       if (!provider.changeBid)
         throw new TenderError('bad_input', `${row.provider} leases are not rented by bidding`);
       const change = await provider.changeBid(facts, bid, AbortSignal.timeout(BID_DEADLINE_MS));
+      // Read again: while the change was on its way a pass may have seen the lease run again,
+      // and writing back the interruption read before it would mark it outbid once more.
+      const current = d.ledger.getLease(row.label) ?? row;
       d.ledger.setInterruption(
         row.label,
         {
-          interruption: row.interruption,
+          interruption: current.interruption,
           bid: change.bid,
-          minBid: change.minBid ?? row.minBid,
+          minBid: change.minBid ?? current.minBid,
         },
         d.now(),
       );
