@@ -1,7 +1,8 @@
 // The HTTP face of the fake on 127.0.0.1: the key a call carries (Bearer or Basic), the
 // wire faults (429 storms, the launch rate limit), routing under /api/v1, and a record of
 // every call — 401s and 429s included — so tests can count calls per endpoint.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { startFakeHttpServer } from '../fake-http-server';
 import type { LambdaCloud } from './cloud';
 import { takeRateLimit } from './faults';
 import {
@@ -92,10 +93,6 @@ const ROUTES: { method: string; path: RegExp; handle: Handler }[] = [
 
 export async function startServer(cloud: LambdaCloud, apiKey: string): Promise<FakeServer> {
   const calls: CallRecord[] = [];
-  const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => res.destroy(err as Error));
-  });
-
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake.lambda');
     const raw = await readBody(req);
@@ -143,12 +140,8 @@ export async function startServer(cloud: LambdaCloud, apiKey: string): Promise<F
     return route.handle(cloud, { ...route.path.exec(sub)!.groups }, body);
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, calls, close: () => closeServer(server) };
+  const server = await startFakeHttpServer(handle);
+  return { url: server.url, calls, close: () => server.close() };
 }
 
 /** openapi.yaml: `Authorization: Bearer <key>`, or HTTP Basic with the key as the user and
@@ -189,11 +182,4 @@ function parseLoosely(raw: string): unknown {
   } catch {
     return raw;
   }
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 }

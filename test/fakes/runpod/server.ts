@@ -1,7 +1,8 @@
 // The HTTP face of the fake on 127.0.0.1: one `POST /graphql`, the key a call carries
 // (account, a pod's own, none), wire faults (429 storms), the operation's fields resolved
 // against the pod store, and a record of every call — 401s and 429s included.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { startFakeHttpServer } from '../fake-http-server';
 import { takeOne, takeRateLimit, type FaultState } from './faults';
 import { argsOf, GraphqlError, parseOperation, project, type Field } from './graphql';
 import { gpuTypeView, type GpuType } from './gpu-types';
@@ -43,10 +44,6 @@ export async function startServer(
   deps: ServerDeps,
 ): Promise<{ url: string; calls: CallRecord[]; close(): Promise<void> }> {
   const calls: CallRecord[] = [];
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => res.destroy(err as Error));
-  });
-
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake.runpod');
     const raw = await readBody(req);
@@ -221,18 +218,8 @@ export async function startServer(
     }
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    calls,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const server = await startFakeHttpServer(handle);
+  return { url: server.url, calls, close: () => server.close() };
 }
 
 interface Reply {

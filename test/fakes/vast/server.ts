@@ -1,7 +1,8 @@
 // The HTTP face of the fake on 127.0.0.1: which key a call carries, the wire faults
 // (latency, 429 storms), routing, and a record of every call — 401s and 429s included — so
 // tests can count calls per endpoint and see which key did what.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { startFakeHttpServer } from '../fake-http-server';
 import { takeRateLimit } from './faults';
 import type { VastMarket } from './market';
 import { ApiFailure, INVALID_KEY, json, type Reply, text } from './reply';
@@ -42,12 +43,6 @@ export async function startServer(
   routes: Route[],
 ): Promise<FakeServer> {
   const calls: CallRecord[] = [];
-  const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      res.destroy(err as Error);
-    });
-  });
-
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake.vast');
     const rawBody = await readBody(req);
@@ -112,16 +107,8 @@ export async function startServer(
     return route.handle({ market, params, query: url.searchParams, body, caller, accountApiKey });
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    calls,
-    close: () => closeServer(server),
-  };
+  const server = await startFakeHttpServer(handle);
+  return { url: server.url, calls, close: () => server.close() };
 }
 
 function classifyKey(
@@ -169,13 +156,6 @@ function parseLoosely(raw: string): unknown {
   } catch {
     return raw;
   }
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 }
 
 function sleep(ms: number): Promise<void> {
