@@ -276,7 +276,12 @@ class Cluster implements SlurmCluster {
       stdio: ['ignore', 'pipe', 'pipe'],
       ...(ids ?? {}),
     });
-    const exited = new Promise<void>((resolve) => proc.once('close', () => resolve()));
+    // On the daemon's own exit, not on its pipes closing: a job step it forked may hold them
+    // until the leftovers are killed, which stop() does only after this wait.
+    const exited = new Promise<void>((resolve) => {
+      proc.once('exit', () => resolve());
+      proc.once('error', () => resolve()); // never started: no 'exit' comes
+    });
     this.children.push({ name, proc, exited });
     let carry = '';
     const onData = (s: string) => {
