@@ -142,12 +142,19 @@ describe('the host-setup FIFO', () => {
 
   it('runs an entry appended to a live daemon after the pending ones', async () => {
     const n = await node();
-    const c = await start(n, ['sleep 0.5; echo declared', 'echo second']);
+    // The first entry runs until the test has appended, so the append lands behind it.
+    const gate = join(n.root, 'gate');
+    const c = await start(n, [
+      `until [ -e '${gate}' ]; do sleep 0.05; done; echo declared`,
+      'echo second',
+    ]);
+    await until(async () => (await c.request('host_setup.status')).entries[0]?.state === 'running');
     const appended = await c.request('host_setup.append', {
       script: 'echo appended',
       name: 'late',
     });
     expect(appended).toEqual({ id: 3, position: 2 });
+    writeFileSync(gate, '');
     const status = await drained(c);
     expect(status.entries.map((e) => [e.id, e.origin, e.name ?? null, e.code])).toEqual([
       [1, 'declared', null, 0],
