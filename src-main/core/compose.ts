@@ -1,5 +1,7 @@
 // The composition root: the one place that constructs the parts and wires them together.
-// It holds no logic; each service gets only the narrow deps it declares.
+// Each service gets only the narrow deps it declares. What it decides itself is wiring: what
+// log batches feed, that only the writer notes forwards and sends notices, and the order in
+// which close() stops the parts.
 import { crashPoint } from '../base/crash-points';
 import { createInProcessClient, type TenderClient } from '../api/in-process';
 import { EventBus } from '../base/event-bus';

@@ -2,7 +2,8 @@ import type { NodeEffect } from './messages';
 import type { NodeRecord } from '../ledger/node-record';
 
 /** What to redo for a node after a restart, from its committed record alone. Every effect
- *  here is idempotent: CreateLease looks the label up before creating, StartBootstrap finds
+ *  here is idempotent: a provider's create is idempotent per label (a lease that already
+ *  carries it is returned, not a second made), StartBootstrap finds
  *  a running agent and does not start a second, DestroyLease of a gone lease succeeds. */
 export function resume(rec: NodeRecord): NodeEffect[] {
   switch (rec.stage) {
