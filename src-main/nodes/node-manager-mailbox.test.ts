@@ -1,7 +1,7 @@
 // The NodeManager's one mailbox: messages in the order sent, waitFor on the records they
 // produce, and stop, after which nothing more is committed or done.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { bareRecordIn, endpoint, lease } from './node-fixtures';
+import { endpoint, lease } from './node-fixtures';
 import { cleanUpRigs, rig, upAndRunning } from './node-manager.test-util';
 
 afterEach(cleanUpRigs);
@@ -88,37 +88,5 @@ describe('NodeManager: stop', () => {
     expect(r.manager.record.stage).toBe('lease_created');
     expect(r.journal()).toEqual(before);
     expect(r.provider.calls).not.toContain('destroyLease in destroying');
-  });
-});
-
-describe('NodeManager: facts told from outside', () => {
-  it("a lease a listing finds while the create is in flight is left to the create's answer", async () => {
-    const r = rig();
-    let answer!: () => void;
-    const created = { ...lease, metadata: { on_demand_gpu_price_per_hour: '0.3' } };
-    r.provider.create = (req) =>
-      new Promise((resolve) => {
-        answer = () => resolve({ lease: { ...created, label: req.label }, endpoint: null });
-      });
-    r.manager.send({ type: 'Start' });
-    await r.manager.waitFor((x) => x.stage === 'lease_requested');
-
-    const listed = { ...lease, label: r.manager.record.label, metadata: {} };
-    r.manager.tell({ type: 'LeaseFound', lease: listed, endpoint: null });
-    await r.manager.settled();
-    expect(r.manager.record.stage).toBe('lease_requested');
-    answer();
-    const rec = await r.manager.waitFor((x) => x.stage !== 'lease_requested');
-
-    expect(rec.lease?.metadata).toEqual({ on_demand_gpu_price_per_hour: '0.3' });
-    expect(r.journal()).toEqual(['Start', 'LeaseCreated']);
-  });
-
-  it('a lease a listing finds with no create in flight is recorded (adopted)', async () => {
-    const r = rig({ record: bareRecordIn('lease_requested') });
-    r.manager.tell({ type: 'LeaseFound', lease, endpoint: null });
-    const rec = await r.manager.waitFor((x) => x.stage !== 'lease_requested');
-    expect(r.journal()[0]).toBe('LeaseFound');
-    expect(rec.lease).toEqual(lease);
   });
 });

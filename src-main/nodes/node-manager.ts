@@ -68,16 +68,6 @@ export class NodeManager {
     if (!this.draining) this.drain();
   }
 
-  /** A fact from outside this node's own work (the reconciler's listing). A lease a listing
-   *  finds while this manager's create is in flight is left to that create: its answer
-   *  carries what a listing lacks (a bid's on-demand bound, the offer's prices), and the
-   *  first of the two would be the lease's facts for good. Should the create's outcome be
-   *  unknown, it looks the label up itself. */
-  tell(msg: NodeMsg): void {
-    if (msg.type === 'LeaseFound' && this.createInFlight) return;
-    this.send(msg);
-  }
-
   /** Re-runs what a restart interrupted (see resume.ts). */
   resume(): void {
     for (const effect of resume(this.rec)) this.runEffect(effect);

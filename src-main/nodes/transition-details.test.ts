@@ -50,6 +50,24 @@ describe('NodeManager transition: the details the table does not show', () => {
     expect(kept.record.desired.hostKey).toBe('hk1_same');
   });
 
+  it("a listing adopted the lease before the create answered: the create's facts replace its", () => {
+    const listed = { ...lease, pricePerHour: null, metadata: {} };
+    const created = { ...lease, pricePerHour: 0.31, metadata: { on_demand: '0.3' } };
+    const rec = { ...recordIn('bootstrap_running'), lease: listed };
+    const out = transition(rec, { type: 'LeaseCreated', lease: created, endpoint }, NOW);
+    expect(out.ignored).toBeUndefined();
+    expect(out.record).toEqual({ ...rec, lease: created });
+    expect(out.effects).toEqual([]);
+    // The same facts again, or another lease: nothing to take.
+    expect(
+      transition(out.record, { type: 'LeaseCreated', lease: created, endpoint }, NOW).ignored,
+    ).toBeDefined();
+    const other = { ...created, leaseId: 'local:other' };
+    expect(
+      transition(rec, { type: 'LeaseCreated', lease: other, endpoint }, NOW).ignored,
+    ).toBeDefined();
+  });
+
   it('becomes ready only when the bootstrap session has closed after the join', () => {
     let rec = recordIn('bootstrap_running');
     rec = transition(rec, messages.AgentJoined, NOW).record;

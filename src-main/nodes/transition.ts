@@ -29,6 +29,7 @@ export function transition(rec: NodeRecord, msg: NodeMsg, now: number): Step {
     return { record: rec, effects: [{ type: 'Reply', kind: 'record' }] };
   // Released: the lease is another run's node's now; nothing here may act on it.
   if (rec.stage === 'released') return ignore(rec, msg);
+  if (msg.type === 'LeaseCreated' && isAdoptedBefore(rec, msg.lease)) return refreshFacts(rec, msg);
   if (msg.type === 'Destroy') return onDestroy(rec, msg.reason, now);
   if (msg.type === 'LeaseLost') return onLeaseLost(rec, msg.reason, now, msg.selfDestroyedAt);
 
@@ -292,6 +293,24 @@ function destroyed(rec: NodeRecord, now: number): Step {
 
 function to(rec: NodeRecord, stage: NodeStage, now: number): NodeRecord {
   return stage === rec.stage ? rec : { ...rec, stage, stageSince: now };
+}
+
+/** The reconciler's listing adopted the lease while this node's create was in flight, and
+ *  the create's answer comes after: the same lease, past the stage that takes it. */
+function isAdoptedBefore(rec: NodeRecord, lease: LeaseFacts): boolean {
+  return (
+    rec.stage !== 'lease_requested' &&
+    rec.stage !== 'destroyed' &&
+    rec.lease !== null &&
+    rec.lease.leaseId === lease.leaseId
+  );
+}
+
+/** The create's facts replace the listing's, which lack what only the create knew (a bid's
+ *  on-demand bound, the offer's prices); the stage and the work under way stay. */
+function refreshFacts(rec: NodeRecord, msg: Extract<NodeMsg, { type: 'LeaseCreated' }>): Step {
+  if (JSON.stringify(rec.lease) === JSON.stringify(msg.lease)) return ignore(rec, msg);
+  return step({ ...rec, lease: msg.lease, desired: desiredOnLease(rec.desired, msg.lease) });
 }
 
 function step(record: NodeRecord, ...effects: NodeEffect[]): Step {

@@ -16,7 +16,7 @@ export interface NodeMailDeps {
 export function nodeMail(d: NodeMailDeps) {
   return (nodeId: string, provider: Provider, msg: NodeMsg): void => {
     const owned = d.managerOf(nodeId);
-    if (owned) return owned.tell(msg);
+    if (owned) return owned.send(msg);
     const rec = d.ledger.getNode(nodeId);
     if (!rec) return;
     const m = d.factory.manager(rec, provider);
