@@ -180,10 +180,12 @@ async function twoPieceEcho(): Promise<string> {
   chmodSync(dir, 0o777);
   const path = join(dir, 's.sock');
   const srv = createServer((s) =>
-    s.on('error', () => {}).on('data', (d: Buffer) => {
-      s.write(`got ${d.toString().trim()}`);
-      setImmediate(() => s.write('!\n'));
-    }),
+    s
+      .on('error', () => {})
+      .on('data', (d: Buffer) => {
+        s.write(`got ${d.toString().trim()}`);
+        setImmediate(() => s.write('!\n'));
+      }),
   );
   await new Promise<void>((r) => srv.listen(path, () => r()));
   chmodSync(path, 0o777);
@@ -387,7 +389,10 @@ describe('what the node does to the connection', () => {
     });
     let out = '';
     cmd.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    // The exit code can come before the last output has been passed on: read to the end.
+    const ended = new Promise((resolve) => cmd.stdout.once('end', resolve));
     expect(await cmd.exit).toBe(3);
+    await ended;
     expect(out).toMatch(/^30 90\r?$/m);
   });
 });
