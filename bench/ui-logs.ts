@@ -188,7 +188,7 @@ try {
   const t = performance.now();
   await core.client.invoke('logs.read', {
     runId,
-    nodeId: 'node-0',
+    nodeName: 'node-0',
     channel: 'agent',
     fromSeq: Math.max(1, LINES - 20_000),
     limit: 20_000,

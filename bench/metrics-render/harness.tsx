@@ -41,7 +41,7 @@ function seriesOf(lines: number, charts: number, from: number, count: number): M
       for (let s = from; s < from + count; s++) points.push([s, value(c, m, s)]);
       out.push({
         nodeId: `r-bench/node-${c % 4}`,
-        jobId: `j${String(c).padStart(2, '0')}`,
+        cellId: `j${String(c).padStart(2, '0')}`,
         name: NAMES[m % NAMES.length]!,
         points,
       });

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { ForwardView } from './forward-view';
 
 export const interactiveCommands = {
-  /** Opens an interactive shell (pty) on a node; output arrives as terminal.output events. */
+  /** Opens an interactive shell (pty) on a node (`nodeId`: its key, `r-…/node-0`); output
+   *  arrives as terminal.output events. */
   'terminal.open': {
     input: z.object({
       nodeId: z.string(),
@@ -29,24 +30,26 @@ export const interactiveCommands = {
   },
   'terminal.close': { input: z.object({ terminalId: z.string() }), output: z.object({}) },
   /** Opens a forward (docs/forwards.md): a listener on this machine's 127.0.0.1 that
-   *  reaches the node's 127.0.0.1:remotePort over its SSH connection. `nodeId`: `node-0`
-   *  or a node key (default: the run's first node). `localPort` absent: the same port, or a
-   *  free one when that is taken; 0: a free one; another: that one, or bad_input when it is
-   *  taken. The same forward asked twice answers the one open. */
+   *  reaches the node's 127.0.0.1:remotePort over its SSH connection. `nodeName`: `node-0`
+   *  (also `0`, or the node's key `r-…/node-0`; default: the run's first node).
+   *  `localPort` absent: the same port, or a free one when that is taken; 0: a free one;
+   *  another: that one, or bad_input when it is taken. The same forward asked twice
+   *  answers the one open. */
   'forward.open': {
     input: z.object({
       runId: z.string(),
-      nodeId: z.string().optional(),
+      nodeName: z.string().optional(),
       remotePort: z.number().int().min(1).max(65535),
       localPort: z.number().int().min(0).max(65535).optional(),
     }),
     output: ForwardView,
   },
-  /** A reverse forward: the node's 127.0.0.1:nodePort reaches host:localPort from here. */
+  /** A reverse forward: the node's 127.0.0.1:nodePort reaches host:localPort from here
+   *  (`nodeName` as for `forward.open`). */
   'forward.openRemote': {
     input: z.object({
       runId: z.string(),
-      nodeId: z.string().optional(),
+      nodeName: z.string().optional(),
       nodePort: z.number().int().min(1).max(65535),
       host: z.string().min(1).default('localhost'),
       localPort: z.number().int().min(1).max(65535),
@@ -58,12 +61,12 @@ export const interactiveCommands = {
     input: z.object({ runId: z.string().optional() }).prefault({}),
     output: z.array(ForwardView),
   },
-  /** Closes one forward (`remotePort`: the node's port, either direction); closing one that
-   *  is not open is no error. */
+  /** Closes one forward (`nodeName` as for `forward.open`; `remotePort`: the node's port,
+   *  either direction); closing one that is not open is no error. */
   'forward.close': {
     input: z.object({
       runId: z.string(),
-      nodeId: z.string(),
+      nodeName: z.string(),
       remotePort: z.number().int().min(1).max(65535),
       direction: z.enum(['local', 'remote']).default('local'),
     }),

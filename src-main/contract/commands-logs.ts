@@ -5,11 +5,13 @@ import { LogBackfill } from './log-backfill';
 import { MetricSeries } from './metrics';
 import { LogChannel, LogRecord } from './log-record';
 
+/** `nodeName` below: the node's name in its run (`node-0`); its key (`r-…/node-0`) is taken
+ *  too. Absent: every node of the run. */
 export const logCommands = {
   'logs.read': {
     input: z.object({
       runId: z.string(),
-      nodeId: z.string().optional(),
+      nodeName: z.string().optional(),
       channel: LogChannel.optional(),
       fromSeq: z.number().int().min(1).default(1),
       limit: z.number().int().min(1).max(100_000).default(10_000),
@@ -17,7 +19,7 @@ export const logCommands = {
        *  pane opening a long log wants its end, not a million lines). */
       tail: z.number().int().min(1).max(1_000_000).optional(),
       /** A sweep's cell (`j03`): its node's agent records between the cell's seqs. */
-      jobId: z.string().optional(),
+      cellId: z.string().optional(),
     }),
     output: z.object({ records: z.array(LogRecord) }),
   },
@@ -28,7 +30,7 @@ export const logCommands = {
   'logs.backfill': {
     input: z.object({
       runId: z.string(),
-      nodeId: z.string().optional(),
+      nodeName: z.string().optional(),
       tail: z.number().int().min(1).max(1_000_000).optional(),
     }),
     output: z.object({ nodes: z.array(LogBackfill) }),
@@ -38,21 +40,22 @@ export const logCommands = {
   'logs.search': {
     input: z.object({
       runId: z.string(),
-      nodeId: z.string().optional(),
+      nodeName: z.string().optional(),
       query: z.string().min(1).max(1_000),
       limit: z.number().int().min(1).max(10_000).default(500),
     }),
     output: z.object({ records: z.array(LogRecord), truncated: z.boolean() }),
   },
   /** A run's metrics as series (contract/metrics.ts): the lines its jobs appended to
-   *  `$TENDER_METRICS`, as the datastream holds them. `nodeId` (`node-0`) and `jobId` (a
-   *  sweep cell) narrow it; `fromSeq` reads each node's agent records from that seq on, and
-   *  `lastSeq` is the highest seq read (of one node: poll it with `fromSeq: lastSeq + 1`). */
+   *  `$TENDER_METRICS`, as the datastream holds them. `nodeName` (as above) and `cellId` (a
+   *  sweep cell, `j03`) narrow it; `fromSeq` reads each node's agent records from that seq
+   *  on, and `lastSeq` is the highest seq read (of one node: poll it with
+   *  `fromSeq: lastSeq + 1`). */
   'run.metrics': {
     input: z.object({
       runId: z.string(),
-      nodeId: z.string().optional(),
-      jobId: z.string().optional(),
+      nodeName: z.string().optional(),
+      cellId: z.string().optional(),
       fromSeq: z.number().int().min(1).default(1),
     }),
     output: z.object({

@@ -70,7 +70,7 @@ export const runCommands = {
   /** Cancels one cell of a sweep: a queued one is never started; a running one is stopped
    *  (SIGTERM, grace, SIGKILL) and its node takes the next cell. */
   'run.cancelCell': {
-    input: z.object({ runId: z.string(), jobId: z.string() }),
+    input: z.object({ runId: z.string(), cellId: z.string() }),
     output: CellView,
   },
   /** Where a run would go, without starting it: each node a warm node it would claim (and
@@ -80,13 +80,13 @@ export const runCommands = {
     output: RunPlan,
   },
   /** The receipts of a run's finished jobs (contract/receipt.ts), one per node that has
-   *  one (a sweep: one per cell); `nodeId` (`node-0`) for one node, `jobId` (`j03`) for
-   *  one cell. */
+   *  one (a sweep: one per cell); `nodeName` (`node-0`, or its key `r-…/node-0`) for one
+   *  node, `cellId` (`j03`) for one cell. */
   'run.receipts': {
     input: z.object({
       runId: z.string(),
-      nodeId: z.string().optional(),
-      jobId: z.string().optional(),
+      nodeName: z.string().optional(),
+      cellId: z.string().optional(),
     }),
     output: z.array(Receipt),
   },

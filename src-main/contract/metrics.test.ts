@@ -12,8 +12,8 @@ const series = (
   name: string,
   points: [number, number][],
   nodeId = N0,
-  jobId: string | null = null,
-): MetricSeries => ({ nodeId, jobId, name, points });
+  cellId: string | null = null,
+): MetricSeries => ({ nodeId, cellId, name, points });
 
 describe('metricSeries', () => {
   it.each<[string, MetricsRecord[], MetricSeries[], number]>([

@@ -10,10 +10,10 @@ export const METRICS_SOURCE = 'metrics';
 /** One metric of one node's job: x is the line's `step` (else its `epoch`, else its index
  *  among that node's and job's lines), y the metric's value. */
 export const MetricSeries = z.object({
-  /** The datastream's node id (`<run>/node-0`). */
+  /** The node's key (`<run>/node-0`), as the datastream names it. */
   nodeId: z.string(),
-  /** The sweep cell the lines belong to; null outside a sweep. */
-  jobId: z.string().nullable(),
+  /** The sweep cell (`j03`) the lines belong to; null outside a sweep. */
+  cellId: z.string().nullable(),
   name: z.string(),
   points: z.array(z.tuple([z.number(), z.number()])),
 });
@@ -27,7 +27,7 @@ export interface MetricsRecord {
 }
 
 export interface MetricSeriesResult {
-  /** By node, then job, then metric, each in the order its first line came. */
+  /** By node, then cell, then metric, each in the order its first line came. */
   series: MetricSeries[];
   /** Lines that were no JSON object (not JSON, an array, a number, a cut line). */
   skipped: number;
@@ -41,7 +41,7 @@ const X_KEYS = ['step', 'epoch'] as const;
  * of a line is a point of the metric named by its key, except the key that gave the x;
  * other values (strings, booleans, nested objects, NaN) are left out. A line that is not
  * a JSON object is counted in `skipped`, never thrown. `cellOf` attributes a record to a
- * sweep cell (`jobId`); without it every record's job is null.
+ * sweep cell (`cellId`); without it every record's cell is null.
  */
 export function metricSeries(
   records: readonly MetricsRecord[],
@@ -56,8 +56,8 @@ export function metricSeries(
       skipped++;
       continue;
     }
-    const jobId = cellOf(r.node, r.seq);
-    const key = groupKey(r.node, jobId);
+    const cellId = cellOf(r.node, r.seq);
+    const key = groupKey(r.node, cellId);
     let group = groups.get(key);
     if (!group) groups.set(key, (group = { lines: 0, byName: new Map() }));
     const xKey = X_KEYS.find((k) => isFiniteNumber(fields[k]));
@@ -67,7 +67,7 @@ export function metricSeries(
       if (name === xKey || !isFiniteNumber(value)) continue;
       let s = group.byName.get(name);
       if (!s) {
-        s = { nodeId: r.node, jobId, name, points: [] };
+        s = { nodeId: r.node, cellId, name, points: [] };
         group.byName.set(name, s);
         series.push(s);
       }
@@ -77,10 +77,10 @@ export function metricSeries(
   return { series: sortByGroup(series), skipped };
 }
 
-/** Keeps each metric's first-seen order, grouped by node, then job (first seen). */
+/** Keeps each metric's first-seen order, grouped by node, then cell (first seen). */
 function sortByGroup(series: MetricSeries[]): MetricSeries[] {
   const rank = new Map<string, number>();
-  const groupOf = (s: MetricSeries) => groupKey(s.nodeId, s.jobId);
+  const groupOf = (s: MetricSeries) => groupKey(s.nodeId, s.cellId);
   for (const s of series) if (!rank.has(groupOf(s))) rank.set(groupOf(s), rank.size);
   const nodeRank = new Map<string, number>();
   for (const s of series) if (!nodeRank.has(s.nodeId)) nodeRank.set(s.nodeId, nodeRank.size);
@@ -95,8 +95,8 @@ function sortByGroup(series: MetricSeries[]): MetricSeries[] {
     .map(({ s }) => s);
 }
 
-function groupKey(nodeId: string, jobId: string | null): string {
-  return JSON.stringify([nodeId, jobId]);
+function groupKey(nodeId: string, cellId: string | null): string {
+  return JSON.stringify([nodeId, cellId]);
 }
 
 function parseObject(line: string): Record<string, unknown> | null {

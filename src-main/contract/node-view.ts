@@ -3,7 +3,14 @@
 import { z } from 'zod';
 import { BootstrapStage, JobPhase, JobStatus, NodeStage } from './stages';
 
-export const NodeKey = z.string().min(1); // `${runId}/${logicalId}`
+/** A node's key, `r-…/node-0` (`${runId}/${logicalId}`): what `nodeId` holds. */
+export const NodeKey = z.string().min(1);
+
+/** A node's name in its run (`node-0`: `NodeView.logicalId`, what `nodeName` holds) from
+ *  its key; a name passes through. */
+export function nodeNameOf(nodeId: string): string {
+  return nodeId.slice(nodeId.indexOf('/') + 1);
+}
 
 /** A node's GPUs as its agent last sampled them (every 5 s; docs/agent-protocol.md, "GPU
  *  samples"). Times are epoch ms on the node's clock. */

@@ -133,7 +133,7 @@ export const CellView = z.object({
   /** Its records in the node's agent log: `[from, to]` (to null while it runs). */
   seq: z.tuple([z.number(), z.number().nullable()]).nullable(),
   /** A memoized cell: the run and cell whose outputs it took instead of running. */
-  cacheHit: z.object({ runId: z.string(), jobId: z.string() }).nullable(),
+  cacheHit: z.object({ runId: z.string(), cellId: z.string() }).nullable(),
   outputsDir: z.string(),
 });
 export type CellView = z.infer<typeof CellView>;

@@ -46,7 +46,7 @@ describe('tender metrics', () => {
     expect(JSON.parse(json.stdout) as MetricSeries[]).toEqual([
       {
         nodeId: node,
-        jobId: null,
+        cellId: null,
         name: 'loss',
         points: [
           [10, 0.3],
@@ -56,7 +56,7 @@ describe('tender metrics', () => {
       },
       {
         nodeId: node,
-        jobId: null,
+        cellId: null,
         name: 'lr',
         points: [
           [10, 3e-4],
@@ -64,7 +64,7 @@ describe('tender metrics', () => {
           [30, 3e-4],
         ],
       },
-      { nodeId: node, jobId: null, name: 'acc', points: [[1, 0.5]] },
+      { nodeId: node, cellId: null, name: 'acc', points: [[1, 0.5]] },
     ]);
     expect(json.stderr).toMatch(/1 line\(s\) of \$TENDER_METRICS were no JSON object/);
 

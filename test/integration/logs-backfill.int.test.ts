@@ -67,7 +67,7 @@ async function storedJobLines(core: TenderCore, runId: string): Promise<string[]
   for (let from = 1; ;) {
     const { records } = await invoke(core, 'logs.read', {
       runId,
-      nodeId: 'node-0',
+      nodeName: 'node-0',
       channel: 'agent',
       fromSeq: from,
       limit: 1_000,

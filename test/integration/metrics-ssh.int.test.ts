@@ -94,7 +94,7 @@ describe('metrics over ssh', () => {
     if (!read.ok) throw new Error(read.error.message);
     expect(read.value.skipped).toBe(0);
     expect(read.value.lastSeq).toBe(app.at(-1)!.seq);
-    expect(read.value.series.map((s) => [s.nodeId, s.jobId, s.name])).toEqual([
+    expect(read.value.series.map((s) => [s.nodeId, s.cellId, s.name])).toEqual([
       [`${runId}/node-0`, null, 'loss'],
     ]);
     const points = read.value.series[0]!.points;
@@ -103,7 +103,7 @@ describe('metrics over ssh', () => {
     // Polled from where the last read ended: nothing new.
     const next = await core.client.invoke('run.metrics', {
       runId,
-      nodeId: 'node-0',
+      nodeName: 'node-0',
       fromSeq: read.value.lastSeq + 1,
     });
     expect(next.ok && next.value).toEqual({ series: [], skipped: 0, lastSeq: read.value.lastSeq });

@@ -86,7 +86,7 @@ describe('sweeps (local provider)', () => {
         .map((r) => r.line);
       expect(mine).toEqual([`cell ${run.id}.${c.id} lr=${c.values.LR} seed=${c.values.SEED} e=3`]);
     }
-    const receipts = await core.client.invoke('run.receipts', { runId: run.id, jobId: 'j4' });
+    const receipts = await core.client.invoke('run.receipts', { runId: run.id, cellId: 'j4' });
     if (!receipts.ok) throw new Error(receipts.error.message);
     expect(receipts.value).toHaveLength(1);
     const r = receipts.value[0]!;
@@ -98,11 +98,11 @@ describe('sweeps (local provider)', () => {
     // Each cell's metrics are its own.
     const metrics = await core.client.invoke('run.metrics', { runId: run.id });
     if (!metrics.ok) throw new Error(metrics.error.message);
-    expect(metrics.value.series.map((m) => [m.jobId, m.name, m.points]).sort()).toEqual(
+    expect(metrics.value.series.map((m) => [m.cellId, m.name, m.points]).sort()).toEqual(
       all.map((c) => [c.id, 'loss', [[1, Number(c.values.SEED)]]]),
     );
-    const one = await core.client.invoke('run.metrics', { runId: run.id, jobId: 'j4' });
-    expect(one.ok && one.value.series.map((m) => [m.jobId, m.points])).toEqual([['j4', [[1, 2]]]]);
+    const one = await core.client.invoke('run.metrics', { runId: run.id, cellId: 'j4' });
+    expect(one.ok && one.value.series.map((m) => [m.cellId, m.points])).toEqual([['j4', [[1, 2]]]]);
     const every = await core.client.invoke('run.receipts', { runId: run.id });
     expect(every.ok && every.value.map((x) => x.cell?.id)).toEqual(all.map((c) => c.id));
   });
@@ -155,12 +155,12 @@ describe('sweeps (local provider)', () => {
       pool: { provider: 'local', count: 1, verify: [] },
     });
     await eventuallyAsync(async () => (await cells(core, run.id))[0]!.status === 'running');
-    const queued = await core.client.invoke('run.cancelCell', { runId: run.id, jobId: 'j2' });
+    const queued = await core.client.invoke('run.cancelCell', { runId: run.id, cellId: 'j2' });
     expect(queued.ok && queued.value.status).toBe('cancelled');
     await eventuallyAsync(async () =>
       (await agentLines(core, run.id)).some((r) => r.line === 's=long'),
     );
-    const running = await core.client.invoke('run.cancelCell', { runId: run.id, jobId: 'j0' });
+    const running = await core.client.invoke('run.cancelCell', { runId: run.id, cellId: 'j0' });
     expect(running.ok, !running.ok ? running.error.message : '').toBe(true);
     await core.waitRun(run.id);
     const v = await runView(core, run.id);
@@ -171,7 +171,7 @@ describe('sweeps (local provider)', () => {
       ['j1', 'completed'],
       ['j2', 'cancelled'],
     ]);
-    const ended = await core.client.invoke('run.cancelCell', { runId: run.id, jobId: 'j1' });
+    const ended = await core.client.invoke('run.cancelCell', { runId: run.id, cellId: 'j1' });
     expect(!ended.ok && ended.error.message).toMatch(/has already ended \(completed\)/);
   });
 
@@ -245,8 +245,8 @@ describe('memoization (cache = true)', () => {
     expect(second.status, second.failedReason ?? '').toBe('completed');
     const all = await cells(core, second.id);
     expect(all.map((c) => [c.id, c.values.LR, c.cacheHit])).toEqual([
-      ['j0', '1e-4', { runId: first.id, jobId: 'j0' }],
-      ['j1', '3e-4', { runId: first.id, jobId: 'j1' }],
+      ['j0', '1e-4', { runId: first.id, cellId: 'j0' }],
+      ['j1', '3e-4', { runId: first.id, cellId: 'j1' }],
       ['j2', '1e-3', null],
     ]);
     // One cell to run: one node rented, not two.

@@ -240,7 +240,7 @@ describe('the commands behind the UI', () => {
     );
     await core.waitRun(run.id);
     const res = await ok(
-      core.client.invoke('outputs.open', { runId: run.id, nodeId: `${run.id}/node-0` }),
+      core.client.invoke('outputs.open', { runId: run.id, nodeName: `${run.id}/node-0` }),
     );
     expect(opened).toEqual([res.path]);
     const web = setup().core;

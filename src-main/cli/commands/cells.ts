@@ -52,7 +52,7 @@ export async function cancelCommand(argv: string[], ctx: CliContext): Promise<nu
   const core = TenderCore.open(ctx.coreOptions);
   try {
     if (values.job !== undefined) {
-      const cell = await call(core, 'run.cancelCell', { runId, jobId: values.job });
+      const cell = await call(core, 'run.cancelCell', { runId, cellId: values.job });
       process.stderr.write(`${cell.id} of ${runId}: ${cell.status}\n`);
       return EXIT.ok;
     }
@@ -83,7 +83,7 @@ export function renderCells(cells: CellView[], now: number): string {
     took(c, now),
     [
       c.tries > 1 ? `${c.tries} starts` : '',
-      c.cacheHit ? `cache hit from ${c.cacheHit.runId}.${c.cacheHit.jobId}` : '',
+      c.cacheHit ? `cache hit from ${c.cacheHit.runId}.${c.cacheHit.cellId}` : '',
       c.reason ?? '',
     ]
       .filter(Boolean)

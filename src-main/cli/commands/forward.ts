@@ -38,19 +38,22 @@ export async function forwardCommand(argv: string[], ctx: CliContext): Promise<n
     throw new TenderError('not_found', `no run ${runId}`, '`tender status` lists the runs');
   try {
     const node = await waitForNode(core, runId, values.node);
-    const nodeId = node.id;
     for (const spec of specs.local) {
       const { remotePort, localPort } = spec;
       const v = await call(core, 'forward.open', {
         runId,
-        nodeId,
+        nodeName: node.logicalId,
         remotePort,
         ...(localPort === null ? {} : { localPort }),
       });
       process.stdout.write(`${forwardLine(v, node.logicalId)}\n`);
     }
     for (const spec of specs.remote) {
-      const v = await call(core, 'forward.openRemote', { runId, nodeId, ...spec });
+      const v = await call(core, 'forward.openRemote', {
+        runId,
+        nodeName: node.logicalId,
+        ...spec,
+      });
       process.stdout.write(`${forwardLine(v, node.logicalId)}\n`);
     }
     info(dim('listening on 127.0.0.1 only; Ctrl-C to stop'));

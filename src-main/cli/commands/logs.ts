@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { LogChannel, LogRecord, RunView } from '../../contract';
-import { LogChannel as LogChannelSchema, sameCell } from '../../contract';
+import { LogChannel as LogChannelSchema, nodeNameOf, sameCell } from '../../contract';
 import { TenderCore } from '../../core/tender-core';
 import { TenderError } from '../../base/tender-error';
 import { call, type CliContext } from '../context';
@@ -126,26 +126,31 @@ export async function logsCommand(argv: string[], ctx: CliContext): Promise<numb
 async function printCell(
   core: TenderCore,
   runId: string,
-  jobId: string,
+  cellId: string,
   fromSeq: number,
   follow: boolean,
 ): Promise<number> {
   const printer = new LogPrinter(process.stdout, false);
   let from = fromSeq;
   for (;;) {
-    const { records } = await call(core, 'logs.read', { runId, jobId, fromSeq: from, limit: PAGE });
+    const { records } = await call(core, 'logs.read', {
+      runId,
+      cellId,
+      fromSeq: from,
+      limit: PAGE,
+    });
     printer.write(records);
     if (records.length > 0) from = records[records.length - 1]!.seq + 1;
     if (records.length === PAGE) continue;
     const cell = (await call(core, 'run.cells', { runId })).find((c) =>
-      sameCell(runId, c.id, c.index, jobId),
+      sameCell(runId, c.id, c.index, cellId),
     );
     const isOver = !cell || (cell.status !== 'running' && cell.status !== 'queued');
     if (!follow || isOver) {
       // A cell that ended while we read may have records after the last page.
       if (follow)
         printer.write(
-          (await call(core, 'logs.read', { runId, jobId, fromSeq: from, limit: PAGE })).records,
+          (await call(core, 'logs.read', { runId, cellId, fromSeq: from, limit: PAGE })).records,
         );
       return EXIT.ok;
     }
@@ -215,7 +220,7 @@ async function drain(log: NodeLog): Promise<void> {
       (
         await call(log.core, 'logs.read', {
           runId: log.runId,
-          nodeId: node,
+          nodeName: nodeNameOf(node),
           channel: log.channel,
           fromSeq: from,
           limit,
@@ -229,7 +234,7 @@ async function drain(log: NodeLog): Promise<void> {
 async function tailStart(log: NodeLog, node: string, count: number): Promise<number> {
   const { records } = await call(log.core, 'logs.read', {
     runId: log.runId,
-    nodeId: node,
+    nodeName: nodeNameOf(node),
     channel: log.channel,
     tail: count,
     limit: 1,
@@ -238,9 +243,10 @@ async function tailStart(log: NodeLog, node: string, count: number): Promise<num
 }
 
 async function backfill(log: NodeLog, nodeId: string | undefined, tail: number | undefined) {
-  const { nodes } = await call(log.core, 'logs.backfill', { runId: log.runId, nodeId, tail });
+  const nodeName = nodeId === undefined ? undefined : nodeNameOf(nodeId);
+  const { nodes } = await call(log.core, 'logs.backfill', { runId: log.runId, nodeName, tail });
   for (const n of nodes) {
-    const name = n.nodeId.slice(n.nodeId.indexOf('/') + 1);
+    const name = nodeNameOf(n.nodeId);
     if (n.outcome === 'unreachable')
       info(
         dim(`${name}: could not fetch its log from the node (${n.detail}); showing what is stored`),

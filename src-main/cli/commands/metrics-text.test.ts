@@ -5,7 +5,7 @@ import { metricNumber, metricsCsv, metricTables } from './metrics-text';
 const S: MetricSeries[] = [
   {
     nodeId: 'r-1/node-0',
-    jobId: null,
+    cellId: null,
     name: 'loss',
     points: [
       [10, 0.5],
@@ -13,8 +13,8 @@ const S: MetricSeries[] = [
       [30, 0.3],
     ],
   },
-  { nodeId: 'r-1/node-0', jobId: null, name: 'lr', points: [[30, 3e-4]] },
-  { nodeId: 'r-1/node-1', jobId: 'j01', name: 'a,"b"', points: [[1, 1234567]] },
+  { nodeId: 'r-1/node-0', cellId: null, name: 'lr', points: [[30, 3e-4]] },
+  { nodeId: 'r-1/node-1', cellId: 'j01', name: 'a,"b"', points: [[1, 1234567]] },
 ];
 
 describe('metricNumber', () => {

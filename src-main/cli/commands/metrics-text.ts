@@ -10,14 +10,14 @@ export function metricNumber(v: number): string {
   return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(6)));
 }
 
-/** One block per node and job: its heading (`node-0`, `node-0 j03`) and its table rows,
+/** One block per node and cell: its heading (`node-0`, `node-0 j03`) and its table rows,
  *  headed METRIC, POINTS, LAST, MIN, MAX, LAST STEP. */
 export function metricTables(
   series: readonly MetricSeries[],
 ): { heading: string; rows: string[][] }[] {
   const blocks = new Map<string, { heading: string; rows: string[][] }>();
   for (const s of series) {
-    const heading = s.jobId === null ? logical(s.nodeId) : `${logical(s.nodeId)} ${s.jobId}`;
+    const heading = s.cellId === null ? logical(s.nodeId) : `${logical(s.nodeId)} ${s.cellId}`;
     let block = blocks.get(heading);
     if (!block) {
       block = { heading, rows: [['METRIC', 'POINTS', 'LAST', 'MIN', 'MAX', 'LAST STEP']] };
@@ -47,7 +47,7 @@ export function metricTables(
 export function metricsCsv(series: readonly MetricSeries[]): string {
   let out = 'node,job,step,metric,value\n';
   for (const s of series) {
-    const head = `${csvField(logical(s.nodeId))},${csvField(s.jobId ?? '')}`;
+    const head = `${csvField(logical(s.nodeId))},${csvField(s.cellId ?? '')}`;
     const name = csvField(s.name);
     for (const [x, y] of s.points) out += `${head},${x},${name},${y}\n`;
   }

@@ -26,7 +26,7 @@ export async function metricsCommand(argv: string[], ctx: CliContext): Promise<n
     throw new TenderError('bad_input', 'give one run id', `usage: ${METRICS_USAGE}`);
   if (values.json && values.csv)
     throw new TenderError('bad_input', '--json and --csv cannot be used together', METRICS_USAGE);
-  const nodeId =
+  const nodeName =
     values.node === undefined
       ? undefined
       : values.node.startsWith('node-')
@@ -36,10 +36,10 @@ export async function metricsCommand(argv: string[], ctx: CliContext): Promise<n
   if (!core)
     throw new TenderError('not_found', `no run ${runId}`, '`tender status` lists the runs');
   try {
-    const read = () => call(core, 'run.metrics', { runId, ...(nodeId ? { nodeId } : {}) });
+    const read = () => call(core, 'run.metrics', { runId, ...(nodeName ? { nodeName } : {}) });
     // An unknown run or node is named by the first read, before any node is asked.
     let metrics = await read();
-    if (core.isWriter && (await fetchFromNodes(core, runId, nodeId))) metrics = await read();
+    if (core.isWriter && (await fetchFromNodes(core, runId, nodeName))) metrics = await read();
     const { series, skipped } = metrics;
     if (skipped > 0)
       info(dim(`${skipped} line(s) of $TENDER_METRICS were no JSON object: left out`));
@@ -47,7 +47,7 @@ export async function metricsCommand(argv: string[], ctx: CliContext): Promise<n
     else if (values.csv) process.stdout.write(metricsCsv(series));
     else if (series.length === 0)
       info(
-        `run ${runId} has no metrics${nodeId ? ` on ${nodeId}` : ''} yet ${dim('(a job appends JSON lines to $TENDER_METRICS)')}`,
+        `run ${runId} has no metrics${nodeName ? ` on ${nodeName}` : ''} yet ${dim('(a job appends JSON lines to $TENDER_METRICS)')}`,
       );
     else
       process.stdout.write(
@@ -63,11 +63,12 @@ export async function metricsCommand(argv: string[], ctx: CliContext): Promise<n
 
 /** Stores the records the datastream lacks (a detached run) from each reachable node;
  *  whether any came. */
-async function fetchFromNodes(core: TenderCore, runId: string, nodeId?: string): Promise<boolean> {
-  const { nodes } = await call(core, 'logs.backfill', {
-    runId,
-    ...(nodeId ? { nodeId: `${runId}/${nodeId}` } : {}),
-  });
+async function fetchFromNodes(
+  core: TenderCore,
+  runId: string,
+  nodeName?: string,
+): Promise<boolean> {
+  const { nodes } = await call(core, 'logs.backfill', { runId, ...(nodeName ? { nodeName } : {}) });
   for (const n of nodes) {
     if (n.outcome !== 'unreachable') continue;
     const name = n.nodeId.slice(n.nodeId.indexOf('/') + 1);

@@ -29,8 +29,8 @@ export async function receiptCommand(argv: string[], ctx: CliContext): Promise<n
   try {
     const receipts = await call(core, 'run.receipts', {
       runId,
-      ...(values.node ? { nodeId: values.node } : {}),
-      ...(values.job ? { jobId: values.job } : {}),
+      ...(values.node ? { nodeName: values.node } : {}),
+      ...(values.job ? { cellId: values.job } : {}),
     });
     if (receipts.length === 0)
       throw new TenderError(

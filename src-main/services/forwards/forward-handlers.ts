@@ -10,13 +10,13 @@ type ForwardHandlers = Pick<
  *  change nothing in the ledger. */
 export function forwardHandlers(d: { forwards: ForwardService }): ForwardHandlers {
   return {
-    'forward.open': ({ runId, nodeId, remotePort, localPort }) =>
-      d.forwards.open(runId, nodeId, { remotePort, localPort: localPort ?? null }),
-    'forward.openRemote': ({ runId, nodeId, nodePort, host, localPort }) =>
-      d.forwards.openRemote(runId, nodeId, { nodePort, host, localPort }),
+    'forward.open': ({ runId, nodeName, remotePort, localPort }) =>
+      d.forwards.open(runId, nodeName, { remotePort, localPort: localPort ?? null }),
+    'forward.openRemote': ({ runId, nodeName, nodePort, host, localPort }) =>
+      d.forwards.openRemote(runId, nodeName, { nodePort, host, localPort }),
     'forward.list': ({ runId }) => d.forwards.list(runId),
-    'forward.close': async ({ runId, nodeId, remotePort, direction }) => ({
-      closed: await d.forwards.close(runId, nodeId, remotePort, direction),
+    'forward.close': async ({ runId, nodeName, remotePort, direction }) => ({
+      closed: await d.forwards.close(runId, nodeName, remotePort, direction),
     }),
   };
 }

@@ -54,14 +54,14 @@ export class ForwardService {
 
   constructor(private readonly d: ForwardServiceDeps) {}
 
-  /** Forwards a node port to this machine (`nodeId`: `node-0`, `0` or a key; default: the
-   *  run's first node). */
+  /** Forwards a node port to this machine (`nodeName`: `node-0`, `0` or a key; default:
+   *  the run's first node). */
   async open(
     runId: string,
-    nodeId: string | undefined,
+    nodeName: string | undefined,
     spec: PortForwardSpec,
   ): Promise<ForwardView> {
-    const n = this.#nodeFor(runId, nodeId);
+    const n = this.#nodeFor(runId, nodeName);
     const f = await this.#opening(n, () => n.set.openLocal(spec));
     await n.tokens.refresh();
     this.#changed(n.runId);
@@ -71,10 +71,10 @@ export class ForwardService {
   /** A node port on the node's 127.0.0.1 reaching `host:localPort` here. */
   async openRemote(
     runId: string,
-    nodeId: string | undefined,
+    nodeName: string | undefined,
     spec: RemoteForwardSpec,
   ): Promise<ForwardView> {
-    const n = this.#nodeFor(runId, nodeId);
+    const n = this.#nodeFor(runId, nodeName);
     const f = await this.#opening(n, () => n.set.openRemote(spec));
     this.#changed(n.runId);
     return this.#view(n, f);
@@ -123,11 +123,11 @@ export class ForwardService {
   /** Closes one forward; false when it was not open here. */
   async close(
     runId: string,
-    nodeId: string,
+    nodeName: string,
     remotePort: number,
     direction: 'local' | 'remote',
   ): Promise<boolean> {
-    const key = nodeKeyOf(this.d.ledger, runId, nodeId) ?? nodeId;
+    const key = nodeKeyOf(this.d.ledger, runId, nodeName) ?? nodeName;
     const n = this.#nodes.get(key);
     if (!n) return false;
     const closed = await n.set.closeOne(direction, remotePort);

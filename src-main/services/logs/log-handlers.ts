@@ -16,16 +16,16 @@ export function logHandlers(
   core: LogDeps,
 ): Pick<Handlers, 'logs.read' | 'logs.search' | 'logs.backfill'> {
   return {
-    'logs.backfill': async ({ runId, nodeId, tail }) => ({
-      nodes: await core.backfill(runId, qualified(runId, nodeId), tail),
+    'logs.backfill': async ({ runId, nodeName, tail }) => ({
+      nodes: await core.backfill(runId, nodeKey(runId, nodeName), tail),
     }),
-    'logs.read': async ({ runId, nodeId, channel, fromSeq, limit, tail, jobId }) => {
+    'logs.read': async ({ runId, nodeName, channel, fromSeq, limit, tail, cellId }) => {
       if (!core.ledger.getRun(runId)) throw new TenderError('not_found', `no run ${runId}`);
-      if (jobId !== undefined)
-        return { records: await cellRecords(core, runId, jobId, fromSeq, limit) };
+      if (cellId !== undefined)
+        return { records: await cellRecords(core, runId, cellId, fromSeq, limit) };
       return {
         records: await core.datastream.read(runId, {
-          nodeId: qualified(runId, nodeId),
+          nodeId: nodeKey(runId, nodeName),
           channel,
           fromSeq,
           limit,
@@ -33,9 +33,9 @@ export function logHandlers(
         }),
       };
     },
-    'logs.search': async ({ runId, nodeId, query, limit }) => {
+    'logs.search': async ({ runId, nodeName, query, limit }) => {
       if (!core.ledger.getRun(runId)) throw new TenderError('not_found', `no run ${runId}`);
-      const node = qualified(runId, nodeId);
+      const node = nodeKey(runId, nodeName);
       const needle = query.toLowerCase();
       const found: LogRecord[] = [];
       for (let from = 1; ;) {
@@ -63,18 +63,18 @@ export function logHandlers(
 async function cellRecords(
   core: LogDeps,
   runId: string,
-  jobId: string,
+  cellId: string,
   fromSeq: number,
   limit: number,
 ): Promise<LogRecord[]> {
   const cells = core.ledger.listCells(runId);
-  const cell = cells.find((c) => sameCell(runId, c.id, c.index, jobId));
+  const cell = cells.find((c) => sameCell(runId, c.id, c.index, cellId));
   if (!cell)
     throw new TenderError(
       'not_found',
       cells.length === 0
         ? `run ${runId} is no sweep: it has no cells`
-        : `run ${runId} has no cell ${jobId}`,
+        : `run ${runId} has no cell ${cellId}`,
       cells.length === 0 ? 'leave --job out' : `\`tender cells ${runId}\` lists them`,
     );
   if (cell.seqFrom === null || cell.nodeId === null) return [];
@@ -87,7 +87,7 @@ async function cellRecords(
   return cell.seqTo === null ? records : records.filter((r) => r.seq <= cell.seqTo!);
 }
 
-/** `node-0` of a run is `<run>/node-0`; a qualified id passes through. */
-function qualified(runId: string, nodeId: string | undefined): string | undefined {
-  return nodeId && !nodeId.includes('/') ? `${runId}/${nodeId}` : nodeId;
+/** The key of a run's node named `node-0` is `<run>/node-0`; a key passes through. */
+function nodeKey(runId: string, nodeName: string | undefined): string | undefined {
+  return nodeName && !nodeName.includes('/') ? `${runId}/${nodeName}` : nodeName;
 }

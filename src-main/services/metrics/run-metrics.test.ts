@@ -53,14 +53,14 @@ describe('readRunMetrics', () => {
       series: [
         {
           nodeId: 'r-1/node-0',
-          jobId: null,
+          cellId: null,
           name: 'loss',
           points: [
             [1, 0.5],
             [2, 0.4],
           ],
         },
-        { nodeId: 'r-1/node-1', jobId: null, name: 'acc', points: [[1, 0.9]] },
+        { nodeId: 'r-1/node-1', cellId: null, name: 'acc', points: [[1, 0.9]] },
       ],
       skipped: 1,
       lastSeq: 7,
@@ -69,18 +69,18 @@ describe('readRunMetrics', () => {
 
   it('reads one node from a seq on, and says where to go on from', async () => {
     const d = deps(LOG);
-    const out = await readRunMetrics(d, { runId: 'r-1', nodeId: 'node-0', fromSeq: 6 });
+    const out = await readRunMetrics(d, { runId: 'r-1', nodeName: 'node-0', fromSeq: 6 });
     expect(out.series.map((s) => s.points)).toEqual([[[2, 0.4]]]);
     expect(out.lastSeq).toBe(7);
-    const none = await readRunMetrics(d, { runId: 'r-1', nodeId: 'r-1/node-0', fromSeq: 8 });
+    const none = await readRunMetrics(d, { runId: 'r-1', nodeName: 'r-1/node-0', fromSeq: 8 });
     expect(none).toEqual({ series: [], skipped: 0, lastSeq: 7 });
   });
 
   it('narrows to a sweep cell through cellsOf', async () => {
     const d = deps(LOG);
     d.cellsOf = () => (node, seq) => (node === 'r-1/node-0' && seq < 5 ? 'j00' : 'j01');
-    const out = await readRunMetrics(d, { runId: 'r-1', jobId: 'j01', fromSeq: 1 });
-    expect(out.series.map((s) => [s.nodeId, s.jobId, s.name, s.points])).toEqual([
+    const out = await readRunMetrics(d, { runId: 'r-1', cellId: 'j01', fromSeq: 1 });
+    expect(out.series.map((s) => [s.nodeId, s.cellId, s.name, s.points])).toEqual([
       ['r-1/node-0', 'j01', 'loss', [[2, 0.4]]],
       ['r-1/node-1', 'j01', 'acc', [[1, 0.9]]],
     ]);
@@ -104,7 +104,7 @@ describe('readRunMetrics', () => {
       message: 'no run r-2',
     });
     await expect(
-      readRunMetrics(deps(LOG), { runId: 'r-1', nodeId: 'node-7', fromSeq: 1 }),
+      readRunMetrics(deps(LOG), { runId: 'r-1', nodeName: 'node-7', fromSeq: 1 }),
     ).rejects.toMatchObject({ code: 'not_found', hint: 'nodes: node-0, node-1' });
   });
 });

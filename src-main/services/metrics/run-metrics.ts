@@ -15,7 +15,7 @@ import type { Ledger } from '../../ledger/ledger';
 /** Records per read: a page of the agent channel is about a megabyte. */
 const PAGE = 20_000;
 
-/** Attributes a node's record to a sweep cell (its `jobId`), or null. */
+/** Attributes a node's record to a sweep cell (its id, `j03`), or null. */
 export type CellOf = (nodeId: string, seq: number) => string | null;
 
 export interface MetricsDeps {
@@ -30,15 +30,15 @@ export async function readRunMetrics(
   deps: MetricsDeps,
   args: CommandArgs<'run.metrics'>,
 ): Promise<CommandOutput<'run.metrics'>> {
-  const { runId, nodeId, jobId, fromSeq } = args;
+  const { runId, nodeName, cellId, fromSeq } = args;
   if (!deps.ledger.getRun(runId))
     throw new TenderError('not_found', `no run ${runId}`, '`tender status` lists the runs');
   const logical = [...new Set(deps.ledger.nodesOfRun(runId).map((n) => n.logicalId))];
-  const wanted = nodeId === undefined ? undefined : nodeId.slice(nodeId.indexOf('/') + 1);
+  const wanted = nodeName === undefined ? undefined : nodeName.slice(nodeName.indexOf('/') + 1);
   if (wanted !== undefined && !logical.includes(wanted))
     throw new TenderError(
       'not_found',
-      `run ${runId} has no node ${nodeId}`,
+      `run ${runId} has no node ${nodeName}`,
       `nodes: ${logical.join(', ')}`,
     );
   const records: MetricsRecord[] = [];
@@ -63,11 +63,11 @@ export async function readRunMetrics(
   const cellOf = deps.cellsOf?.(runId);
   // `j03`, `<run>.j03` and `3` name one cell (a cell's index is its id's number).
   const mine =
-    jobId === undefined
+    cellId === undefined
       ? records
       : records.filter((r) => {
           const id = cellOf?.(r.node, r.seq) ?? null;
-          return id !== null && sameCell(runId, id, Number(id.slice(1)), jobId);
+          return id !== null && sameCell(runId, id, Number(id.slice(1)), cellId);
         });
   return { ...metricSeries(mine, cellOf), lastSeq };
 }

@@ -26,8 +26,8 @@ export function outputHandlers(core: OutputDeps): Pick<Handlers, 'outputs.list' 
       }
       return files;
     },
-    'outputs.open': async ({ runId, nodeId }) => {
-      const logical = nodeId.includes('/') ? nodeId.slice(nodeId.indexOf('/') + 1) : nodeId;
+    'outputs.open': async ({ runId, nodeName }) => {
+      const logical = nodeName.includes('/') ? nodeName.slice(nodeName.indexOf('/') + 1) : nodeName;
       const dir = nodeOutputsDir(core.home, runId, logical);
       if (!existsSync(dir))
         throw new TenderError('not_found', `no outputs for ${logical} of ${runId} yet`);

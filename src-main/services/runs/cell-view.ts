@@ -17,7 +17,8 @@ export function cellView(home: string, c: CellRow): CellView {
     startedAt: c.startedAt,
     endedAt: c.endedAt,
     seq: c.seqFrom !== null ? [c.seqFrom, c.seqTo] : null,
-    cacheHit: c.cacheHit,
+    // The ledger keeps a hit as `{ runId, jobId }` (cache_hit_json); its jobId is a cell's id.
+    cacheHit: c.cacheHit && { runId: c.cacheHit.runId, cellId: c.cacheHit.jobId },
     outputsDir: cellOutputsDir(home, c.runId, c.id),
   };
 }

@@ -9,28 +9,29 @@ import type { Ledger } from '../../ledger/ledger';
 export function readReceipts(
   d: { home: string; ledger: Pick<Ledger, 'getRun' | 'nodesOfRun' | 'listCells'> },
   runId: string,
-  filter: { nodeId?: string; jobId?: string } = {},
+  filter: { nodeName?: string; cellId?: string } = {},
 ): Receipt[] {
   if (!d.ledger.getRun(runId))
     throw new TenderError('not_found', `no run ${runId}`, '`tender status` lists the runs');
   const isNode = (l: string) =>
-    filter.nodeId === undefined || l === filter.nodeId || `${runId}/${l}` === filter.nodeId;
+    filter.nodeName === undefined || l === filter.nodeName || `${runId}/${l}` === filter.nodeName;
   const cells = d.ledger.listCells(runId);
   if (cells.length > 0) {
     const picked = cells.filter(
       (c) =>
-        (filter.jobId === undefined || sameCell(runId, c.id, c.index, filter.jobId)) &&
-        (filter.nodeId === undefined || (c.nodeId !== null && isNode(c.nodeId.split('/').pop()!))),
+        (filter.cellId === undefined || sameCell(runId, c.id, c.index, filter.cellId)) &&
+        (filter.nodeName === undefined ||
+          (c.nodeId !== null && isNode(c.nodeId.split('/').pop()!))),
     );
-    if (filter.jobId !== undefined && picked.length === 0)
+    if (filter.cellId !== undefined && picked.length === 0)
       throw new TenderError(
         'not_found',
-        `run ${runId} has no cell ${filter.jobId}`,
+        `run ${runId} has no cell ${filter.cellId}`,
         `its cells are ${cells[0]!.id}…${cells[cells.length - 1]!.id} (\`tender status ${runId}\` lists them)`,
       );
     return picked.flatMap((c) => readOne(receiptFile(cellOutputsDir(d.home, runId, c.id))));
   }
-  if (filter.jobId !== undefined)
+  if (filter.cellId !== undefined)
     throw new TenderError(
       'bad_input',
       `run ${runId} is no sweep: it has no cells`,

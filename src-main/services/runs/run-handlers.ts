@@ -44,11 +44,11 @@ export function runHandlers(d: RunHandlerDeps): RunHandlers {
     'run.detach': async ({ runId }) => runs.detach(runId),
     'run.attach': async ({ runId }) => runs.attach(runId),
     'run.cells': async ({ runId }) => runs.cells(runId),
-    'run.cancelCell': ({ runId, jobId }) => runs.cancelCell(runId, jobId),
-    'run.receipts': async ({ runId, nodeId, jobId }) =>
+    'run.cancelCell': ({ runId, cellId }) => runs.cancelCell(runId, cellId),
+    'run.receipts': async ({ runId, nodeName, cellId }) =>
       readReceipts(d, runId, {
-        ...(nodeId !== undefined ? { nodeId } : {}),
-        ...(jobId !== undefined ? { jobId } : {}),
+        ...(nodeName !== undefined ? { nodeName } : {}),
+        ...(cellId !== undefined ? { cellId } : {}),
       }),
     'run.collectDue': async ({ all }) => {
       d.requireWriter();

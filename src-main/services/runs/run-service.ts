@@ -120,13 +120,13 @@ export class RunService {
   }
 
   /** Cancels one cell: queued, it never starts; running, its node stops it and goes on. */
-  async cancelCell(runId: string, jobId: string): Promise<CellView> {
+  async cancelCell(runId: string, cellId: string): Promise<CellView> {
     this.d.requireWriter();
-    const cell = this.cells(runId).find((c) => sameCell(runId, c.id, c.index, jobId));
+    const cell = this.cells(runId).find((c) => sameCell(runId, c.id, c.index, cellId));
     if (!cell)
       throw new TenderError(
         'not_found',
-        `run ${runId} has no cell ${jobId}`,
+        `run ${runId} has no cell ${cellId}`,
         `\`tender status ${runId}\` lists its cells`,
       );
     if (cell.status !== 'queued' && cell.status !== 'running')

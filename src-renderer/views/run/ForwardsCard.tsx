@@ -29,7 +29,7 @@ export function ForwardsCard(props: {
     mutationFn: (f: ForwardView) =>
       call('forward.close', {
         runId: run.id,
-        nodeId: f.nodeId,
+        nodeName: logicalOf(f.nodeId),
         remotePort: f.remotePort,
         direction: f.direction,
       }),

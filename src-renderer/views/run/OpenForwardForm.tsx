@@ -4,6 +4,7 @@ import type { RunView } from '../../../src-main/contract';
 import { call, describeError } from '../../api/backend';
 import { keys } from '../../api/queries';
 import { toast } from '../../components/toasts';
+import { logicalOf } from '../../lib/format';
 import { forwardText } from './forward-text';
 import { readOpenPort } from './port-input';
 import { nodeName } from './ranks';
@@ -25,7 +26,7 @@ export function OpenForwardForm(props: {
     mutationFn: (input: { remotePort: number; localPort: number | undefined }) =>
       call('forward.open', {
         runId: run.id,
-        nodeId,
+        nodeName: logicalOf(nodeId),
         remotePort: input.remotePort,
         ...(input.localPort !== undefined ? { localPort: input.localPort } : {}),
       }),

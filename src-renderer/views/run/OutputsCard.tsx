@@ -13,7 +13,8 @@ export function OutputsCard({ run }: { run: RunView }): React.JSX.Element {
   const { data: files, isLoading, error } = useOutputs(run.id);
   const { data: settings } = useSettings();
   const open = useMutation({
-    mutationFn: (nodeId: string) => call('outputs.open', { runId: run.id, nodeId }),
+    mutationFn: (nodeId: string) =>
+      call('outputs.open', { runId: run.id, nodeName: logicalOf(nodeId) }),
     onSuccess: ({ path }) =>
       toast(
         settings?.shell === 'web'

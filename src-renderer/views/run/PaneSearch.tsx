@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { isDataSource, type LogRecord } from '../../../src-main/contract';
 import { call, describeError } from '../../api/backend';
 import { toast } from '../../components/toasts';
-import { clockTime } from '../../lib/format';
+import { clockTime, logicalOf } from '../../lib/format';
 import { CloseIcon, DownIcon, SearchIcon, UpIcon } from './icons';
 import { plainText } from './log-format';
 import type { LogTerminal } from './use-log-terminal';
@@ -49,7 +49,12 @@ export function PaneSearch(props: {
     if (!query) return;
     setWhole({ query, records: null, truncated: false, error: null });
     try {
-      const r = await call('logs.search', { runId, nodeId, query, limit: 500 });
+      const r = await call('logs.search', {
+        runId,
+        nodeName: logicalOf(nodeId),
+        query,
+        limit: 500,
+      });
       // GPU samples and metrics are stored with the log but are not its lines.
       const records = r.records.filter((x) => !isDataSource(x.source));
       setWhole({ query, records, truncated: r.truncated, error: null });

@@ -3,6 +3,7 @@ import { SearchAddon } from '@xterm/addon-search';
 import { Terminal } from '@xterm/xterm';
 import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import { call, describeError } from '../../api/backend';
+import { logicalOf } from '../../lib/format';
 import { LogFeed } from './log-feed';
 import { formatRecords, notice, type FormatState } from './log-format';
 import type { LogRouter } from './log-router';
@@ -91,16 +92,17 @@ export function useLogTerminal(
       }
     };
     let lastError = '';
+    const nodeName = logicalOf(nodeId);
     const feed = new LogFeed({
       read: async (channel, fromSeq, limit) => {
         logStats.storeReads++;
-        return (await call('logs.read', { runId, nodeId, channel, fromSeq, limit })).records;
+        return (await call('logs.read', { runId, nodeName, channel, fromSeq, limit })).records;
       },
       tailStart: async (channel, lines) => {
         logStats.storeReads++;
         const { records } = await call('logs.read', {
           runId,
-          nodeId,
+          nodeName,
           channel,
           tail: lines,
           limit: 1,

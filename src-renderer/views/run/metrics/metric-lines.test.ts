@@ -4,8 +4,8 @@ import { formatValue } from './chart-options';
 import { metricCharts } from './metric-lines';
 import { colourAt } from './palette';
 
-const s = (node: string, name: string, points: [number, number][], jobId: string | null = null) =>
-  ({ nodeId: `r-1/${node}`, jobId, name, points }) satisfies MetricSeries;
+const s = (node: string, name: string, points: [number, number][], cellId: string | null = null) =>
+  ({ nodeId: `r-1/${node}`, cellId, name, points }) satisfies MetricSeries;
 
 describe('metricCharts', () => {
   it('one chart per metric in first-seen order, one line per node, same colour in each', () => {

@@ -18,12 +18,12 @@ export interface MetricChartModel {
 }
 
 /** Whose line a series is: its sweep cell when the series knows it, else its node. */
-export function lineIdentity(s: Pick<MetricSeries, 'nodeId' | 'jobId'>): {
+export function lineIdentity(s: Pick<MetricSeries, 'nodeId' | 'cellId'>): {
   key: string;
   label: string;
 } {
-  return s.jobId !== null
-    ? { key: `cell:${s.jobId}`, label: s.jobId }
+  return s.cellId !== null
+    ? { key: `cell:${s.cellId}`, label: s.cellId }
     : { key: `node:${s.nodeId}`, label: logicalOf(s.nodeId) };
 }
 
@@ -39,7 +39,7 @@ export function metricCharts(series: readonly MetricSeries[]): MetricChartModel[
   const ids = new Map<string, { key: string; label: string; isCell: boolean }>();
   for (const s of series) {
     const id = lineIdentity(s);
-    if (!ids.has(id.key)) ids.set(id.key, { ...id, isCell: s.jobId !== null });
+    if (!ids.has(id.key)) ids.set(id.key, { ...id, isCell: s.cellId !== null });
   }
   const order = [...ids.values()].sort(
     (a, b) => Number(b.isCell) - Number(a.isCell) || byNumbers(a.label, b.label),

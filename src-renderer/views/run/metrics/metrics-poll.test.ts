@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { CommandOutput, MetricSeries } from '../../../../src-main/contract';
 import { mergeSeries, NO_METRICS, pollMetrics, type ReadMetrics } from './metrics-poll';
 
-const s = (node: string, name: string, points: [number, number][], jobId: string | null = null) =>
-  ({ nodeId: `r-1/${node}`, jobId, name, points }) satisfies MetricSeries;
+const s = (node: string, name: string, points: [number, number][], cellId: string | null = null) =>
+  ({ nodeId: `r-1/${node}`, cellId, name, points }) satisfies MetricSeries;
 
 describe('mergeSeries', () => {
   it('appends to a known series (a new object), adds a new one last, keeps the rest', () => {
@@ -30,7 +30,7 @@ describe('mergeSeries', () => {
       [s('node-0', 'loss', [[1, 1]], 'j0')],
       [s('node-0', 'loss', [[1, 2]], 'j2')],
     );
-    expect(next.map((x) => [x.jobId, x.points])).toEqual([
+    expect(next.map((x) => [x.cellId, x.points])).toEqual([
       ['j0', [[1, 1]]],
       ['j2', [[1, 2]]],
     ]);

@@ -12,15 +12,15 @@ export interface HeldMetrics {
 
 export const NO_METRICS: HeldMetrics = { series: [], readTo: {}, skipped: 0 };
 
-/** `run.metrics` of one node from a seq on. */
+/** `run.metrics` of one node (its name, `node-0`) from a seq on. */
 export type ReadMetrics = (
-  nodeId: string,
+  nodeName: string,
   fromSeq: number,
 ) => Promise<CommandOutput<'run.metrics'>>;
 
 /** A series' identity: its node, its cell, its metric. */
-export function seriesKey(s: Pick<MetricSeries, 'nodeId' | 'jobId' | 'name'>): string {
-  return JSON.stringify([s.nodeId, s.jobId, s.name]);
+export function seriesKey(s: Pick<MetricSeries, 'nodeId' | 'cellId' | 'name'>): string {
+  return JSON.stringify([s.nodeId, s.cellId, s.name]);
 }
 
 /**

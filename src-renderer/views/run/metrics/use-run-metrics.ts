@@ -24,8 +24,8 @@ export function useRunMetrics(run: RunView, enabled: boolean) {
   const q = useQuery({
     queryKey: key,
     queryFn: () =>
-      pollMetrics(qc.getQueryData<HeldMetrics>(key) ?? NO_METRICS, nodes, (nodeId, fromSeq) =>
-        call('run.metrics', { runId: run.id, nodeId, fromSeq }),
+      pollMetrics(qc.getQueryData<HeldMetrics>(key) ?? NO_METRICS, nodes, (nodeName, fromSeq) =>
+        call('run.metrics', { runId: run.id, nodeName, fromSeq }),
       ),
     enabled,
     refetchInterval: live ? METRICS_POLL_MS : false,

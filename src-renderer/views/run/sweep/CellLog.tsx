@@ -10,7 +10,7 @@ import { appendCellLog, CELL_LOG_LINES, NO_CELL_LOG, type HeldCellLog } from './
 const PAGE = 10_000;
 const PAGES_PER_POLL = 10;
 
-/** One cell's log (`logs.read {jobId}`: its node's records between the cell's seqs), read
+/** One cell's log (`logs.read {cellId}`: its node's records between the cell's seqs), read
  *  on from where it was every second while the cell runs. Plain text, newest at the end. */
 export function CellLog(props: { runId: string; cell: CellView; onClose(): void }) {
   const { runId, cell } = props;
@@ -24,7 +24,7 @@ export function CellLog(props: { runId: string; cell: CellView; onClose(): void 
       for (let page = 0; page < PAGES_PER_POLL; page++) {
         const { records } = await call('logs.read', {
           runId,
-          jobId: cell.id,
+          cellId: cell.id,
           fromSeq: held.readTo + 1,
           limit: PAGE,
         });

@@ -119,7 +119,7 @@ export function CellsTable(props: {
                   {cell.cacheHit && (
                     <span
                       className="badge plain cells-cache"
-                      title={`Took the outputs of ${cell.cacheHit.runId} ${cell.cacheHit.jobId} instead of running`}
+                      title={`Took the outputs of ${cell.cacheHit.runId} ${cell.cacheHit.cellId} instead of running`}
                     >
                       cached
                     </span>

@@ -12,9 +12,9 @@ export function cellCurves(
 ): ChartLine[] {
   const points = new Map<string, ChartLine['points']>();
   for (const s of series) {
-    if (s.name !== metric || s.jobId === null) continue;
-    const held = points.get(s.jobId);
-    points.set(s.jobId, held ? held.concat(s.points) : s.points);
+    if (s.name !== metric || s.cellId === null) continue;
+    const held = points.get(s.cellId);
+    points.set(s.cellId, held ? held.concat(s.points) : s.points);
   }
   return cells
     .filter((c) => points.has(c.id))

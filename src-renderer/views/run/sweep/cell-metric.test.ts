@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { MetricSeries } from '../../../../src-main/contract';
 import { cellMetricNames, cellScores, defaultDirection } from './cell-metric';
 
-const s = (jobId: string | null, name: string, points: [number, number][], node = 'node-0') =>
-  ({ nodeId: `r-1/${node}`, jobId, name, points }) satisfies MetricSeries;
+const s = (cellId: string | null, name: string, points: [number, number][], node = 'node-0') =>
+  ({ nodeId: `r-1/${node}`, cellId, name, points }) satisfies MetricSeries;
 
 const SERIES = [
   s('j0', 'loss', [

@@ -28,11 +28,11 @@ export function cellScores(
     direction === 'min' ? (a: number, b: number) => a < b : (a: number, b: number) => a > b;
   const out = new Map<string, CellScore>();
   for (const s of series) {
-    if (s.name !== metric || s.jobId === null || s.points.length === 0) continue;
-    const score = out.get(s.jobId) ?? { last: null, best: null };
+    if (s.name !== metric || s.cellId === null || s.points.length === 0) continue;
+    const score = out.get(s.cellId) ?? { last: null, best: null };
     let best = score.best;
     for (const [, y] of s.points) if (best === null || better(y, best)) best = y;
-    out.set(s.jobId, { last: s.points[s.points.length - 1]![1], best });
+    out.set(s.cellId, { last: s.points[s.points.length - 1]![1], best });
   }
   return out;
 }
@@ -40,6 +40,6 @@ export function cellScores(
 /** The metric names of a sweep's cells, in the order they first came. */
 export function cellMetricNames(series: readonly MetricSeries[]): string[] {
   const names = new Set<string>();
-  for (const s of series) if (s.jobId !== null) names.add(s.name);
+  for (const s of series) if (s.cellId !== null) names.add(s.name);
   return [...names];
 }

@@ -31,8 +31,8 @@ describe('colourByParam', () => {
 });
 
 describe('cellCurves', () => {
-  const s = (jobId: string | null, name: string, points: [number, number][]) =>
-    ({ nodeId: 'r-1/node-0', jobId, name, points }) satisfies MetricSeries;
+  const s = (cellId: string | null, name: string, points: [number, number][]) =>
+    ({ nodeId: 'r-1/node-0', cellId, name, points }) satisfies MetricSeries;
 
   it("one line per cell of the metric, in the sweep's order, in its group's colour", () => {
     const groups = colourByParam(cells, 'SEED');

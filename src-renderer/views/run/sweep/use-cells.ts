@@ -32,7 +32,7 @@ export function useCells(run: RunView) {
 export function useCancelCell(runId: string) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (jobId: string) => call('run.cancelCell', { runId, jobId }),
+    mutationFn: (cellId: string) => call('run.cancelCell', { runId, cellId }),
     onSuccess: (cell) => {
       qc.setQueryData<CellView[]>(keys.cells(runId), (cells) =>
         cells?.map((c) => (c.id === cell.id ? cell : c)),
