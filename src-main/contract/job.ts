@@ -174,9 +174,18 @@ export const PoolSpec = z
     /** `slurm` provider: the cluster (a name from clusters.toml) and, over its defaults,
      *  the partition, account and QOS its allocations are submitted with. */
     cluster: z.string().min(1).optional(),
-    partition: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/).optional(),
-    account: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/).optional(),
-    qos: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/).optional(),
+    partition: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/)
+      .optional(),
+    account: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/)
+      .optional(),
+    qos: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/)
+      .optional(),
     /** `ssh` provider: the hosts (names from hosts.toml) to claim, one per node. */
     hosts: z.array(z.string().min(1)).default([]),
     // Marketplace providers (vastai): the desired node shape and a price cap.
