@@ -5,7 +5,6 @@ import { shq } from '../../transport/exec-helpers';
 import type { NodeShell } from '../../transport/node-shell';
 import type { AgentAddress } from '../../nodes/node-layout';
 import { pullOutputs } from '../outputs/pull';
-import { pullIndexFile } from '../outputs/pull-index';
 import { formatBytes } from '../workspace/human-units';
 import { CheckpointGenerations, type Generation } from './generations';
 
@@ -32,12 +31,11 @@ export async function pullCheckpoints(
   facts: { attempt: number; now(): number },
 ): Promise<string> {
   const gen = store.begin();
-  const base = gen.base ?? (existsSync(pullIndexFile(store.root)) ? store.root : null);
   let files: { path: string; size: number }[];
   try {
     const pulled = await pullOutputs(shell, address, [path], gen.dir, {
       incremental: true,
-      ...(base ? { base } : {}),
+      ...(gen.base ? { base: gen.base } : {}),
     });
     files = pulled.files.filter((f) => !f.path.startsWith('_output/'));
   } catch (err) {

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { pullIndexFile } from '../outputs/pull-index';
 import { CheckpointGenerations } from './generations';
 
 const roots: string[] = [];
@@ -31,6 +32,12 @@ describe('checkpoint generations', () => {
     expect(g.n).toBe(1);
     expect(g.base).toBeNull();
     expect(existsSync(g.dir)).toBe(false);
+  });
+
+  it('a folder an earlier Tender pulled into (one index at the root) is the first baseline', () => {
+    const s = store();
+    writeFileSync(pullIndexFile(s.root), JSON.stringify({ version: 1, files: {} }));
+    expect(s.begin().base).toBe(s.root);
   });
 
   it('a complete pull with files becomes the restore source and the next baseline', () => {

@@ -17,7 +17,8 @@ import { pullIndexFile } from '../outputs/pull-index';
 // dropped: an empty or failed pull can never replace the only copy. The last few
 // generations are kept.
 
-/** Generations kept beside the newest: a damaged newest still leaves an older one. */
+/** Complete generations kept, the newest included: a damaged newest still leaves older
+ *  ones. */
 export const KEEP_GENERATIONS = 3;
 
 export interface Generation {
@@ -67,21 +68,19 @@ export class CheckpointGenerations {
   }
 
   /** What a recovered attempt restores: the newest complete generation that holds files. */
-  restoreSource(): Generation | null {
-    return (
-      this.list()
-        .filter((g) => g.files > 0)
-        .pop() ?? null
-    );
+  restoreSource(complete: Generation[] = this.list()): Generation | null {
+    return complete.filter((g) => g.files > 0).pop() ?? null;
   }
 
-  /** Where the next pull lands (a folder that does not exist yet) and the generation it is
-   *  incremental against (its unchanged files are linked, never sent again). */
+  /** Where the next pull lands (a folder that does not exist yet) and the folder it is
+   *  incremental against (its unchanged files are linked, never sent again): the newest
+   *  generation, else the single folder an earlier Tender pulled into (the root itself). */
   begin(): { n: number; dir: string; base: string | null } {
     const n = this.nextN++;
     this.inFlight.add(n);
     const last = this.list().pop();
-    return { n, dir: this.dirOf(n), base: last?.dir ?? null };
+    const legacy = existsSync(pullIndexFile(this.root)) ? this.root : null;
+    return { n, dir: this.dirOf(n), base: last?.dir ?? legacy };
   }
 
   /** The pull for `n` failed: whatever it left is removed. */
@@ -110,7 +109,7 @@ export class CheckpointGenerations {
    *  and removes what an interrupted pull left behind. */
   private prune(): void {
     const complete = this.list();
-    const source = this.restoreSource();
+    const source = this.restoreSource(complete);
     const keep = new Set(complete.slice(-this.keep).map((g) => g.n));
     if (source) keep.add(source.n);
     for (const n of this.numbersOnDisk()) {

@@ -1,4 +1,3 @@
-import type { TeardownRecord } from '../../../src-agent/wire/protocol';
 import type { LinkState } from '../../nodes/agent-link';
 import type { NodeRecord } from '../../ledger/node-record';
 import { isDestroySettled } from '../provisioning/boot-replacement';
@@ -229,15 +228,11 @@ export class NodeJob implements JobHost {
     return new Attempt(this.state.attempt, {
       deps: this.deps,
       logs: this.logs,
-      note: (line) => this.note(line),
-      onTeardown: (record) => this.onTeardown(record),
+      note: this.note,
+      onTeardown: (record) => this.loss.onSelfTeardown(record),
       onLinkState: (rec, state, detail) => this.onLinkState(rec, state, detail),
       isJobActive: () => this.state.phase !== 'done' && this.state.phase !== 'tearing_down',
     });
-  }
-
-  private onTeardown(record: TeardownRecord): void {
-    this.loss.onSelfTeardown(record);
   }
 
   private onLinkState(rec: NodeRecord, state: LinkState, detail: string): void {

@@ -9,7 +9,7 @@ import {
   writeReceipt,
   writeWorkspaceListing,
 } from '../../jobs/run/receipt-writer';
-import { NodeJob } from '../../jobs/node-job/node-job';
+import { NodeJob, type NodeJobDeps } from '../../jobs/node-job/node-job';
 import type { PushPlan } from '../../jobs/workspace/push';
 import type { Ledger } from '../../ledger/ledger';
 import { hashCacheFile } from '../../jobs/workspace/hash-cache';
@@ -48,14 +48,7 @@ export interface NodeFactoryDeps {
   isNodeInUse: (nodeId: string) => boolean;
   env: NodeJS.ProcessEnv;
   /** Opens / closes a node's declared port forwards (services/forwards). */
-  forwards?: {
-    open(
-      nodeId: string,
-      ports: readonly (number | string)[],
-      remotePorts: readonly string[],
-    ): Promise<unknown>;
-    close(nodeId: string): Promise<void>;
-  };
+  forwards?: NodeJobDeps['forwards'];
 }
 
 export interface JobWiring {
