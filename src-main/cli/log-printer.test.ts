@@ -34,3 +34,30 @@ describe('makeLogPrinter', () => {
     },
   );
 });
+
+describe('makeLogPrinter and terminal escapes', () => {
+  it('passes colours, drops a node’s title, clipboard and link escapes (stdout and stderr)', () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((s) => (out.push(String(s)), true));
+    vi.spyOn(process.stderr, 'write').mockImplementation((s) => (err.push(String(s)), true));
+    const bootstrap: LogRecord = {
+      ...rec(3, 'run', '\x1b]0;pwned\x07booting'),
+      channel: 'bootstrap',
+      source: 'bootstrap',
+    };
+    makeLogPrinter({ prefixNodes: false, showBootstrap: true })([
+      rec(
+        1,
+        'run',
+        '\x1b[32mok\x1b[0m \x1b]52;c;ZXZpbA==\x07\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\',
+      ),
+      { ...rec(2, 'run', '\x1b[2A\x1b[2Kfake'), stream: 'stderr' },
+      bootstrap,
+    ]);
+    expect(out.join('')).toBe('\x1b[32mok\x1b[0m link\n');
+    expect(err.join('')).toContain('fake\n');
+    expect(err.join('')).toContain('booting');
+    expect(err.join('')).not.toMatch(/\x1b\[2A|\x1b\]/);
+  });
+});

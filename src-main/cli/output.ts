@@ -1,4 +1,5 @@
 import type { ErrorData } from '../contract';
+import { terminalSafe } from './terminal-text';
 
 const useColor = (stream: NodeJS.WriteStream) => stream.isTTY === true && !process.env.NO_COLOR;
 
@@ -16,14 +17,15 @@ export const yellow = (s: string, stream: NodeJS.WriteStream = process.stderr) =
 export const bold = (s: string, stream: NodeJS.WriteStream = process.stderr) =>
   paint(stream, '1', s);
 
-/** Progress and notices go to stderr, so stdout carries only the job's own output. */
+/** Progress and notices go to stderr, so stdout carries only the job's own output. A
+ *  notice may quote a node (a failure reason, a setup's last line): colours only. */
 export function info(line: string): void {
-  process.stderr.write(`${line}\n`);
+  process.stderr.write(`${terminalSafe(line)}\n`);
 }
 
 export function printError(e: ErrorData): void {
-  process.stderr.write(`${red('tender:')} ${e.message}\n`);
-  if (e.hint) process.stderr.write(`  ${dim(`hint: ${e.hint}`)}\n`);
+  process.stderr.write(`${red('tender:')} ${terminalSafe(e.message)}\n`);
+  if (e.hint) process.stderr.write(`  ${dim(`hint: ${terminalSafe(e.hint)}`)}\n`);
 }
 
 /** A plain text table: columns padded to their widest cell. */

@@ -28,3 +28,14 @@ describe('LogPrinter', () => {
     expect(String(out.read())).toBe('epoch 1\nepoch 2\n');
   });
 });
+
+describe('LogPrinter and terminal escapes', () => {
+  it('prints colours but no OSC, DCS or cursor movement from a node', () => {
+    const out = new PassThrough();
+    new LogPrinter(out, false).write([
+      rec(1, 'run', '\x1b]2;title\x1b\\\x1b[1mstep\x1b[0m 1\x1bP+q\x1b\\'),
+      rec(2, 'run', '\x9b2J\x1b[Hclean'),
+    ]);
+    expect(String(out.read())).toBe('\x1b[1mstep\x1b[0m 1\nclean\n');
+  });
+});

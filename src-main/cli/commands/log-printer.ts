@@ -1,9 +1,11 @@
 import { once } from 'node:events';
 import { isDataSource, type LogRecord } from '../../contract';
+import { terminalSafe } from '../terminal-text';
 
 /** Prints each (node, channel, seq) once, in order, whatever mix of pages, backfill and
  *  live batches it is handed; what it printed last of each is where the next page starts.
- *  Job output goes to stdout whole, so `> file` captures it; GPU samples (`gpu`) and
+ *  Job output goes to stdout whole, so `> file` captures it, less any escape other than
+ *  colours (terminal-text.ts: a node must not drive the user's terminal); GPU samples (`gpu`) and
  *  metrics (`metrics`) are data, never printed. */
 export class LogPrinter {
   private readonly last = new Map<string, number>();
@@ -44,7 +46,7 @@ export class LogPrinter {
       if (r.seq <= last) continue;
       last = r.seq;
       if (isDataSource(r.source)) continue;
-      text += `${shown}${r.line}\n`;
+      text += `${shown}${terminalSafe(r.line)}\n`;
     }
     if (node) this.last.set(`${node}|${channel}`, last);
     return text === '' || this.out.write(text);
