@@ -33,13 +33,13 @@ export function sshConnector(
     const hostKey = hostKeyCheck({
       scope: ep.hostKeyScope,
       endpoint: `${ep.host}:${ep.port}`,
+      // A read-only process (logs, forward next to a running app) cannot pin, so it refuses
+      // a key nobody pinned yet; the writer pins on its own first contact.
       pins: {
         get: (scope) => ctx.ledger.getHostKey(scope),
-        pin: (p) => {
-          // A read-only process (status next to a running app) accepts without pinning;
-          // the writer pins on its own first contact.
-          if (!ctx.ledger.isReadonly) ctx.ledger.pinHostKey({ ...p, pinnedAt: ctx.now() });
-        },
+        ...(ctx.ledger.isReadonly
+          ? {}
+          : { pin: (p) => void ctx.ledger.pinHostKey({ ...p, pinnedAt: ctx.now() }) }),
       },
       knownHosts: ep.knownHosts ? readKnownHosts() : undefined,
     });

@@ -42,6 +42,8 @@ interface Case {
   accept: boolean;
   pinnedAfter?: HostKeyInfo | null;
   says?: string[];
+  /** A process that only reads the ledger: it cannot pin. */
+  readOnly?: boolean;
 }
 
 const cases: Case[] = [
@@ -111,6 +113,45 @@ const cases: Case[] = [
     pinnedAfter: A,
     says: ['changed'],
   },
+  {
+    name: 'read-only, nothing pinned: refused, naming why and the fix',
+    readOnly: true,
+    offered: A,
+    accept: false,
+    pinnedAfter: null,
+    says: [
+      'no host key is pinned for gpu-1 (10.0.0.7:22001)',
+      A.fingerprint,
+      'only reads the data folder',
+      'try again once the node has joined',
+      'known_hosts',
+    ],
+  },
+  { name: 'read-only, the pinned key', readOnly: true, pinned: A, offered: A, accept: true },
+  {
+    name: 'read-only, another key than the pin',
+    readOnly: true,
+    pinned: A,
+    offered: B,
+    accept: false,
+    says: ['changed'],
+  },
+  {
+    name: 'read-only, nothing pinned, known_hosts lists the key: accepted, not pinned',
+    readOnly: true,
+    knownHosts: [line('[10.0.0.7]:22001', B)],
+    offered: B,
+    accept: true,
+    pinnedAfter: null,
+  },
+  {
+    name: 'read-only, nothing pinned, known_hosts lists another key',
+    readOnly: true,
+    knownHosts: [line('[10.0.0.7]:22001', A)],
+    offered: B,
+    accept: false,
+    says: ['does not match known_hosts'],
+  },
 ];
 
 describe('hostKeyCheck', () => {
@@ -120,7 +161,7 @@ describe('hostKeyCheck', () => {
       const check = hostKeyCheck({
         scope: 'gpu-1',
         endpoint: ENDPOINT,
-        pins,
+        pins: c.readOnly ? { get: pins.get } : pins,
         knownHosts: parseKnownHosts((c.knownHosts ?? []).join('\n')),
       });
       const reason = check(c.offered);

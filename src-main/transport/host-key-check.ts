@@ -4,7 +4,9 @@ import { type KnownHostEntry, knownHostKeys } from './known-hosts';
 /** Where pinned keys live: the ledger in the app, a map in tests. */
 export interface HostKeyPins {
   get(scope: string): { fingerprint: string; keyType: string } | undefined;
-  pin(p: { scope: string; endpoint: string; keyType: string; fingerprint: string }): void;
+  /** Absent in a process that only reads the ledger: it cannot pin, so it never trusts a
+   *  first key (the writer pins on its own first contact, at bootstrap). */
+  pin?(p: { scope: string; endpoint: string; keyType: string; fingerprint: string }): void;
 }
 
 export interface HostKeyCheckOptions {
@@ -18,7 +20,9 @@ export interface HostKeyCheckOptions {
 }
 
 /** Trust on first use, pinned; the user's known_hosts, when it knows the host, is binding
- *  even on first contact; a @revoked key is never accepted. A pin is never replaced here. */
+ *  even on first contact; a @revoked key is never accepted. A pin is never replaced here.
+ *  Without a way to pin (a read-only process), an unpinned key is refused unless
+ *  known_hosts vouches for it. */
 export function hostKeyCheck(opts: HostKeyCheckOptions): HostKeyCheck {
   const { scope, endpoint, pins } = opts;
   const { host, port } = splitEndpoint(endpoint);
@@ -38,8 +42,18 @@ export function hostKeyCheck(opts: HostKeyCheckOptions): HostKeyCheck {
       );
     }
     let pinned = pins.get(scope);
+    if (!pinned && !pins.pin) {
+      if (known.keys.length > 0) return null; // known_hosts lists this very key (above)
+      return (
+        `no host key is pinned for ${label} yet, and this Tender process only reads the data folder ` +
+        `(another one, the app, \`tender run\` or \`tender serve\`, writes it), so it cannot pin the key ` +
+        `${info.fingerprint} it was offered: refusing to connect rather than trust it unchecked. ` +
+        `The Tender that writes pins a node's key when it first connects (at bootstrap): try again once the node has joined, ` +
+        `run this command when no other Tender is open, or list the host in ~/.ssh/known_hosts.`
+      );
+    }
     if (!pinned) {
-      pins.pin({ scope, endpoint, keyType: info.type, fingerprint: info.fingerprint });
+      pins.pin!({ scope, endpoint, keyType: info.type, fingerprint: info.fingerprint });
       // Read back: a racing first contact may have pinned another key a moment earlier.
       pinned = pins.get(scope) ?? { fingerprint: info.fingerprint, keyType: info.type };
     }
