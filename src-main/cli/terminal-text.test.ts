@@ -56,6 +56,7 @@ describe('terminalSafe', () => {
     const cleaned = terminalSafe(all);
     // eslint-disable-next-line no-control-regex
     const escapes = cleaned.match(/\x1b[^m]*m?/g) ?? [];
+    // eslint-disable-next-line no-control-regex
     for (const e of escapes) expect(e).toMatch(/^\x1b\[[0-9;:]*m$/);
     // eslint-disable-next-line no-control-regex
     expect(cleaned).not.toMatch(/[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]/);
