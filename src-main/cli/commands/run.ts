@@ -5,6 +5,7 @@ import {
   type SweepEstimate,
   type JobSpec,
   type PolicyInput,
+  type PoolSpec,
   type RunView,
 } from '../../contract';
 import { TenderCore } from '../../core/tender-core';
@@ -14,15 +15,15 @@ import { loadJobFile, type LoadedJobFile } from '../../jobs/job-file/job-file';
 import { parseEnvFlags } from '../../jobs/import/env-input';
 import { isTaskFile, loadTaskFile } from '../../jobs/import/load-task';
 import { checkName } from '../../jobs/job-file/job-file-env';
-import { DEFAULT_PROVIDER, HOSTS_PROVIDER, KNOWN_PROVIDERS } from '../../providers/known';
+import { HOSTS_PROVIDER, KNOWN_PROVIDERS } from '../../providers/known';
 import { findHost } from '../../providers/ssh/hosts-file';
 import { call, type CliContext } from '../context';
 import { EXIT } from '../exit-codes';
 import { askOnInterrupt } from '../interrupt';
 import { durationFlag, positiveNumber } from './flags';
+import { poolFlags } from './run-pool-flags';
 import { makeLogPrinter } from '../log-printer';
 import { bold, green, info, red } from '../output';
-import { providerNameProblem } from '../../providers/failover/chain';
 
 export const RUN_USAGE = `tender run <job.toml | task.yaml> [--provider P] [--count N] [--hosts a,b] [--cluster C] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--interruptible [--bid X]] [--constraint EXPR]… [--grid NAME=v1,v2]… [--keep] [--fresh-setup] [--new-node] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--collect-grace 1h] [--env NAME=VALUE]… [--detach] [--json]`;
 
@@ -63,43 +64,8 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
   if (positionals.length !== 1)
     throw new TenderError('bad_input', `expected one job file`, `usage: ${RUN_USAGE}`);
   // Everything about the input is checked before anything is opened or written.
-  const loaded = loadJobOrTask(positionals[0]!, ctx, values.env);
-  const pool = { ...loaded.pool };
-  if (values.provider !== undefined) {
-    const problem = providerNameProblem(values.provider, KNOWN_PROVIDERS);
-    if (problem) throw new TenderError('bad_input', problem.text, problem.hint);
-    pool.provider = values.provider;
-  }
-  // Marketplace flags override the [pool] table's keys of the same meaning.
-  if (values.gpu !== undefined) pool.gpu = values.gpu;
-  if (values.gpus !== undefined) pool.gpu_count = positiveNumber('--gpus', values.gpus, true);
-  if (values['min-vram-gb'] !== undefined)
-    pool.min_vram_gb = positiveNumber('--min-vram-gb', values['min-vram-gb']);
-  if (values['max-price'] !== undefined)
-    pool.max_price = positiveNumber('--max-price', values['max-price']);
-  if (values.image !== undefined) pool.image = values.image;
-  if (values['disk-gb'] !== undefined)
-    pool.disk_gb = positiveNumber('--disk-gb', values['disk-gb'], true);
-  if (values.interruptible !== undefined) pool.interruptible = values.interruptible;
-  if (values.bid !== undefined) pool.bid = positiveNumber('--bid', values.bid.replace(/^\$/, ''));
-  if (values.cluster !== undefined) pool.cluster = values.cluster;
-  if (values.hosts !== undefined) {
-    pool.hosts = values.hosts
-      .split(',')
-      .map((h) => h.trim())
-      .filter(Boolean);
-    if (values.provider === undefined && pool.provider === DEFAULT_PROVIDER)
-      pool.provider = HOSTS_PROVIDER;
-  }
-  if (values.count !== undefined) {
-    const n = Number(values.count);
-    if (!Number.isInteger(n) || n < 1 || n > 64)
-      throw new TenderError(
-        'bad_input',
-        `--count must be a whole number from 1 to 64, not "${values.count}"`,
-      );
-    pool.count = n;
-  }
+  const loaded = loadJobOrTask(positionals[0]!, ctx, values.env, poolFlags(values));
+  const pool = loaded.pool;
 
   // `--constraint EXPR` (repeatable) adds to the job's constraints, each checked as the
   // job file's are.
@@ -142,20 +108,30 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
 
 /** A tender.toml, or a SkyPilot/dstack task converted on the way (its warnings printed);
  *  `--env NAME=VALUE` sets a job variable over the file's (a task's secret: its source). */
-function loadJobOrTask(file: string, ctx: CliContext, envFlags?: string[]): LoadedJobFile {
+function loadJobOrTask(
+  file: string,
+  ctx: CliContext,
+  envFlags: string[] | undefined,
+  laidOver: (pool: PoolSpec) => PoolSpec,
+): LoadedJobFile {
   const flags = parseEnvFlags(envFlags);
   if (isTaskFile(file)) {
     const task = loadTaskFile(file, {
       knownProviders: KNOWN_PROVIDERS,
       env: ctx.env,
       envFlags: flags,
+      poolFlags: laidOver,
     });
     for (const o of task.conversion.outcomes)
       if (o.kind === 'warned')
         info(`${file}: ${o.path}: ${o.to ? `→ ${o.to}; ` : 'left out: '}${o.why}`);
     return task;
   }
-  const loaded = loadJobFile(file, { knownProviders: KNOWN_PROVIDERS, env: ctx.env });
+  const loaded = loadJobFile(file, {
+    knownProviders: KNOWN_PROVIDERS,
+    env: ctx.env,
+    poolFlags: laidOver,
+  });
   for (const [name, value] of Object.entries(flags)) {
     const bad = checkName(name);
     if (bad) throw new TenderError('bad_input', `--env ${name}: ${bad.text}`, bad.hint);

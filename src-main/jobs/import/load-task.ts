@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'smol-toml';
 import { BadInputError } from '../../base/bad-input-error';
+import type { PoolSpec } from '../../contract/job';
 import { parseJobToml, type LoadedJobFile } from '../job-file/job-file';
 import { convertTask, refusalError, type Conversion } from './convert';
 import { looksLikeTask } from './detect';
@@ -42,6 +43,8 @@ export interface TaskLoadOptions {
   env?: NodeJS.ProcessEnv;
   /** `--env K=V`. */
   envFlags?: Record<string, string>;
+  /** The command line's pool flags, laid over the converted `[pool]` before its checks. */
+  poolFlags?: (pool: PoolSpec) => PoolSpec;
   cwd?: string;
   home?: string;
 }
@@ -73,6 +76,7 @@ export function loadTaskFile(jobFile: string, opts: TaskLoadOptions): LoadedTask
     baseDir: path.dirname(file),
     knownProviders: opts.knownProviders,
     env,
+    ...(opts.poolFlags ? { poolFlags: opts.poolFlags } : {}),
   });
   return { ...loaded, file, conversion };
 }

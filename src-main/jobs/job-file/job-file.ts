@@ -9,7 +9,7 @@ import { problemsFromIssues } from './job-file-issues';
 import { checkHostResources } from '../host/host-declaration';
 import { findUnknownKeys } from './job-file-keys';
 import { readSweep } from './job-file-sweep';
-import { checkDistributed } from './job-file-distributed';
+import { checkDistributed, poolSize } from './job-file-distributed';
 import {
   checkCheckpoints,
   checkOutputs,
@@ -31,6 +31,9 @@ export interface JobFileOptions {
   knownProviders: readonly string[];
   /** Where `from_env` secrets are read from; defaults to `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /** The command line's pool flags (`--hosts`, `--count`, …), laid over `[pool]` before the
+   *  checks, so that every check sees the pool the run will use. */
+  poolFlags?: (pool: PoolSpec) => PoolSpec;
 }
 
 export interface ParseJobTomlOptions extends JobFileOptions {
@@ -42,7 +45,7 @@ export interface ParseJobTomlOptions extends JobFileOptions {
 
 export interface LoadedJobFile {
   job: JobSpec;
-  /** `[pool]` with defaults filled in; the caller lays CLI flags over it. */
+  /** `[pool]` with defaults filled in, and `poolFlags` laid over it where given. */
   pool: PoolSpec;
   /** `[policy]` as written (only the keys present); Settings fill in the rest. */
   policy: PolicyInput;
@@ -90,7 +93,9 @@ export function parseJobToml(text: string, opts: ParseJobTomlOptions): LoadedJob
     failOn(problemsFromIssues(doc, parsed.error.issues));
     throw BadInputError.at(file, undefined, 'not a job file'); // every issue maps to a problem
   }
-  const { job: table, pool = PoolSpec.parse({}), policy = {}, recovery } = parsed.data;
+  const { job: table, policy = {}, recovery } = parsed.data;
+  const filePool = parsed.data.pool ?? PoolSpec.parse({});
+  const pool = opts.poolFlags ? opts.poolFlags(filePool) : filePool;
   const sweep = readSweep(parsed.data.sweep);
 
   const env = resolveEnv(table.env, opts.env ?? process.env);
@@ -109,7 +114,10 @@ export function parseJobToml(text: string, opts: ParseJobTomlOptions): LoadedJob
     ...checkHostResources(pool),
     ...checkCheckpoints(table.checkpoints),
     ...sweep.problems,
-    ...checkDistributed({ ...table, ...(sweep.sweep ? { sweep: sweep.sweep } : {}) }, pool.count),
+    ...checkDistributed(
+      { ...table, ...(sweep.sweep ? { sweep: sweep.sweep } : {}) },
+      poolSize(pool),
+    ),
   ]);
 
   const { checkpoint_every, ...jobTable } = table;
