@@ -118,6 +118,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
   const forwards: ForwardService = new ForwardService({
     ledger,
     connector: (endpoint, deadlineMs) => factory.connector(endpoint, deadlineMs),
+    isDriven: (runId) => runs.isDriven(runId),
     readAgentLog: (nodeId, fromSeq, limit) =>
       datastream.read(nodeId.slice(0, nodeId.indexOf('/')), {
         nodeId,

@@ -41,6 +41,12 @@ export class ForwardSet {
     return this.#forwards.size;
   }
 
+  /** The connection the forwards share (made when there is none): others may ride it too,
+   *  such as a follow of the node's agent log. */
+  shell(): Promise<NodeShell> {
+    return this.#shell.get();
+  }
+
   /** No forward open, none opening: the set can go. */
   get isIdle(): boolean {
     return this.#forwards.size === 0 && this.#opening.size === 0;

@@ -31,6 +31,7 @@ function service(log: LogRecord[] = []) {
       nodesOfRun: (id) => (id === RUN ? [node] : []),
     },
     connector: (ep) => async () => new LocalShell(ep.kind === 'local' ? ep.dir : ''),
+    isDriven: () => true, // its log comes live (`feed`); the follow over the link: e2e
     readAgentLog: async (_id, fromSeq, limit) =>
       log.filter((r) => r.seq >= fromSeq).slice(0, limit),
     onChange: (runId, forwards) => changes.push({ runId, forwards }),

@@ -14,6 +14,8 @@ import type { NodeEndpoint } from '../../providers/provider';
 import type { NodeShell } from '../../transport/node-shell';
 import { forwardTarget, nodeKeyOf } from './forward-target';
 import { TokenWatch } from './token-watch';
+import { AgentLogFollow, type FollowTarget } from './agent-log-follow';
+import type { NodeRecord } from '../../ledger/node-record';
 
 /** A forward's connection to its node is made (and made again) within this. */
 const CONNECT_DEADLINE_MS = 30_000;
@@ -28,6 +30,9 @@ export interface ForwardServiceDeps {
     endpoint: NodeEndpoint,
     deadlineMs: number,
   ) => (signal: AbortSignal) => Promise<NodeShell>;
+  /** Whether this process drives the run: its agent links feed the datastream and `feed`
+   *  as records come. Where not, a local forward follows the node's agent log itself. */
+  isDriven: (runId: string) => boolean;
   /** A page of a node's agent log from the datastream. */
   readAgentLog: (nodeId: string, fromSeq: number, limit: number) => Promise<LogRecord[]>;
   /** A run's forwards changed: all of them (the `forward.changed` event). */
@@ -41,6 +46,8 @@ interface NodeForwards {
   runId: string;
   set: ForwardSet;
   tokens: TokenWatch;
+  /** The agent log followed over the link (a run this process does not drive). */
+  follow: AgentLogFollow;
 }
 
 /** This process's port forwards, by node (docs/forwards.md): each node's set shares one
@@ -64,6 +71,9 @@ export class ForwardService {
     const n = this.#nodeFor(runId, nodeName);
     const f = await this.#opening(n, () => n.set.openLocal(spec));
     await n.tokens.refresh();
+    // Nothing of this process feeds a run it does not drive (a detached one: no process
+    // does): what the job prints, a notebook's token, is read from the node's agent.
+    if (!this.d.isDriven(n.runId)) n.follow.start();
     this.#changed(n.runId);
     return this.#view(n, f);
   }
@@ -189,6 +199,14 @@ export class ForwardService {
         { onNote: (line) => this.#note(id, line) },
       ),
       tokens: new TokenWatch((fromSeq, limit) => this.d.readAgentLog(id, fromSeq, limit)),
+      follow: new AgentLogFollow({
+        shell: () => n.set.shell(),
+        target: () => followTarget(this.d.ledger.getNode(id)),
+        nextSeq: () => n.tokens.nextSeq,
+        onRecords: (records) => {
+          if (n.tokens.feed(records) && this.#nodes.get(id) === n) this.#changed(n.runId);
+        },
+      }),
     };
     this.#nodes.set(id, n);
     return n;
@@ -214,6 +232,7 @@ export class ForwardService {
 
   async #drop(nodeId: string, n: NodeForwards): Promise<void> {
     if (this.#nodes.get(nodeId) === n) this.#nodes.delete(nodeId);
+    n.follow.stop();
     await n.set.close();
   }
 
@@ -247,4 +266,16 @@ export class ForwardService {
       token: isLocal ? n.tokens.tokenFor(f.remotePort) : null,
     };
   }
+}
+
+/** Where a node's agent answers now, for a follow of its log; null without a joined agent. */
+function followTarget(rec: NodeRecord | undefined): FollowTarget | null {
+  if (!rec?.agent || !rec.connection) return null;
+  return {
+    runId: rec.runId,
+    nodeId: rec.id,
+    address: rec.agent.address,
+    base: rec.claimedFrom?.agentSeq ?? 0,
+    offset: rec.agentSeqOffset ?? 0,
+  };
 }

@@ -18,6 +18,11 @@ export class TokenWatch {
 
   constructor(private readonly read: (fromSeq: number, limit: number) => Promise<LogRecord[]>) {}
 
+  /** The next seq wanted: every record below it was seen. */
+  get nextSeq(): number {
+    return this.#nextSeq;
+  }
+
   /** Reads what the datastream holds beyond the last record seen (one read at a time). */
   refresh(): Promise<void> {
     this.#reading = this.#reading.then(async () => {
