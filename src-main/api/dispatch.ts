@@ -12,7 +12,11 @@ export async function dispatch<C extends CommandName>(
   command: C,
   input: unknown,
 ): Promise<Result<CommandOutput<C>>> {
-  const spec = commands[command] as (typeof commands)[CommandName] | undefined;
+  // Own keys only: `toString` or `__proto__` from a client is an unknown command, not a
+  // property of Object.prototype to call.
+  const spec = Object.hasOwn(commands, command)
+    ? (commands[command] as (typeof commands)[CommandName])
+    : undefined;
   if (!spec) {
     return {
       ok: false,

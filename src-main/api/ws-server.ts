@@ -1,13 +1,14 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { extname, join, normalize, sep } from 'node:path';
+import { createServer, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { commands, events, type CommandName, type EventName } from '../contract/commands';
 import type { EventBus } from '../base/event-bus';
 import type { Handlers } from '../contract/handlers';
 import { dispatch } from './dispatch';
 import { WS_PATH, type WsRequest, type WsServerMessage } from '../contract/ws-protocol';
+import { serveStatic } from './static-files';
+import { hostRefusal, isAllowedHost, parseTarget, rawResponse } from './web-guard';
 
 /** What web mode serves: the contract's handlers and its events. */
 export interface ServedCore {
@@ -26,16 +27,6 @@ export interface WebServer {
  *  missed from the datastream by seq (every record carries one), so nothing is lost. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.woff2': 'font/woff2',
-  '.json': 'application/json',
-};
-
 /**
  * Web mode (`tender serve`): the renderer bundle and the contract over a WebSocket, bound to
  * 127.0.0.1 only. A random session token is in the URL printed at start; the WebSocket
@@ -47,20 +38,39 @@ export async function startWebServer(
   opts: { port?: number; rendererDir: string },
 ): Promise<WebServer> {
   const token = randomBytes(24).toString('base64url');
-  const server = createServer((req, res) => serveStatic(opts.rendererDir, req, res));
-  const port = await listen(server, opts.port ?? 0);
+  // The port is known once listening; the handlers run only after that.
+  let port = 0;
+  const server = createServer((req, res) => serveStatic(opts.rendererDir, port, req, res));
+  // A request the parser refuses (a bad request line, oversize headers, a broken header)
+  // never reaches the handlers: answer it and drop the connection, never the process.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy();
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    socket.end(
+      rawResponse(
+        tooLarge ? 431 : 400,
+        tooLarge ? 'Request Header Fields Too Large' : 'Bad Request',
+      ),
+    );
+  });
+  port = await listen(server, opts.port ?? 0);
   const origins = new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
   const wss = new WebSocketServer({ noServer: true, maxPayload: 8 * 1024 * 1024 });
   const clients = new Set<WebSocket>();
 
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
-    const refuse = (status: number, why: string) => {
-      socket.end(`HTTP/1.1 ${status} ${why}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-    };
-    if (url.pathname !== WS_PATH) return refuse(404, 'Not Found');
+    // After 'upgrade' the socket has no error listener of Node's: a peer that resets it
+    // while we answer would otherwise throw from the socket's 'error' event.
+    socket.on('error', () => socket.destroy());
+    const refuse = (status: number, why: string, body = '') =>
+      socket.end(rawResponse(status, why, body));
+    if (!isAllowedHost(req.headers.host, port))
+      return refuse(421, 'Misdirected Request', hostRefusal(req.headers.host, port));
+    const target = parseTarget(req.url);
+    if (!target) return refuse(400, 'Bad Request');
+    if (target.path !== WS_PATH) return refuse(404, 'Not Found');
     if (!origins.has(req.headers.origin ?? '')) return refuse(403, 'Forbidden Origin');
-    if (!sameToken(url.searchParams.get('token'), token)) return refuse(401, 'Unauthorized');
+    if (!sameToken(target.query.get('token'), token)) return refuse(401, 'Unauthorized');
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws));
   });
 
@@ -72,12 +82,13 @@ export async function startWebServer(
   });
 
   async function onMessage(ws: WebSocket, text: string): Promise<void> {
-    let req: WsRequest;
+    let req: Partial<WsRequest>;
     try {
-      req = JSON.parse(text) as WsRequest;
+      req = JSON.parse(text) as Partial<WsRequest>;
     } catch {
       return; // not JSON: nothing to answer
     }
+    if (typeof req !== 'object' || req === null) return; // JSON, but no request
     const id = typeof req.id === 'number' ? req.id : -1;
     if (!sameToken(req.token, token)) {
       return send(ws, {
@@ -88,7 +99,7 @@ export async function startWebServer(
         },
       });
     }
-    if (!(req.command in commands)) {
+    if (typeof req.command !== 'string' || !Object.hasOwn(commands, req.command)) {
       return send(ws, {
         id,
         result: {
@@ -140,23 +151,4 @@ function listen(server: Server, port: number): Promise<number> {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => resolve((server.address() as { port: number }).port));
   });
-}
-
-/** The renderer bundle. Its files are public code: the token guards the contract, not these. */
-function serveStatic(root: string, req: IncomingMessage, res: ServerResponse): void {
-  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-  let rel = decodeURIComponent(url.pathname);
-  if (rel === '/' || !extname(rel)) rel = '/index.html';
-  const file = normalize(join(root, rel));
-  if (!file.startsWith(normalize(root) + sep) || !existsSync(file) || !statSync(file).isFile()) {
-    res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
-    return;
-  }
-  res.writeHead(200, {
-    'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
-    'Cache-Control': rel === '/index.html' ? 'no-store' : 'max-age=3600',
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
-  });
-  res.end(readFileSync(file));
 }
