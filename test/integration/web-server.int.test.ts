@@ -6,6 +6,7 @@ import WebSocket from 'ws';
 import { startWebServer, type WebServer } from '../../src-main/api/ws-server';
 import type { WsServerMessage } from '../../src-main/contract/ws-protocol';
 import { TenderCore } from '../../src-main/core/tender-core';
+import { rawExchange } from '../helpers/raw-http';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -69,6 +70,62 @@ describe('web mode', () => {
     );
     expect((await fetch(`${base}/..%2Fsecret.txt`)).status).toBe(404);
     expect((await fetch(`${base}/assets/..%2F..%2Fsecret.txt`)).status).toBe(404);
+  });
+
+  it('sends the page with a CSP that forbids framing, sniffing and referrers', async () => {
+    const { server } = await setup();
+    for (const path of ['/', '/assets/app.js', '/missing.js']) {
+      const h = (await fetch(`http://127.0.0.1:${server.port}${path}`)).headers;
+      const csp = h.get('content-security-policy') ?? '';
+      expect(csp).toContain("default-src 'none'");
+      expect(csp).toContain("script-src 'self';");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).toContain(
+        `connect-src 'self' ws://127.0.0.1:${server.port} ws://localhost:${server.port};`,
+      );
+      expect(csp).not.toContain('unsafe-eval');
+      expect(h.get('x-frame-options')).toBe('DENY');
+      expect(h.get('x-content-type-options')).toBe('nosniff');
+      expect(h.get('referrer-policy')).toBe('no-referrer');
+    }
+  });
+
+  it('answers only to its loopback names: another Host is refused with the address to open', async () => {
+    const { server } = await setup();
+    const p = server.port;
+    const page = (host: string) => rawExchange(p, `GET / HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+    expect((await page(`127.0.0.1:${p}`)).status).toBe(200);
+    expect((await page(`localhost:${p}`)).status).toBe(200);
+    const rebound = await page(`attacker.example:${p}`);
+    expect(rebound.status).toBe(421);
+    expect(rebound.text).toContain(`answers only to http://127.0.0.1:${p}/`);
+    expect(rebound.text).not.toContain('<title>Tender</title>');
+    // The socket too, even with the token and a matching Origin (a rebound page's own).
+    const upgrade = await rawExchange(
+      p,
+      [
+        `GET /ws?token=${server.token} HTTP/1.1`,
+        `Host: attacker.example:${p}`,
+        `Origin: http://attacker.example:${p}`,
+        'Connection: Upgrade',
+        'Upgrade: websocket',
+        'Sec-WebSocket-Version: 13',
+        'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+        '',
+        '',
+      ].join('\r\n'),
+    );
+    expect(upgrade.status).toBe(421);
+  });
+
+  it('serves GET and HEAD only', async () => {
+    const { server } = await setup();
+    const base = `http://127.0.0.1:${server.port}/`;
+    const head = await fetch(base, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    const post = await fetch(base, { method: 'POST', body: 'x' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
   });
 
   it('answers contract commands over the socket and pushes events', async () => {
