@@ -243,6 +243,20 @@ describe('the commands behind the UI', () => {
       core.client.invoke('outputs.open', { runId: run.id, nodeName: `${run.id}/node-0` }),
     );
     expect(opened).toEqual([res.path]);
+    // Names the ledger does not know are refused before any path reaches the opener.
+    const refusals: [string, string, RegExp][] = [
+      ['r-nope', 'node-0', /^no run r-nope$/],
+      ['../../..', 'node-0', /^no run \.\.\/\.\.\/\.\.$/],
+      [run.id, 'node-7', /has no node node-7/],
+      [run.id, '../../..', /has no node/],
+      [run.id, 'r-other/node-0', /has no node r-other\/node-0/],
+    ];
+    for (const [runId, nodeName, message] of refusals) {
+      const r = await core.client.invoke('outputs.open', { runId, nodeName });
+      expect(r).toMatchObject({ ok: false, error: { code: 'not_found' } });
+      if (!r.ok) expect(r.error.message).toMatch(message);
+    }
+    expect(opened).toEqual([res.path]);
     const web = setup().core;
     const refused = await web.client.invoke('app.pickFolder', {});
     expect(refused).toMatchObject({

@@ -27,14 +27,37 @@ export function outputHandlers(core: OutputDeps): Pick<Handlers, 'outputs.list' 
       return files;
     },
     'outputs.open': async ({ runId, nodeName }) => {
-      const logical = nodeName.includes('/') ? nodeName.slice(nodeName.indexOf('/') + 1) : nodeName;
+      // Only a folder of a run and node the ledger knows is opened: the names come from the
+      // client and become a path handed to the system's opener.
+      const logical = knownNode(core.ledger, runId, nodeName);
       const dir = nodeOutputsDir(core.home, runId, logical);
       if (!existsSync(dir))
-        throw new TenderError('not_found', `no outputs for ${logical} of ${runId} yet`);
+        throw new TenderError(
+          'not_found',
+          `no outputs for ${logical} of ${runId} yet`,
+          'they arrive when its job ends (`tender logs` shows how far it is)',
+        );
       await (core.openPath ?? openWithSystem)(dir);
       return { path: dir };
     },
   };
+}
+
+/** The logical name (`node-0`) of a node of the run, given as `node-0` or its key
+ *  `r-…/node-0`; an unknown run or node is an error naming what exists. */
+function knownNode(ledger: OutputDeps['ledger'], runId: string, nodeName: string): string {
+  if (!ledger.getRun(runId))
+    throw new TenderError('not_found', `no run ${runId}`, '`tender status` lists the runs');
+  const slash = nodeName.lastIndexOf('/');
+  const logical = slash < 0 ? nodeName : nodeName.slice(slash + 1);
+  const names = [...new Set(ledger.nodesOfRun(runId).map((n) => n.logicalId))];
+  if ((slash >= 0 && nodeName.slice(0, slash) !== runId) || !names.includes(logical))
+    throw new TenderError(
+      'not_found',
+      `run ${runId} has no node ${nodeName}`,
+      names.length > 0 ? `its nodes: ${names.join(', ')}` : 'it has no nodes yet',
+    );
+  return logical;
 }
 
 function walkFiles(root: string, rel = ''): { path: string; size: number }[] {
