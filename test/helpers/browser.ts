@@ -4,8 +4,9 @@ import { chromium, type Browser } from 'playwright-core';
 export const CHROMIUM_PATH = process.env.TENDER_CHROMIUM ?? '/usr/bin/chromium';
 
 /** Headless Chromium for the UI tests and benches: no sandbox (CI runs as root), no GPU,
- *  nothing that reaches the network on its own. */
-export function launchChromium(): Promise<Browser> {
+ *  nothing that reaches the network on its own. `extraArgs`: more switches (e.g. a
+ *  `--host-resolver-rules` that points a name at 127.0.0.1). */
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
@@ -18,6 +19,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
       '--no-first-run',
       '--disable-quic',
+      ...extraArgs,
     ],
   });
 }
