@@ -55,7 +55,7 @@ describe('isAllowedHost', () => {
   it('names the addresses to open and the host it saw, cut short', () => {
     const text = hostRefusal(`${'a'.repeat(500)}:1`, 4000);
     expect(text).toContain('http://127.0.0.1:4000/');
-    expect(text).toContain("the address `tender serve` printed");
+    expect(text).toContain('the address `tender serve` printed');
     expect(text.length).toBeLessThan(400);
     expect(hostRefusal(undefined, 4000)).toContain('no Host');
   });
