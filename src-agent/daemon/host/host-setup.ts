@@ -18,6 +18,7 @@ import {
   positionOf,
 } from './host-setup-queue';
 import { readEntries, writeEntry } from './host-setup-store';
+import { NO_REDACTION } from '../logs/redact';
 import type { LogStore } from '../logs/log-store';
 import { type PhaseExit, spawnPhase } from '../phases/phase-process';
 import { forgetGroup, isGroupAlive, recordGroup, signalGroup } from '../phases/process-group';
@@ -157,7 +158,7 @@ export class HostSetup {
     const ended = new Promise<PhaseExit>((resolve) => {
       spawnPhase(
         'host_setup',
-        { command: e.script, env: this.deps.env(), cwd: this.deps.cwd, redact: (l) => l },
+        { command: e.script, env: this.deps.env(), cwd: this.deps.cwd, redact: NO_REDACTION },
         log,
         resolve,
       ).then(

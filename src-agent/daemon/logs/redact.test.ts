@@ -20,6 +20,11 @@ describe('createRedactor', () => {
     expect(createRedactor([pem])('MIIEvQIBADANBgkq')).toBe('***');
   });
 
+  it('leaves no piece of two secrets that overlap', () => {
+    const redact = createRedactor(['alpha-bravo-charlie', 'charlie-delta-echo']);
+    expect(redact('x alpha-bravo-charlie-delta-echo y')).toBe('x *** y');
+  });
+
   it('leaves lines alone when there are no secrets', () => {
     expect(createRedactor([])('nothing here')).toBe('nothing here');
   });

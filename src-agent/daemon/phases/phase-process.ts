@@ -7,6 +7,7 @@ import type { LogSource } from '../../wire/protocol';
 import { LineSplitter } from './line-splitter';
 import type { LogStore } from '../logs/log-store';
 import type { Redactor } from '../logs/redact';
+import { StreamRedactor } from '../logs/stream-redact';
 
 /** After the leader exits, how long its pipes may stay open before the exit is recorded
  *  (a background child that inherited them keeps them open for as long as it lives). */
@@ -54,10 +55,19 @@ export async function spawnPhase(
   return child.pid;
 }
 
-/** Pipes stdout and stderr into the log; `flushed` resolves once both ended or `flush()`. */
+/** Pipes stdout and stderr into the log, redacted before they are split into lines (so no
+ *  line cut splits a secret); `flushed` resolves once both ended or `flush()`. */
 function capture(src: LogSource, child: ChildProcess, redact: Redactor, log: LogStore) {
   const splitters = (['stdout', 'stderr'] as const).map((stream) => {
-    const splitter = new LineSplitter((line) => log.append(src, stream, redact(line)));
+    const redactor = new StreamRedactor(redact);
+    const lines = new LineSplitter((line) => log.append(src, stream, line));
+    const splitter = {
+      push: (chunk: Buffer) => lines.push(redactor.push(chunk)),
+      flush: () => {
+        lines.push(redactor.flush());
+        lines.flush();
+      },
+    };
     const source = child[stream];
     source?.on('data', (chunk: Buffer) => splitter.push(chunk));
     const ended = new Promise<void>((resolve) => {

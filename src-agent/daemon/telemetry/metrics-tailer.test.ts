@@ -144,4 +144,24 @@ describe('MetricsTailer', () => {
     t.end('run');
     expect(h.metrics()).toEqual(['{"note":"***","step":1}']);
   });
+
+  it.each([0, 1, 5, 10, 13])(
+    'keeps a secret that straddles the line cut by %i bytes out of what it logs',
+    (into) => {
+      const secret = 'Zq8Kv3Wm7Rj2Tx5'; // 14 bytes past the cut at most: one piece ≥ 4
+      const h = harness({ maxLineBytes: 64 });
+      const t = h.make();
+      t.begin('run', createRedactor([secret]));
+      const line = `{"n":"${'.'.repeat(64 - 6 - into)}${secret}"}\n`;
+      for (let i = 0; i < line.length; i += 7) {
+        h.write(line.slice(i, i + 7)); // read in pieces: the secret arrives in several reads
+        t.read(Infinity);
+      }
+      t.end('run');
+      const logged = h.metrics().join('\n');
+      for (let i = 0; i + 4 <= secret.length; i++)
+        expect(logged).not.toContain(secret.slice(i, i + 4));
+      expect(h.metrics()).toHaveLength(1);
+    },
+  );
 });

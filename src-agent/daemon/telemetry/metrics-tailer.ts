@@ -5,7 +5,8 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import type { LogStore } from '../logs/log-store';
-import type { Redactor } from '../logs/redact';
+import { NO_REDACTION, type Redactor } from '../logs/redact';
+import { StreamRedactor } from '../logs/stream-redact';
 
 /** The log source of the job's metrics lines: data, never printed as its output. */
 export const METRICS_LOG_SOURCE = 'metrics';
@@ -38,7 +39,8 @@ export class MetricsTailer {
   private skipping = false;
   private cutNoted = false;
   private readonly active = new Set<string>();
-  private redact: Redactor = (line) => line;
+  /** The file's bytes are redacted before they are split or cut (no cut splits a secret). */
+  private redactor = new StreamRedactor(NO_REDACTION);
   private timer: NodeJS.Timeout | undefined;
   private readonly maxLineBytes: number;
 
@@ -53,7 +55,7 @@ export class MetricsTailer {
    *  job's secrets are redacted from its metrics as from its output. */
   begin(phase: string, redact: Redactor): void {
     this.active.add(phase);
-    this.redact = redact;
+    this.redactor = this.redactor.handOver(redact);
     if (this.timer) return;
     this.timer = setInterval(() => this.read(MAX_READ_PER_POLL), this.d.everyMs ?? METRICS_POLL_MS);
     this.timer.unref();
@@ -65,6 +67,7 @@ export class MetricsTailer {
     this.active.delete(phase);
     this.read(Number.POSITIVE_INFINITY);
     if (this.active.size > 0) return;
+    this.push(this.redactor.flush());
     if (this.partBytes > 0) this.emit();
     this.parts = [];
     this.partBytes = 0;
@@ -74,6 +77,7 @@ export class MetricsTailer {
 
   /** A new job: its metrics file starts empty (job/clean-slate.ts removed the one before). */
   reset(): void {
+    this.redactor.reset();
     this.offset = 0;
     this.ino = undefined;
     this.parts = [];
@@ -108,7 +112,7 @@ export class MetricsTailer {
         const n = readSync(fd, buf, 0, Math.min(buf.length, until - this.offset), this.offset);
         if (n === 0) break;
         this.offset += n;
-        this.push(buf.subarray(0, n));
+        this.push(this.redactor.push(buf.subarray(0, n)));
       }
     } catch {
       // A read error is retried by the next poll, from the same offset.
@@ -155,7 +159,7 @@ export class MetricsTailer {
     const all = this.parts.length === 1 ? (this.parts[0] as Buffer) : Buffer.concat(this.parts);
     const line = new StringDecoder('utf8').end(all);
     if (line.trim() === '') return;
-    this.d.log.append(METRICS_LOG_SOURCE, 'stdout', this.redact(line));
+    this.d.log.append(METRICS_LOG_SOURCE, 'stdout', line);
     if (cut && !this.cutNoted) {
       this.cutNoted = true;
       this.d.log.append(
@@ -167,6 +171,7 @@ export class MetricsTailer {
   }
 
   private restart(): void {
+    this.redactor.reset();
     this.offset = 0;
     this.ino = undefined;
     this.parts = [];
