@@ -102,6 +102,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
       ensureCacheDir(paths.cache);
       return buildHostSetupEnv(process.env, paths.cache);
     },
+    jobSecrets: () => Object.values(ctx.job?.secretEnv ?? {}),
     refreshCapabilities: async () => {
       ctx.gpus = probeGpus();
       ctx.runtimes = probeRuntimes();

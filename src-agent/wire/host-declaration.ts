@@ -19,11 +19,13 @@ export function decodeHostDeclaration(text: string): HostKeyInput {
 }
 
 /** What `--host-setup` carries beside the declaration: each host_setup entry's script with
- *  its name and refresh_capabilities, which are not in the key. */
+ *  its name, refresh_capabilities and the names (never the values) of the secrets it runs
+ *  with, which are not in the key. */
 export interface HostSetupOption {
   script: string;
   name?: string;
   refreshCapabilities?: boolean;
+  secrets?: string[];
 }
 
 export function encodeHostSetupOptions(options: HostSetupOption[]): string {
@@ -37,10 +39,18 @@ export function decodeHostSetupOptions(text: string): HostSetupOption[] {
   } catch {
     throw new Error('--host-setup is not base64url JSON');
   }
-  if (
-    !Array.isArray(value) ||
-    value.some((o) => typeof (o as HostSetupOption)?.script !== 'string')
-  )
-    throw new Error('--host-setup is not a JSON list of {script, name?, refreshCapabilities?}');
+  if (!Array.isArray(value) || value.some((o) => !isOption(o)))
+    throw new Error(
+      '--host-setup is not a JSON list of {script, name?, refreshCapabilities?, secrets?}',
+    );
   return value as HostSetupOption[];
+}
+
+function isOption(o: unknown): boolean {
+  const opt = o as HostSetupOption;
+  if (typeof opt?.script !== 'string') return false;
+  return (
+    opt.secrets === undefined ||
+    (Array.isArray(opt.secrets) && opt.secrets.every((n) => typeof n === 'string'))
+  );
 }

@@ -21,6 +21,9 @@ export interface HostSetupEntry {
    *  there); `appended`: by `host_setup.append`. */
   origin: 'declared' | 'appended';
   declIndex?: number;
+  /** The names of the secrets it runs with (`host_setup.secrets` gives their values, kept
+   *  in the daemon's memory only); it waits, pending, until every one is held. */
+  secrets?: string[];
   state: 'pending' | 'running' | 'exited';
   pid: number | null;
   /** Exit status; null when killed by a signal or when the outcome is unknown. */
@@ -32,6 +35,12 @@ export interface HostSetupEntry {
   /** Its log section: the seq of its header line and of its exit line (null until then). */
   firstSeq: number | null;
   lastSeq: number | null;
+}
+
+/** `host_setup.secrets`: values for the secrets host-setup entries name, as environment
+ *  variables. Sent over the socket only: never on a command line, in a file or in a log. */
+export interface HostSetupSecrets {
+  env: Record<string, string>;
 }
 
 export interface HostSetupStatus {

@@ -6,7 +6,7 @@ import type { AgentLogRecord } from './protocol-log';
 import type { Phase, PhaseState } from './protocol-phase';
 import type { HelloResult, StatusResult } from './protocol-agent';
 import type { ConfigureParams } from './protocol-job';
-import type { HostSetupAppend, HostSetupStatus } from './protocol-host-setup';
+import type { HostSetupAppend, HostSetupSecrets, HostSetupStatus } from './protocol-host-setup';
 import type { LeaseParams, LeaseResult, TeardownRecord } from './protocol-dead-man';
 
 /** Every op: its request fields (besides `id` and `op`) and its result. */
@@ -27,6 +27,8 @@ export interface Ops {
   /** `position`: how many unfinished entries are ahead of it (0: it runs now or next). */
   'host_setup.append': { params: HostSetupAppend; result: { id: number; position: number } };
   'host_setup.status': { params: object; result: HostSetupStatus };
+  /** Values for the secrets entries name (`waiting`: entries still missing one). */
+  'host_setup.secrets': { params: HostSetupSecrets; result: { waiting: number } };
   /** A distributed run's pre-flight (gang-probe.ts): rank 0 listens on the master port… */
   'probe.listen': { params: { port: number; ttlMs?: number }; result: Record<string, never> };
   /** …each other rank connects to it; `ok` only when it read the probe's banner… */
@@ -50,6 +52,7 @@ export const OP_NAMES: readonly OpName[] = [
   'lease',
   'host_setup.append',
   'host_setup.status',
+  'host_setup.secrets',
   'probe.listen',
   'probe.connect',
   'probe.close',

@@ -1,7 +1,14 @@
 // The host-setup FIFO, run_setup and TENDER_CACHE on the built agent, as real processes in
 // a temp node folder laid out as on a node (`root/nodes/D`, the cache at `root/cache`).
 // Build first: `npm run build:agent`.
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  writeFileSync,
+} from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,7 +49,7 @@ const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url')
 async function start(
   n: { dir: string; bin: string },
   hostSetup: string[] = [],
-  options?: { script: string; refreshCapabilities?: boolean }[],
+  options?: { script: string; refreshCapabilities?: boolean; secrets?: string[] }[],
 ): Promise<AttachClient> {
   const args = ['start', '--dir', n.dir, '--host-decl', b64({ host_setup: hostSetup })];
   if (options) args.push('--host-setup', encodeHostSetupOptions(options));
@@ -278,5 +285,64 @@ describe('TENDER_CACHE', () => {
     const status = await c.request('status');
     expect(status.cache).toMatchObject({ path: cache });
     expect(status.cache!.bytes).toBeGreaterThanOrEqual(4096);
+  });
+});
+
+/** Every process's command line now (a process that ends meanwhile is skipped). */
+function allCmdlines(): string[] {
+  return readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .flatMap((p) => {
+      try {
+        return [readFileSync(`/proc/${p}/cmdline`, 'utf8')];
+      } catch {
+        return [];
+      }
+    });
+}
+
+describe('host_setup secrets', () => {
+  it('waits for the secrets an entry names, runs it with them as env, and redacts its output', async () => {
+    const secret = 'hf_Zq8Kv3Wm7Rj2Tx5Ny9Pb';
+    const script = 'echo "token=$HF_TOKEN"; echo "${#HF_TOKEN} chars"; sleep 0.5';
+    const n = await node();
+    const c = await start(n, [script, 'echo after'], [{ script, secrets: ['HF_TOKEN'] }]);
+    await recordsOnceOne(n.dir, (r) => /waits for its secrets \(HF_TOKEN\)/.test(r.line));
+    // FIFO: the entry after it waits too.
+    const before = await c.request('host_setup.status');
+    expect(before.entries.map((e) => [e.state, e.secrets])).toEqual([
+      ['pending', ['HF_TOKEN']],
+      ['pending', undefined],
+    ]);
+    expect(before.drained).toBe(false);
+
+    const seen: string[] = [];
+    const watch = setInterval(
+      () => seen.push(...allCmdlines().filter((l) => l.includes(secret))),
+      20,
+    );
+    try {
+      expect(await c.request('host_setup.secrets', { env: { HF_TOKEN: secret } })).toEqual({
+        waiting: 0,
+      });
+      const status = await drained(c);
+      expect(status.entries.map((e) => e.code)).toEqual([0, 0]);
+      const [e] = status.entries;
+      expect(section(n.dir, e!.firstSeq!, e!.lastSeq!)).toEqual([
+        `info host_setup[1] ${script}`,
+        'stdout token=***',
+        `stdout ${secret.length} chars`, // the command had the whole value
+        `info host_setup[1] ${script} exited with code 0`,
+      ]);
+    } finally {
+      clearInterval(watch);
+    }
+    expect(seen).toEqual([]); // never on a command line while it ran
+    const files = readdirSync(n.root, { recursive: true, withFileTypes: true }).filter((f) =>
+      f.isFile(),
+    );
+    for (const f of files) {
+      expect(readFileSync(join(f.parentPath, f.name), 'utf8'), f.name).not.toContain(secret);
+    }
   });
 });

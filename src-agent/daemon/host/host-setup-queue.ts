@@ -10,7 +10,7 @@ export type DeclaredOptions = HostSetupOption;
 /** A new entry before it has an id and a time. */
 export type NewEntry = Pick<
   HostSetupEntry,
-  'script' | 'name' | 'refreshCapabilities' | 'origin' | 'declIndex'
+  'script' | 'name' | 'refreshCapabilities' | 'origin' | 'declIndex' | 'secrets'
 >;
 
 /** The declared scripts not yet recorded, in declaration order. A declared entry is
@@ -33,6 +33,7 @@ export function entriesToSeed(
       script,
       ...(opt?.name ? { name: opt.name } : {}),
       refreshCapabilities: opt?.refreshCapabilities === true,
+      ...(opt?.secrets?.length ? { secrets: [...opt.secrets] } : {}),
       origin: 'declared',
       declIndex,
     });
@@ -58,6 +59,14 @@ export function nextId(entries: readonly HostSetupEntry[]): number {
 export function nextToRun(entries: readonly HostSetupEntry[]): HostSetupEntry | undefined {
   if (entries.some((e) => e.state === 'running')) return undefined;
   return byId(entries).find((e) => e.state === 'pending');
+}
+
+/** The secrets `e` names that are not held yet (it waits for them). */
+export function missingSecrets(
+  e: Pick<HostSetupEntry, 'secrets'>,
+  held: ReadonlyMap<string, string>,
+): string[] {
+  return (e.secrets ?? []).filter((name) => !held.has(name));
 }
 
 /** How many unfinished entries are ahead of `id` (0: it runs now or next). */

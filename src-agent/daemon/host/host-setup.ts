@@ -2,7 +2,9 @@
 // the host declaration at daemon start and appendable at any time, drained one at a time,
 // each in its own process group with its own log section and exit code. Durable in
 // `D/host-setup/`: a restarted daemon neither loses a pending entry nor re-runs one that
-// was started. The job's phases wait until it is drained (`start` refuses before).
+// was started. The job's phases wait until it is drained (`start` refuses before). An entry
+// that names secrets waits until `host_setup.secrets` gave their values (held in memory
+// only), runs with them as environment variables, and its output is redacted of them.
 import type { HostSetupAppend, HostSetupEntry, HostSetupStatus } from '../../wire/protocol';
 import {
   type DeclaredOptions,
@@ -13,12 +15,13 @@ import {
   entryTitle,
   exitText,
   isDrained,
+  missingSecrets,
   nextId,
   nextToRun,
   positionOf,
 } from './host-setup-queue';
 import { readEntries, writeEntry } from './host-setup-store';
-import { NO_REDACTION } from '../logs/redact';
+import { createRedactor } from '../logs/redact';
 import type { LogStore } from '../logs/log-store';
 import { type PhaseExit, spawnPhase } from '../phases/phase-process';
 import { forgetGroup, isGroupAlive, recordGroup, signalGroup } from '../phases/process-group';
@@ -34,6 +37,8 @@ export interface HostSetupDeps {
   /** Where entries run, and with what environment (the daemon's, plus TENDER_CACHE). */
   cwd: string;
   env: () => Record<string, string>;
+  /** The job's secret values (redacted from host setup's output too). */
+  jobSecrets: () => Iterable<string>;
   /** Re-probes the node's capabilities; resolves with a line saying what it found. */
   refreshCapabilities: () => Promise<string>;
   /** False once the daemon is stopping or tearing the node down: start nothing more. */
@@ -47,6 +52,10 @@ export class HostSetup {
   private running: { id: number; pgid: number; exited: Promise<void> } | undefined;
   private isDraining = false;
   private killTimer: NodeJS.Timeout | undefined;
+  /** Secret values by name, for the entries that name them: memory only. */
+  private readonly secrets = new Map<string, string>();
+  /** Entries whose wait for secrets was logged (once each). */
+  private readonly waitNoted = new Set<number>();
 
   constructor(private readonly deps: HostSetupDeps) {
     this.entries = readEntries(deps.dir);
@@ -82,6 +91,17 @@ export class HostSetup {
     this.deps.log.append('agent', 'info', `appended ${entryTitle(entry)}`);
     this.drain();
     return { id: entry.id, position: positionOf(this.entries, entry.id) };
+  }
+
+  /** Values for the secrets entries name; the queue goes on once the next entry has all of
+   *  its own. Returns how many unfinished entries still miss one. */
+  provideSecrets(env: Record<string, string>): { waiting: number } {
+    for (const [name, value] of Object.entries(env)) this.secrets.set(name, value);
+    this.drain();
+    const waiting = this.entries.filter(
+      (e) => e.state === 'pending' && missingSecrets(e, this.secrets).length > 0,
+    );
+    return { waiting: waiting.length };
   }
 
   status(): HostSetupStatus {
@@ -146,19 +166,34 @@ export class HostSetup {
       if (!this.deps.mayStart()) return;
       const next = nextToRun(this.entries);
       if (!next) return;
+      const missing = missingSecrets(next, this.secrets);
+      if (missing.length > 0) return this.noteWaiting(next, missing); // FIFO: the rest wait too
       await this.runOne(next);
     }
   }
 
+  private noteWaiting(e: HostSetupEntry, missing: string[]): void {
+    if (this.waitNoted.has(e.id)) return;
+    this.waitNoted.add(e.id);
+    this.deps.log.append(
+      'agent',
+      'info',
+      `${entryTitle(e)} waits for its secrets (${missing.join(', ')}): Tender sends them with the job (host_setup.secrets)`,
+    );
+  }
+
   private async runOne(e: HostSetupEntry): Promise<void> {
     const { log } = this.deps;
+    const env = { ...this.deps.env() };
+    for (const name of e.secrets ?? []) env[name] = this.secrets.get(name)!;
+    const redact = createRedactor([...this.secrets.values(), ...this.deps.jobSecrets()]);
     const firstSeq = log.append('host_setup', 'info', entryTitle(e));
     let markExited!: () => void;
     const exited = new Promise<void>((resolve) => (markExited = resolve));
     const ended = new Promise<PhaseExit>((resolve) => {
       spawnPhase(
         'host_setup',
-        { command: e.script, env: this.deps.env(), cwd: this.deps.cwd, redact: NO_REDACTION },
+        { command: e.script, env, cwd: this.deps.cwd, redact },
         log,
         resolve,
       ).then(

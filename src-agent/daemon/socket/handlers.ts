@@ -14,7 +14,7 @@ import { parseLease } from '../dead-man/lease-params';
 import { ensureCacheDir } from '../environment/node-cache';
 import { createRedactor } from '../logs/redact';
 import { chosenEnvDir, startSetupWithEnv } from '../phases/setup-start';
-import { RequestError, oneOf, optionalNumber, requiredString } from './request-checks';
+import { RequestError, oneOf, optionalNumber, requiredString, stringMap } from './request-checks';
 import { buildTaskEnv, droppedKeysNotice } from '../environment/task-env';
 
 const DEFAULT_GRACE_MS = 10_000;
@@ -193,6 +193,10 @@ export const handlers: { [K in OpName]: Handler<K> } = {
 
   'host_setup.status'(ctx) {
     return ctx.hostSetup.status();
+  },
+
+  'host_setup.secrets'(ctx, req) {
+    return ctx.hostSetup.provideSecrets(stringMap(req, 'env'));
   },
 
   async 'probe.listen'(ctx, req) {
