@@ -16,7 +16,9 @@ export const EnvValue = z.union([
 export type EnvValue = z.infer<typeof EnvValue>;
 
 /** One host-setup command: a script, or a table with the script and its options. `refresh_capabilities`
- *  re-probes the node's capabilities after it (a driver install changes what it can do). */
+ *  re-probes the node's capabilities after it (a driver install changes what it can do);
+ *  `secrets` names secrets of the job's env it runs with, as environment variables (sent
+ *  over the agent's link only, never in the declaration, a command line or the ledger). */
 export const HostSetupEntry = z.union([
   z.string().min(1),
   z
@@ -24,6 +26,7 @@ export const HostSetupEntry = z.union([
       script: z.string().min(1),
       name: z.string().min(1).optional(),
       refresh_capabilities: z.boolean().default(false),
+      secrets: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).optional(),
     })
     .strict(),
 ]);

@@ -117,6 +117,7 @@ describe('rejects bad job files with a one-line message at the right place', () 
     ['host_setup entry an array', `${HEAD}host_setup = [["a"]]\n`, '4:15: job.host_setup[0] must be a command string or a { script = "…" } table, not an array'],
     ['host_setup table without script', `${HEAD}host_setup = [{ name = "x" }]\n`, '4:15: job.host_setup[0] is missing "script"'],
     ['host_setup refresh not a boolean', `${HEAD}host_setup = [{ script = "x", refresh_capabilities = "yes" }]\n`, '4:31: job.host_setup[0].refresh_capabilities must be a boolean, not a string'],
+    ['host_setup secret not in env', `${HEAD}host_setup = [{ script = "login", secrets = ["HF_TOKEN"] }]\n`, '4:35: job.host_setup[0].secrets names HF_TOKEN, which [job.env] does not have'],
     ['bootstrap_script empty', `${HEAD}bootstrap_script = ""\n`, '4:1: job.bootstrap_script must not be empty'],
     ['run_setup not a string', `${HEAD}run_setup = ["a"]\n`, '4:1: job.run_setup must be a string, not an array'],
     ['verify a string', `${HEAD}[pool]\nverify = "nvidia-smi"\n`, '5:1: pool.verify must be an array, not a string'],

@@ -5,6 +5,7 @@ import { JobSpec, PoolSpec } from '../../contract/job';
 import { parseDuration, type PolicyInput } from '../../contract/policy';
 import { BadInputError } from '../../base/bad-input-error';
 import { resolveEnv, checkParams } from './job-file-env';
+import { checkHostSetupSecrets } from '../secrets/host-setup-secrets';
 import { problemsFromIssues } from './job-file-issues';
 import { checkHostResources } from '../host/host-declaration';
 import { findUnknownKeys } from './job-file-keys';
@@ -104,6 +105,7 @@ export function parseJobToml(text: string, opts: ParseJobTomlOptions): LoadedJob
   const outputs = checkOutputs(table.outputs);
   failOn([
     ...env.problems,
+    ...checkHostSetupSecrets(table.host_setup, env.env),
     ...(workdir.problem ? [workdir.problem] : []),
     ...outputs.problems,
     ...(workdir.problem

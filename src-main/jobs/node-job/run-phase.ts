@@ -5,6 +5,7 @@ import { hostSetupScript } from '../host/host-declaration';
 import { type AgentRequest, waitForHostSetup } from '../host/host-setup-wait';
 import type { JobEvent } from '../fsm/job-fsm';
 import { configureParams } from '../secrets/job-secrets';
+import { sendHostSetupSecrets } from '../host/host-setup-secrets-send';
 import { journalNodeCache } from '../host/node-cache-journal';
 import { CellServer, type SweepWiring } from '../sweep/cell-server';
 import type { Attempt } from './attempt';
@@ -28,7 +29,9 @@ export async function runPhase(
   const request: AgentRequest = (op, params, ms) => link.request(op, params, ms);
   if (phase === 'setup' || job.setup === undefined) {
     // The job's first phase waits for the node's host setup (the agent refuses to start
-    // before); a declared entry that failed fails the job, and the node stays.
+    // before); a declared entry that failed fails the job, and the node stays. Entries
+    // that name secrets wait on the node until these values arrive.
+    await sendHostSetupSecrets(request, job);
     const host = await waitForHostSetup({
       request,
       declared: job.host_setup.map(hostSetupScript),

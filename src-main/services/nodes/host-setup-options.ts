@@ -4,7 +4,8 @@ import type { Ledger } from '../../ledger/ledger';
 import type { NodeRecord } from '../../ledger/node-record';
 
 /** What the agent is told of the job's host_setup beyond the scripts the key carries
- *  (names, refresh_capabilities); undefined when no entry says more than its script. */
+ *  (names, refresh_capabilities, the names of their secrets); undefined when no entry says
+ *  more than its script. */
 export function hostSetupOptionsFor(
   ledger: Pick<Ledger, 'getRun' | 'jobSpec'>,
   rec: NodeRecord,
@@ -20,6 +21,7 @@ export function hostSetupOptionsFor(
           script: hostSetupScript(e),
           ...(e.name ? { name: e.name } : {}),
           ...(e.refresh_capabilities ? { refreshCapabilities: true } : {}),
+          ...(e.secrets?.length ? { secrets: e.secrets } : {}), // names only
         },
   );
 }

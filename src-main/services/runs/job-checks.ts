@@ -1,6 +1,7 @@
 import type { JobSpec } from '../../contract';
 import { TenderError } from '../../base/tender-error';
 import { checkName, checkParams } from '../../jobs/job-file/job-file-env';
+import { checkHostSetupSecrets } from '../../jobs/secrets/host-setup-secrets';
 import {
   checkCheckpoints,
   checkOutputs,
@@ -35,6 +36,8 @@ export function checkJob(job: JobSpec): JobSpec {
     const bad = checkName(name);
     if (bad) throw new TenderError('bad_input', bad.text, bad.hint);
   }
+  const secrets = checkHostSetupSecrets(job.host_setup, job.env);
+  if (secrets.length > 0) throw new TenderError('bad_input', secrets[0]!.text, secrets[0]!.hint);
   const params = checkParams(job.params);
   if (params.length > 0) throw new TenderError('bad_input', params[0]!.text);
   return { ...job, outputs };
