@@ -43,6 +43,12 @@ export async function importCommand(argv: string[], ctx: CliContext): Promise<nu
   });
   if (values.explain) process.stdout.write(explainTable(conversion.outcomes));
   if (conversion.toml === null) throw refusalError(conversion, file);
+  // Each warning named by its key (as `tender run task.yaml` prints them); --explain's
+  // table has them already.
+  if (!values.explain)
+    for (const o of conversion.outcomes)
+      if (o.kind === 'warned')
+        info(`${path.basename(file)}: ${o.path}: ${o.to ? `→ ${o.to}; ` : 'left out: '}${o.why}`);
 
   // The same loader and checks as `tender run`: secrets need not be set to import.
   const placeholders = Object.fromEntries(conversion.secretNames.map((n) => [n, 'placeholder']));

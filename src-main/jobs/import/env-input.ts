@@ -34,9 +34,11 @@ export function envText(value: unknown): string | null | undefined {
 }
 
 /**
- * Puts plain variables in `[job] env`, `--env` over the input's values. A variable with no
- * value is refused unless `--env` gives it: Tender does not guess, and a job that reads an
- * empty variable fails late, on a billed node.
+ * Puts plain variables in `[job] env`, `--env` over the input's values. A variable the task
+ * names with no value (`HF_TOKEN:`, dstack's bare `- HF_TOKEN`) is one to be given at
+ * launch, most often a token: it becomes a secret read from the same-named variable when the
+ * run starts (`tender run` names it when unset). A `--env` value is used for that run and
+ * never written.
  */
 export function applyEnv(
   entries: EnvEntry[],
@@ -54,11 +56,16 @@ export function applyEnv(
       continue;
     }
     const given = overrides[e.name];
-    if (given !== undefined) {
+    if (e.value === null) {
+      draft.job.env[e.name] = { secret: true, from_env: e.name };
+      out.warned(
+        e.path,
+        `no value in the task: read from $${e.name} when the run starts, as a secret (\`tender run\` names it when unset)${given === undefined ? '' : '; the --env value is used for this run and not written'}`,
+        `job.env.${e.name} = { secret = true, from_env = "${e.name}" }`,
+      );
+    } else if (given !== undefined) {
       draft.job.env[e.name] = given;
       out.mapped(e.path, `job.env.${e.name} (value from --env)`);
-    } else if (e.value === null) {
-      out.refused(e.path, `${e.name} has no value`, `give it: --env ${e.name}=…`);
     } else {
       draft.job.env[e.name] = e.value;
       out.mapped(e.path, `job.env.${e.name}`);

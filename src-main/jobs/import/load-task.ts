@@ -71,6 +71,8 @@ export function loadTaskFile(jobFile: string, opts: TaskLoadOptions): LoadedTask
   const file = path.resolve(jobFile);
   const conversion = convertTaskFile(file, readTaskText(file), path.dirname(file), opts);
   const env = { ...conversion.secretDefaults, ...(opts.env ?? process.env), ...opts.envFlags };
+  const missing = missingAtLaunch(conversion.secretNames, env);
+  if (missing.length > 0) throw missingError(file, missing);
   const loaded = parseJobToml(conversion.toml!, {
     file: `${file} (as converted; tender import ${path.basename(file)} shows it)`,
     baseDir: path.dirname(file),
@@ -98,4 +100,20 @@ export function convertTaskFile(
   });
   if (conversion.toml === null) throw refusalError(conversion, file);
   return conversion;
+}
+
+/** The task's secrets and value-less variables that nothing gives at launch (an empty
+ *  variable is not given: the job would read nothing). */
+export function missingAtLaunch(names: readonly string[], env: NodeJS.ProcessEnv): string[] {
+  return names.filter((n) => !env[n]);
+}
+
+function missingError(file: string, names: string[]): BadInputError {
+  const list = names.join(', ');
+  const verb =
+    names.length > 1 ? 'have no value in the task and are' : 'has no value in the task and is';
+  return new BadInputError(`${file}: ${list} ${verb} not set in the environment`, {
+    file,
+    hint: `export ${names.map((n) => `${n}=…`).join(' ')} before tender run, or pass ${names.map((n) => `--env ${n}=…`).join(' ')}`,
+  });
 }

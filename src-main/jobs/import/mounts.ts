@@ -19,8 +19,10 @@ export function expandHome(p: string, home: string): string {
 /**
  * A local file or folder the task wants at `remote` on the node. Tender pushes one folder,
  * the workspace: a path inside it is already on the node, so setup links it where the task
- * expects it; a path outside it, or a bucket, would be missing, and is refused.
- * Returns the setup line, or undefined (none needed, or refused).
+ * expects it. A bucket, or a path outside the workspace, is left out with a warning naming
+ * the mount: the job runs without it (nothing outside the workspace is ever copied, a key
+ * under ~/.ssh least of all).
+ * Returns the setup line, or undefined (none needed, or left out).
  */
 export function linkLocalPath(
   at: string,
@@ -30,20 +32,17 @@ export function linkLocalPath(
   out: Outcomes,
 ): string | undefined {
   if (URL_SCHEME.test(local)) {
-    out.refused(
-      at,
-      `${local} is a bucket or URL mount: Tender pushes local files only`,
-      'download it in setup (e.g. aws s3 cp / gsutil cp), or copy it into the workspace',
-    );
+    bucketMount(at, remote, local, out);
     return undefined;
   }
   const abs = path.resolve(ctx.base, expandHome(local, ctx.home));
   const rel = path.relative(ctx.workdir, abs);
   if (rel.startsWith('..') || path.isAbsolute(rel)) {
-    out.refused(
+    const isKey =
+      abs === path.join(ctx.home, '.ssh') || abs.startsWith(path.join(ctx.home, '.ssh') + path.sep);
+    out.warned(
       at,
-      `${local} is outside the workspace (${ctx.workdir}): it would not reach the node`,
-      'move it into the workspace, or set the workdir to a folder that holds both',
+      `${local} is outside the workspace (${ctx.workdir}): Tender pushes the workspace only, so ${remote} will not be on the node${isKey ? ' (nothing under ~/.ssh is ever copied to a node)' : ''}; if the job needs it, copy it into the workspace or set the workdir to a folder that holds both`,
     );
     return undefined;
   }
@@ -73,4 +72,21 @@ function remoteTarget(remote: string): string {
 
 function shellWord(s: string): string {
   return /^[A-Za-z0-9_./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * A bucket or storage mount at `remote` (`source`: its bucket URL; null: a bucket the task
+ * would create): Tender mounts none. Left out with a warning that what the job writes there
+ * is lost when the node is torn down, and where results should go instead.
+ */
+export function bucketMount(
+  at: string,
+  remote: string,
+  source: string | null,
+  out: Outcomes,
+): void {
+  out.warned(
+    at,
+    `a bucket mount (${source ?? 'a new bucket'}) at ${remote}: Tender mounts no buckets, so data the job writes to ${remote} is lost at teardown — write results under the workspace and list them in [job] outputs to bring them back; download inputs in setup`,
+  );
 }

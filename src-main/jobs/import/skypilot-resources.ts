@@ -156,6 +156,13 @@ function resourceKey(
     }
     case 'cpus': {
       const n = /^(\d+)(\+?)$/.exec(String(value).trim());
+      const part = /^(\d*\.\d+)(\+?)$/.exec(String(value).trim());
+      // A fraction of a CPU (`0.5`, a container's share) is a size Tender does not rent by.
+      if (!n && part)
+        return out.warned(
+          at,
+          `cpus ${String(value)} has no Tender equivalent: nodes are rented whole and no cores are reserved per job; left out (a whole count, cpus: 8+, becomes a constraint)`,
+        );
       if (!n) return out.refused(at, `cpus ${String(value)} is not N or N+`, 'write cpus: 8+');
       draft.job.constraints.push(`cpu.cores >= ${n[1]}`);
       return n[2]

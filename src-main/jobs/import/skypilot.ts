@@ -5,7 +5,7 @@ import { emptyDraft, type JobDraft } from './draft';
 import { applyEnv, envText, type EnvEntry } from './env-input';
 import { pickGpu } from './gpu-pick';
 import { keyPath, Outcomes } from './key-outcomes';
-import { expandHome, linkLocalPath, type PathContext } from './mounts';
+import { bucketMount, expandHome, linkLocalPath, type PathContext } from './mounts';
 import { poolProvider } from './providers-map';
 import { skypilotResources } from './skypilot-resources';
 import { intOf, isDict } from './values';
@@ -146,14 +146,16 @@ export function importSkypilot(doc: Record<string, unknown>, ctx: ImportContext)
         else
           for (const [remote, local] of Object.entries(value)) {
             const p = keyPath(at, remote);
-            if (typeof local !== 'string')
-              out.refused(
-                p,
-                'a storage mount (source/store/mode) is a bucket Tender cannot mount',
-                'download the data in setup, or copy it into the workspace',
-              );
+            // A storage mount (name/source/store/mode) with a local source is that folder.
+            const source =
+              typeof local === 'string'
+                ? local
+                : isDict(local) && typeof local.source === 'string'
+                  ? local.source
+                  : null;
+            if (source === null) bucketMount(p, remote, null, out);
             else {
-              const link = linkLocalPath(p, remote, local, paths, out);
+              const link = linkLocalPath(p, remote, source, paths, out);
               if (link) setupLinks.push(link);
             }
           }
