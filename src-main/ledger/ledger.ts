@@ -1,10 +1,12 @@
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JobSpec, LeaseState } from '../contract';
 import { LIVE_LEASE_STATES } from '../contract';
 import { TenderError } from '../base/tender-error';
+import { ensureDataFolder } from '../base/data-folder';
+import { ensurePrivateFile } from '../base/private-files';
 import type { NodeRecord } from './node-record';
 import * as attempts from './attempts';
 import * as cells from './cells';
@@ -49,11 +51,13 @@ export class Ledger {
 
   /** Opens the ledger for writing; throws `busy` when another process is the writer. */
   static openWriter(home: string): Ledger {
-    mkdirSync(home, { recursive: true });
+    ensureDataFolder(home);
     const lock = ProcessLock.acquire(home);
     let db: Database.Database | null = null;
     try {
-      db = new Database(join(home, 'ledger.sqlite'));
+      const file = join(home, 'ledger.sqlite');
+      ensurePrivateFile(file); // before SQLite creates it 0644 (its -wal and -shm follow it)
+      db = new Database(file);
       db.pragma('busy_timeout = 5000');
       // Before any pragma that writes (journal_mode rewrites the header): a newer ledger is
       // left byte-identical.
@@ -76,6 +80,7 @@ export class Ledger {
   static openReader(home: string): Ledger | null {
     const path = join(home, 'ledger.sqlite');
     if (!existsSync(path)) return null;
+    ensureDataFolder(home); // a planted ledger could point a reader at others' files
     const db = new Database(path, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 5000');
     refuseNewer(db, home);

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { ensurePrivateFile, writePrivateFile } from '../base/private-files';
 import { join } from 'node:path';
 import { TenderError } from '../base/tender-error';
 
@@ -13,7 +14,9 @@ export class ProcessLock {
   ) {}
 
   static acquire(home: string): ProcessLock {
-    const db = new Database(join(home, 'tender.lock'), { timeout: 0 });
+    const file = join(home, 'tender.lock');
+    ensurePrivateFile(file);
+    const db = new Database(file, { timeout: 0 });
     try {
       db.pragma('journal_mode = DELETE');
       db.pragma('locking_mode = EXCLUSIVE');
@@ -26,7 +29,7 @@ export class ProcessLock {
       throw err;
     }
     const pidFile = join(home, 'tender.pid');
-    writeFileSync(pidFile, `${process.pid}\n`);
+    writePrivateFile(pidFile, `${process.pid}\n`);
     return new ProcessLock(db, pidFile);
   }
 
@@ -34,7 +37,7 @@ export class ProcessLock {
     if (!this.db.open) return;
     try {
       if (readFileSync(this.pidFile, 'utf8').trim() === String(process.pid)) {
-        writeFileSync(this.pidFile, '');
+        writePrivateFile(this.pidFile, '');
       }
     } catch {
       // the pid file is only informational
