@@ -9,6 +9,7 @@ import { execCapture } from '../transport/exec-helpers';
 import type { NodeShell } from '../transport/node-shell';
 import { BootstrapError } from './bootstrap-errors';
 import type { NodeLayout } from './node-layout';
+import { PRIVATE_UMASK } from './cached-file-check';
 
 /** The declaration's bootstrap script (it lives in the key's `extras`), if any. */
 export function bootstrapScriptOf(decl: HostKeyInput | undefined): string | undefined {
@@ -47,7 +48,7 @@ export async function runBootstrapScript(r: BootstrapScriptRun): Promise<void> {
   r.log('info', 'bootstrap_script: running it once on this machine');
   const run = await execCapture(
     r.shell,
-    `mkdir -p ${r.layout.dirWord} && cd ${r.layout.dirWord} && { ${r.script}\n}`,
+    `${PRIVATE_UMASK} && mkdir -p ${r.layout.dirWord} && cd ${r.layout.dirWord} && { ${r.script}\n}`,
     { signal: r.signal, onLine: (stream, line) => r.log(stream, line) },
   );
   if (run.code !== 0) {
@@ -57,7 +58,7 @@ export async function runBootstrapScript(r: BootstrapScriptRun): Promise<void> {
     );
   }
   const dir = marker.slice(0, marker.lastIndexOf('/'));
-  const done = await execCapture(r.shell, `mkdir -p ${dir} && : > ${marker}`, {
+  const done = await execCapture(r.shell, `${PRIVATE_UMASK} && mkdir -p ${dir} && : > ${marker}`, {
     signal: r.signal,
   });
   if (done.code !== 0)

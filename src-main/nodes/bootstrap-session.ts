@@ -15,6 +15,12 @@ import { BootstrapError, withDeadline } from './bootstrap-errors';
 import { runBootstrapScript } from './bootstrap-script';
 import { parseConstraint, unmet, unmetText } from '../contract/constraint';
 import { agentCommand, type AgentAddress, type NodeLayout } from './node-layout';
+import {
+  cachedFileProblem,
+  cachedFileScript,
+  parseCachedFile,
+  PRIVATE_UMASK,
+} from './cached-file-check';
 
 export interface BootstrapDeadlines {
   connectMs: number;
@@ -209,7 +215,7 @@ export class BootstrapSession {
       this.cb.log('info', `verify: ${cmd}`);
       const r = await execCapture(
         shell,
-        `mkdir -p ${layout.dirWord} && cd ${layout.dirWord} && { ${cmd}\n}`,
+        `${PRIVATE_UMASK} && mkdir -p ${layout.dirWord} && cd ${layout.dirWord} && { ${cmd}\n}`,
         {
           signal,
           onLine: log,
@@ -225,33 +231,37 @@ export class BootstrapSession {
     return { runtime, bundleWord, dirWord: layout.dirWord };
   }
 
-  /** The first candidate that runs Node >= 18: the hints, `node` / `nodejs` on PATH, then
-   *  the runtime Tender installed before. With none, installs the pinned runtime. */
+  /** The first candidate that runs Node >= 18: the hints, then `node` / `nodejs` on PATH.
+   *  With none, the runtime Tender installed before, once its sha256 is checked (a cached
+   *  binary that does not match is installed again, never run), else a fresh install. */
   private async findRuntime(
     shell: NodeShell,
     unameM: string,
     signal: AbortSignal,
   ): Promise<string> {
     const pinned = this.spec.runtimeFor(unameM);
-    const installedWord = pinned
-      ? `${this.spec.layout.cacheWord}/runtime/node-${pinned.version}-${pinned.gzSha256.slice(0, 12)}/bin/node`
-      : null;
-    const candidates = [
-      ...this.spec.layout.runtimeHints,
-      'node',
-      'nodejs',
-      ...(installedWord ? [installedWord] : []),
-    ];
+    const candidates = [...this.spec.layout.runtimeHints, 'node', 'nodejs'];
     const found = await this.firstWorking(shell, candidates, signal);
     if (found) return found;
-    if (!pinned || !installedWord) {
+    if (!pinned) {
       throw new BootstrapError(
         'boot_check_failed',
         `no Node.js ${MIN_NODE_MAJOR} or newer on the node (tried ${candidates.join(', ')}), and ` +
           `Tender has no runtime to install for ${unameM}: install Node ${MIN_NODE_MAJOR}+ on the image`,
       );
     }
-    await this.installRuntime(shell, pinned, installedWord, signal);
+    const installedWord = `${this.spec.layout.cacheWord}/runtime/node-${pinned.version}-${pinned.gzSha256.slice(0, 12)}/bin/node`;
+    const marker = `TENDER-RUNTIME-SHA-${this.nonce}`;
+    const check = await execCapture(shell, cachedFileScript(installedWord, marker), { signal });
+    const problem = cachedFileProblem(
+      `Node ${pinned.version} runtime`,
+      parseCachedFile(check.stdout, marker),
+      pinned.binarySha256(),
+    );
+    if (problem !== null) {
+      this.cb.log('info', problem);
+      await this.installRuntime(shell, pinned, installedWord, signal);
+    }
     const installed = await this.firstWorking(shell, [installedWord], signal);
     if (!installed)
       throw new BootstrapError(
@@ -297,7 +307,7 @@ export class BootstrapSession {
     const tmp = `${dir}/bin/node.tmp.$$`;
     const r = await execCapture(
       shell,
-      `mkdir -p ${dir}/bin && gzip -dc > ${tmp} && chmod 755 ${tmp} && mv -f ${tmp} ${nodeWord}`,
+      `${PRIVATE_UMASK} && mkdir -p ${dir}/bin && gzip -dc > ${tmp} && chmod 700 ${tmp} && mv -f ${tmp} ${nodeWord}`,
       { signal, stdin: gz },
     );
     if (r.code !== 0)
@@ -307,7 +317,8 @@ export class BootstrapSession {
       );
   }
 
-  /** Pushes the agent bundle unless a file with its hash is already cached on the node. */
+  /** Pushes the agent bundle unless the file cached under its hash has that sha256; a
+   *  cached file that does not is replaced, never run. */
   private async ensureAgent(
     shell: NodeShell,
     runtime: string,
@@ -316,16 +327,21 @@ export class BootstrapSession {
     const { agentBundle, layout } = this.spec;
     const dirWord = `${layout.cacheWord}/agent`;
     const bundleWord = `${dirWord}/tender-agent-${agentBundle.sha256.slice(0, 16)}.cjs`;
-    const check = await execCapture(
-      shell,
-      `test -s ${bundleWord} && echo TENDER-HAVE-AGENT-${this.nonce}`,
-      {
-        signal,
-      },
+    const marker = `TENDER-AGENT-SHA-${this.nonce}`;
+    // One round trip: the private root (a folder from an older Tender made 0700), the hash.
+    const root = `${PRIVATE_UMASK}; mkdir -p ${layout.rootWord} && chmod 700 ${layout.rootWord}`;
+    const check = await execCapture(shell, `${root}; ${cachedFileScript(bundleWord, marker)}`, {
+      signal,
+    });
+    const problem = cachedFileProblem(
+      `agent ${agentBundle.version}`,
+      parseCachedFile(check.stdout, marker),
+      agentBundle.sha256,
     );
-    if (check.stdout.includes(`TENDER-HAVE-AGENT-${this.nonce}`)) {
-      this.cb.log('info', `agent ${agentBundle.version} already on the node`);
+    if (problem === null) {
+      this.cb.log('info', `agent ${agentBundle.version} already on the node (sha256 checked)`);
     } else {
+      this.cb.log('info', problem);
       this.cb.log(
         'info',
         `pushing agent ${agentBundle.version} (${Math.round(agentBundle.bytes.length / 1024)} KB)`,
@@ -333,7 +349,7 @@ export class BootstrapSession {
       const tmp = `${bundleWord}.tmp.$$`;
       const push = await execCapture(
         shell,
-        `mkdir -p ${dirWord} && cat > ${tmp} && mv -f ${tmp} ${bundleWord}`,
+        `${PRIVATE_UMASK} && mkdir -p ${dirWord} && cat > ${tmp} && mv -f ${tmp} ${bundleWord}`,
         {
           signal,
           stdin: agentBundle.bytes,
@@ -361,7 +377,7 @@ export class BootstrapSession {
     signal: AbortSignal,
   ): Promise<void> {
     const cmd =
-      `mkdir -p ${addr.dirWord} && ` +
+      `${PRIVATE_UMASK} && mkdir -p ${addr.dirWord} && ` +
       `${agentCommand(addr, 'start')}${this.spec.layout.holder ? ' --holder' : ''} --agent-id ${shq(this.spec.agentId)} --host-decl ${shq(encodeHostDeclaration(this.spec.hostDeclaration))}` +
       (this.spec.hostSetup?.length
         ? ` --host-setup ${shq(encodeHostSetupOptions(this.spec.hostSetup))}`

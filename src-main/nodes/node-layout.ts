@@ -10,6 +10,8 @@ export interface NodeLayout {
   dirWord: string;
   /** Survives leases: the agent bundle (and later runtimes) cached by hash. */
   cacheWord: string;
+  /** The folder holding the node folders and the cache, made 0700 at each bootstrap. */
+  rootWord: string;
   /** Commands that run a Node runtime, tried before looking on PATH. */
   runtimeHints: string[];
   /** The daemon is started by what holds the node's allocation (a cluster job's batch
@@ -22,12 +24,14 @@ export function layoutFor(endpoint: NodeEndpoint, label: string, home: string): 
     return {
       dirWord: shq(endpoint.dir),
       cacheWord: shq(join(home, 'local', 'cache')),
+      rootWord: shq(join(home, 'local')),
       runtimeHints: [thisRuntime()],
     };
   }
   return {
     dirWord: `"$HOME"/.tender/nodes/${label}`,
     cacheWord: `"$HOME"/.tender/cache`,
+    rootWord: `"$HOME"/.tender`,
     runtimeHints: [],
     ...(allocationOf(endpoint) !== null ? { holder: true } : {}),
   };

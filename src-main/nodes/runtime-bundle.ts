@@ -1,12 +1,16 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 
 /** A pinned Node runtime Tender can install on a node that has none (gzipped `bin/node`). */
 export interface NodeRuntime {
   arch: 'x64' | 'arm64';
   version: string;
   gzSha256: string;
+  /** The sha256 of `bin/node` itself: a node checks its cached copy against it. */
+  binarySha256(): string;
   /** Read on demand: it is tens of MB and most nodes already have Node. */
   gz(): Buffer;
 }
@@ -15,6 +19,8 @@ interface Meta {
   version: string;
   arch: 'x64' | 'arm64';
   gzSha256: string;
+  /** Written by build/fetch-runtime.mjs; computed from the gz when an older build lacks it. */
+  binarySha256?: string;
 }
 
 /** Finds the runtimes built by `npm run build:runtime` (out/runtime, or a packaged app's
@@ -44,10 +50,15 @@ export function runtimeLookup(
       const gzPath = join(dir, `node-linux-${arch}.gz`);
       if (!existsSync(metaPath) || !existsSync(gzPath)) continue;
       const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as Meta;
+      let binarySha256 = meta.binarySha256;
       return {
         arch,
         version: meta.version,
         gzSha256: meta.gzSha256,
+        binarySha256: () =>
+          (binarySha256 ??= createHash('sha256')
+            .update(gunzipSync(readFileSync(gzPath)))
+            .digest('hex')),
         gz: () => readFileSync(gzPath),
       };
     }
