@@ -24,6 +24,9 @@ const USAGE = `usage: tender-agent <command>
 `;
 
 async function main(argv: string[]): Promise<number> {
+  // Everything the agent writes under ~/.tender (and the processes it starts) is the
+  // user's alone: folders 0700, files 0600 (docs/agent-protocol.md).
+  process.umask(0o077);
   const args = parseArgs(argv, ['in-place', 'sealed', 'unless-manifest', 'have-stdin', 'holder']);
   const daemonFlags = (extra: string[] = []) => {
     allowOnly(args, ['dir', 'agent-id', 'host-decl', 'host-setup', ...extra]);

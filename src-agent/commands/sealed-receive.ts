@@ -14,7 +14,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type ManifestEntry, SEALED_MANIFEST, SEALED_TREE } from '../wire/protocol';
 import { createTarReader } from '../wire/tar/reader';
-import { filesOf, type ManifestFiles, stringsOf } from '../wire/workspace-manifest';
+import { filesOf, type ManifestFiles, stringsOf, workspaceMode } from '../wire/workspace-manifest';
 import { lstatOrNull, type Signature, signatureOf } from './node-manifest';
 import { checkListedPaths, TarExtractor } from './tar-extractor';
 import { coded } from './workspace-receiver';
@@ -50,7 +50,7 @@ export async function receiveSealed(
     if (
       !st?.isFile() ||
       st.size !== want.size ||
-      (st.mode & 0o777) !== want.mode ||
+      workspaceMode(st.mode) !== workspaceMode(want.mode) ||
       (hashes !== undefined && hash !== want.sha256)
     ) {
       throw coded(
@@ -86,9 +86,11 @@ function hasGnuTar(): boolean {
  *  stdin: the data then never passes through this process. */
 async function extractWithTar(input: Readable | { fd: number }, staging: string): Promise<void> {
   const isFd = 'fd' in input;
-  // -p: modes as sent (no umask); --no-same-owner: never chown, also as root; times as
+  // --no-same-permissions: modes as sent less the agent's umask 077 (the owner's bits:
+  // workspaceMode), also as root; --no-same-owner: never chown, also as root; times as
   // sent (tar's default).
-  const tar = spawn('tar', ['-x', '-p', '--no-same-owner', '-f', '-', '-C', staging], {
+  const args = ['-x', '--no-same-permissions', '--no-same-owner', '-f', '-', '-C', staging];
+  const tar = spawn('tar', args, {
     stdio: [isFd ? input.fd : 'pipe', 'ignore', 'pipe'],
   });
   let stderr = '';

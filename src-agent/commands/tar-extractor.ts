@@ -15,6 +15,7 @@ import {
 import { dirname, join, posix } from 'node:path';
 import type { ManifestEntry } from '../wire/protocol';
 import type { TarEntry } from '../wire/tar/reader';
+import { workspaceMode } from '../wire/workspace-manifest';
 
 export interface ExtractedFile extends ManifestEntry {
   path: string;
@@ -58,7 +59,7 @@ export class TarExtractor {
     const target = join(this.root, name);
     const hash = createHash('sha256');
     let size = 0;
-    const mode = header.mode & 0o777; // no setuid/setgid from a pushed archive
+    const mode = workspaceMode(header.mode); // no setuid/setgid, nothing for group/others
     await inEntry(rel, async () => {
       this.ensureFolder(dirname(target));
       // Synchronous writes: this one-shot process has nothing else to do meanwhile, and a
@@ -96,10 +97,10 @@ export class TarExtractor {
   }
 
   /** Folder modes and times last (writing into a folder changes its mtime), deepest first.
-   *  The owner keeps rwx so the workspace can always be replaced. */
+   *  The owner keeps rwx so the workspace can always be replaced; nobody else gets any. */
   finishDirectories(): void {
     for (const d of [...this.dirs].reverse()) {
-      chmodSync(d.path, (d.mode & 0o777) | 0o700);
+      chmodSync(d.path, workspaceMode(d.mode) | 0o700);
       if (d.mtime) utimesSync(d.path, d.mtime, d.mtime);
     }
   }

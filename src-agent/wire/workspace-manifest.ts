@@ -6,6 +6,10 @@ import type { ManifestEntry, WorkspaceManifest } from './protocol';
 /** Files by path. A Map, not an object: a file may be called `__proto__`. */
 export type ManifestFiles = Map<string, ManifestEntry>;
 
+/** The mode a workspace file has on a node, and in every manifest: the owner's bits only
+ *  (an executable stays executable). The copy on the node is the user's alone. */
+export const workspaceMode = (mode: number): number => mode & 0o700;
+
 /** Code-unit order: the same on every machine and locale. */
 export const comparePaths = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 

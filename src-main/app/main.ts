@@ -2,6 +2,7 @@ import { app, dialog, Menu, safeStorage, session, type BrowserWindow } from 'ele
 import { join } from 'node:path';
 import { TenderCore } from '../core/tender-core';
 import { TenderError } from '../base/tender-error';
+import { usePrivateUmask } from '../base/private-files';
 import { buildAppMenu } from './app-menu';
 import { BillingTray } from './billing-tray';
 import { desktopHooks } from './desktop-hooks';
@@ -14,6 +15,8 @@ import { installSessionPolicy } from './session-policy';
 import { confirmAndTearDown, TeardownRunner } from './teardown-all';
 import { rendererSource } from './trusted-urls';
 
+// Everything this process writes in the data folder is the user's alone.
+usePrivateUmask();
 // One Tender per user: a second launch focuses the first window instead.
 if (!app.requestSingleInstanceLock()) app.quit();
 else start();

@@ -10,14 +10,25 @@ export const PRIVATE_FILE_MODE = 0o600;
 /** A file's owner bits only: an executable output stays executable, for its owner. */
 export const ownerBits = (mode: number): number => mode & 0o700;
 
+/** The umask this process started with: files written for the user outside the data
+ *  folder (a job file `tender import` writes) keep the modes the user chose. */
+let userUmask: number | null = null;
+
 /** Sets this process's umask to 077 (group and others get nothing). Where the umask
  *  cannot be set (a worker thread), the explicit modes below still hold. */
 export function usePrivateUmask(): void {
   try {
-    process.umask(0o077);
+    const previous = process.umask(0o077);
+    userUmask ??= previous;
   } catch {
     // worker threads cannot change the process umask
   }
+}
+
+/** Writes a file of the user's own (outside the data folder) with the user's umask. */
+export function writeUserFile(path: string, data: string | Uint8Array): void {
+  writeFileSync(path, data);
+  if (userUmask !== null) chmodSync(path, 0o666 & ~userUmask);
 }
 
 /** `mkdir -p` whose new folders are 0700. */

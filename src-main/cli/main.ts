@@ -23,6 +23,7 @@ import { syncCommand, SYNC_USAGE } from './commands/sync';
 import { cliContext } from './context';
 import { EXIT } from './exit-codes';
 import { printError } from './output';
+import { usePrivateUmask } from '../base/private-files';
 
 const VERSION = TENDER_VERSION;
 
@@ -137,6 +138,8 @@ process.on('beforeExit', () => {
   process.exit(EXIT.infrastructure);
 });
 
+// Everything this process writes in the data folder is the user's alone.
+usePrivateUmask();
 void main(process.argv.slice(2)).then((code) => {
   finished = true;
   process.exitCode = code;

@@ -3,12 +3,12 @@ import {
   existsSync,
   fstatSync,
   ftruncateSync,
-  mkdirSync,
   openSync,
   readSync,
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
+import { mkdirPrivate, PRIVATE_FILE_MODE } from '../base/private-files';
 
 /** The on-disk form of one record; run, node and channel are implied by the file's path. */
 export interface StoredRecord {
@@ -28,8 +28,8 @@ export class ChannelFile {
   lastSeq: number;
 
   constructor(readonly path: string) {
-    mkdirSync(dirname(path), { recursive: true });
-    this.fd = openSync(path, existsSync(path) ? 'r+' : 'w+');
+    mkdirPrivate(dirname(path));
+    this.fd = openSync(path, existsSync(path) ? 'r+' : 'w+', PRIVATE_FILE_MODE);
     this.lastSeq = this.repairTail();
   }
 

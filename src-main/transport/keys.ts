@@ -37,7 +37,7 @@ export function ensureTenderKey(home: string): TenderKey {
   const pubPath = `${privatePath}.pub`;
   // The private key is the truth; the .pub is rewritten when missing or stale.
   if (!exists(pubPath) || readFileSync(pubPath, 'utf8').trim() !== publicKey)
-    writeFileSync(pubPath, `${publicKey}\n`, { mode: 0o644 });
+    writeFileSync(pubPath, `${publicKey}\n`, { mode: 0o600 });
   return { privateKey, publicKey, privatePath };
 }
 

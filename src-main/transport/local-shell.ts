@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { connectTcp, listenTcp } from './local-tcp';
 import type { ExecChannel, ExitStatus, NodeShell } from './node-shell';
+import { mkdirPrivate } from '../base/private-files';
 
 /** Environment a local node starts from: what a fresh login on a remote machine would have,
  *  and nothing of this process's secrets (API keys, tokens). Job env arrives over the link. */
@@ -38,7 +38,7 @@ export class LocalShell implements NodeShell {
     private readonly env: NodeJS.ProcessEnv = localNodeEnv(),
   ) {
     this.description = `local:${dir}`;
-    mkdirSync(dir, { recursive: true });
+    mkdirPrivate(dir);
   }
 
   exec(command: string): ExecChannel {

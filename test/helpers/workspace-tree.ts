@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { chmod, lstat, mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { workspaceMode } from '../../src-agent/wire/workspace-manifest';
 
 /** Files by path: text, or bytes with a mode (text files get 0644). */
 export type Tree = Record<string, string | { content: string | Buffer; mode: number }>;
@@ -24,7 +25,8 @@ export async function writeTree(root: string, files: Tree, { isOld = true } = {}
   }
 }
 
-/** Every entry under `root`: folders as `dir`, files as `mode sha256`. */
+/** Every entry under `root`: folders as `dir`, files as `mode sha256`, the mode as a node
+ *  keeps it (the owner's bits: `workspaceMode`), so a source and its copy compare equal. */
 export async function snapshot(root: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   async function walk(rel: string): Promise<void> {
@@ -35,7 +37,8 @@ export async function snapshot(root: string): Promise<Record<string, string>> {
         await walk(path);
       } else {
         const st = await lstat(join(root, path));
-        out[path] = `${(st.mode & 0o777).toString(8)} ${sha256(await readFile(join(root, path)))}`;
+        out[path] =
+          `${workspaceMode(st.mode).toString(8)} ${sha256(await readFile(join(root, path)))}`;
       }
     }
   }

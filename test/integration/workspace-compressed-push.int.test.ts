@@ -257,7 +257,7 @@ describe('compressed workspace push over sshd', () => {
         extractor: useTar === '1' ? 'tar' : 'agent',
       });
       for (const [name, body] of Object.entries(files)) {
-        expect((await snapshot(join(n.dir, 'workspace')))[name]).toBe(`644 ${sha256(body)}`);
+        expect((await snapshot(join(n.dir, 'workspace')))[name]).toBe(`600 ${sha256(body)}`);
       }
     },
   );

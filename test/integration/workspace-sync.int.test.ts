@@ -119,7 +119,7 @@ describe('syncWorkspace against the built agent', () => {
     await rm(join(s.local, 'data/part-2.bin'));
     await rm(join(s.local, 'data/part-3.bin'));
     await writeTree(s.local, { 'new/notes.md': 'new file\n' });
-    await chmod(join(s.local, 'data/part-4.bin'), 0o600);
+    await chmod(join(s.local, 'data/part-4.bin'), 0o744); // the owner's bits changed
     await rm(join(s.local, 'empty/inner'), { recursive: true });
     await mkdir(join(s.local, 'other'));
 
@@ -432,7 +432,7 @@ describe('recv-workspace deltas', () => {
     const res = await runAgent(['workspace-manifest', '--dir', D]);
     expect(markedJson(res.stdout)).toEqual({
       version: 1,
-      files: { 'a/b.txt': { size: 1, mode: 0o644, sha256: sha256(Buffer.from('b')) } },
+      files: { 'a/b.txt': { size: 1, mode: 0o600, sha256: sha256(Buffer.from('b')) } },
       dirs: ['a'],
     });
   });

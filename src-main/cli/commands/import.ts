@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { TenderError } from '../../base/tender-error';
@@ -11,6 +10,7 @@ import { KNOWN_PROVIDERS } from '../../providers/known';
 import type { CliContext } from '../context';
 import { EXIT } from '../exit-codes';
 import { info } from '../output';
+import { writeUserFile } from '../../base/private-files';
 
 export const IMPORT_USAGE = `tender import <task.yaml> [-o tender.toml] [--explain] [--env NAME=VALUE]…   (a SkyPilot task or a dstack type: task; tender run task.yaml runs one directly)`;
 
@@ -60,7 +60,7 @@ export async function importCommand(argv: string[], ctx: CliContext): Promise<nu
   });
   const warned = conversion.outcomes.filter((o) => o.kind === 'warned').length;
   if (outFile) {
-    writeFileSync(outFile, conversion.toml);
+    writeUserFile(outFile, conversion.toml);
     info(
       `wrote ${outFile} from a ${conversion.tool} task${warned ? `; ${warned} key(s) warned: --explain says why` : ''}`,
     );

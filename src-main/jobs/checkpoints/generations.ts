@@ -1,14 +1,7 @@
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pullIndexFile } from '../outputs/pull-index';
+import { mkdirPrivate, writePrivateFile } from '../../base/private-files';
 
 // A node's pulled checkpoints as generations (runs/<run>/<node>/checkpoints/): every pull
 // lands in a new folder `gen-<n>/` beside the last (unchanged files hard-linked from it),
@@ -50,7 +43,7 @@ export class CheckpointGenerations {
     readonly root: string,
     private readonly keep = KEEP_GENERATIONS,
   ) {
-    mkdirSync(root, { recursive: true });
+    mkdirPrivate(root);
     this.nextN = Math.max(0, ...this.numbersOnDisk()) + 1;
   }
 
@@ -99,7 +92,7 @@ export class CheckpointGenerations {
       return { kind: 'dropped', restoreSource: source };
     }
     const file = this.metaOf(n);
-    writeFileSync(`${file}.tmp`, JSON.stringify(facts));
+    writePrivateFile(`${file}.tmp`, JSON.stringify(facts));
     renameSync(`${file}.tmp`, file);
     this.prune();
     return { kind: 'kept', generation: { ...facts, n, dir: this.dirOf(n) } };

@@ -2,9 +2,10 @@
 // next pull asks only for what changed (`pack-outputs --have-stdin`). An entry counts only
 // while the local file is still the one the pull wrote (size, mtime and inode): a file
 // edited or replaced here is asked for again.
-import { lstatSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { lstatSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import type { OutputsHave } from '../../../src-agent/wire/protocol';
+import { writePrivateFile } from '../../base/private-files';
 
 export interface PulledFile {
   size: number;
@@ -67,7 +68,7 @@ export function writePullIndex(destDir: string, files: Map<string, PulledFile>):
   const file = pullIndexFile(destDir);
   const tmp = `${file}.tmp-${process.pid}`;
   try {
-    writeFileSync(tmp, JSON.stringify(index));
+    writePrivateFile(tmp, JSON.stringify(index));
     renameSync(tmp, file);
   } catch {
     // Only a head start: the next pull then fetches everything.

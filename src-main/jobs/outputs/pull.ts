@@ -1,13 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  copyFileSync,
-  createWriteStream,
-  existsSync,
-  linkSync,
-  mkdirSync,
-  renameSync,
-  rmSync,
-} from 'node:fs';
+import { copyFileSync, createWriteStream, existsSync, linkSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, normalize, sep } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -22,6 +14,7 @@ import { TenderError } from '../../base/tender-error';
 import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
 import type { NodeShell } from '../../transport/node-shell';
 import { haveOf, type PulledFile, readPullIndex, writePullIndex } from './pull-index';
+import { mkdirPrivate, ownerBits, PRIVATE_FILE_MODE } from '../../base/private-files';
 
 export interface PulledOutputs {
   dir: string;
@@ -83,9 +76,9 @@ async function pullOnce(
   ch.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
   ch.stdin.end(held ? JSON.stringify(haveOf(held)) : undefined);
 
-  mkdirSync(dirname(destDir), { recursive: true });
+  mkdirPrivate(dirname(destDir));
   const staging = `${destDir}.partial-${randomBytes(4).toString('hex')}`;
-  mkdirSync(staging, { recursive: true });
+  mkdirPrivate(staging);
   const got = new Map<string, { size: number; sha256: string }>();
   let manifest: OutputsManifest | null = null;
 
@@ -97,14 +90,14 @@ async function pullOnce(
       }
       const target = safeJoin(staging, header.path);
       if (header.type === 'directory') {
-        mkdirSync(target, { recursive: true });
+        mkdirPrivate(target);
         return;
       }
       if (header.type !== 'file') {
         body.resume();
         return;
       }
-      mkdirSync(dirname(target), { recursive: true });
+      mkdirPrivate(dirname(target));
       const hash = createHash('sha256');
       let size = 0;
       const hashing = new Transform({
@@ -117,7 +110,7 @@ async function pullOnce(
       await pipeline(
         body,
         hashing,
-        createWriteStream(target, { mode: header.mode & 0o777 || 0o644 }),
+        createWriteStream(target, { mode: ownerBits(header.mode) || PRIVATE_FILE_MODE }),
       );
       got.set(header.path, { size, sha256: hash.digest('hex') });
     });
@@ -168,7 +161,7 @@ async function pullOnce(
 /** The last pull's copy of a kept file, into the new landing folder: a hard link (the old
  *  folder may be removed after), or a copy where links cannot be made. */
 function keepFrom(src: string, dst: string): void {
-  mkdirSync(dirname(dst), { recursive: true });
+  mkdirPrivate(dirname(dst));
   try {
     linkSync(src, dst);
   } catch {

@@ -1,13 +1,14 @@
 // Builds and writes a finished job's receipt (contract/receipt.ts) from what the job knew:
 // its spec, the node record (placement, what the agent probed), the last pull of its
 // outputs and the workspace manifest it was given. Pure but for the write.
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { JobSpec, Receipt } from '../../contract';
 import type { NodeRecord } from '../../ledger/node-record';
 import type { JobState } from '../fsm/job-fsm';
 import type { PulledOutputs } from '../outputs/pull';
 import { hostSetupScript } from '../host/host-declaration';
+import { mkdirPrivate, writePrivateFile } from '../../base/private-files';
 
 export interface ReceiptFacts {
   runId: string;
@@ -77,9 +78,9 @@ export function buildReceipt(f: ReceiptFacts): Receipt {
 /** Writes it atomically (a crash leaves the last whole receipt, or none). */
 export function writeReceipt(outputsDir: string, receipt: Receipt): string {
   const file = receiptFile(outputsDir);
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirPrivate(dirname(file));
   const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify(receipt, null, 2)}\n`);
+  writePrivateFile(tmp, `${JSON.stringify(receipt, null, 2)}\n`);
   renameSync(tmp, file);
   return file;
 }
@@ -104,12 +105,12 @@ export function writeWorkspaceListing(
 ): void {
   const file = workspaceListingFile(runDir, digest);
   if (existsSync(file)) return;
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirPrivate(dirname(file));
   const listing: WorkspaceListing = {
     digest,
     files: Object.fromEntries([...files].map(([p, e]) => [p, e.sha256])),
   };
   const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, JSON.stringify(listing));
+  writePrivateFile(tmp, JSON.stringify(listing));
   renameSync(tmp, file);
 }

@@ -3,6 +3,7 @@
 // a re-push after touching 10 files hashes about 10 files.
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../base/private-files';
 
 /** What must be unchanged for a cached hash to hold. */
 export interface FileKey {
@@ -116,8 +117,8 @@ export class HashCache {
       const data: CacheFile = { version: 1, files: Object.fromEntries(this.rows) };
       const tmp = `${this.file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
       try {
-        await mkdir(dirname(this.file), { recursive: true });
-        await writeFile(tmp, JSON.stringify(data));
+        await mkdir(dirname(this.file), { recursive: true, mode: PRIVATE_DIR_MODE });
+        await writeFile(tmp, JSON.stringify(data), { mode: PRIVATE_FILE_MODE });
         await rename(tmp, this.file);
       } catch {
         await rm(tmp, { force: true });

@@ -9,7 +9,8 @@ import { HashCache } from './hash-cache';
 import { buildManifest, diffManifests, type ManifestFiles } from './manifest';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
-const entry = (content: string, mode = 0o644): ManifestEntry => ({
+// Manifests carry the owner's bits only (workspaceMode): 0644 on disk is 0600 here.
+const entry = (content: string, mode = 0o600): ManifestEntry => ({
   size: content.length,
   mode,
   sha256: sha(content),
@@ -110,7 +111,7 @@ describe('buildManifest with the hash cache', () => {
     expect(first.m.hashed).toBe(3);
     expect(Object.fromEntries(first.m.files)).toEqual({
       'a.txt': entry('aaa'),
-      'c.sh': entry('c', 0o755),
+      'c.sh': entry('c', 0o700),
       'sub/b.txt': entry('bb'),
     });
     expect(first.m.digest).toBe(manifestDigest(first.m.files, ['sub']));
@@ -140,11 +141,11 @@ describe('buildManifest with the hash cache', () => {
     const edited = new Date('2025-03-01T00:00:00Z');
     await writeFile(path.join(root, 'ws', 'sub/b.txt'), 'BB');
     await utimes(path.join(root, 'ws', 'sub/b.txt'), edited, edited);
-    await chmod(path.join(root, 'ws', 'a.txt'), 0o600);
+    await chmod(path.join(root, 'ws', 'a.txt'), 0o755);
     const { m, misses } = await build();
     expect(misses).toBe(1);
     expect(m.files.get('sub/b.txt')).toEqual(entry('BB'));
-    expect(m.files.get('a.txt')).toEqual(entry('aaa', 0o600));
+    expect(m.files.get('a.txt')).toEqual(entry('aaa', 0o700));
   });
 
   test('a file modified moments ago is hashed but not remembered (racy timestamp)', async () => {

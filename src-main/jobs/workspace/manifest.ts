@@ -7,6 +7,7 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ManifestEntry } from '../../../src-agent/wire/protocol';
 import {
+  workspaceMode,
   comparePaths,
   manifestDigest,
   type ManifestFiles,
@@ -195,7 +196,7 @@ export function localFile(
   path: string,
   st: { size: number; mtimeMs: number; ino: number; mode: number },
 ): LocalFile {
-  return { path, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, mode: st.mode & 0o777 };
+  return { path, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, mode: workspaceMode(st.mode) };
 }
 
 export function ignoreVanished(err: unknown): undefined {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { manifestDigest, type ManifestFiles } from '../../../src-agent/wire/workspace-manifest';
+import { mkdirPrivate, writePrivateFile } from '../../base/private-files';
 
 /** A manifest the app believes a node holds. */
 export interface RememberedManifest {
@@ -52,9 +53,9 @@ export class NodeManifestMemory {
       digest: m.digest,
     };
     try {
-      mkdirSync(this.dir, { recursive: true });
+      mkdirPrivate(this.dir);
       const tmp = `${this.file(key)}.tmp-${process.pid}`;
-      writeFileSync(tmp, JSON.stringify(stored));
+      writePrivateFile(tmp, JSON.stringify(stored));
       renameSync(tmp, this.file(key));
     } catch {
       // Only an optimisation: the next push asks the node instead.

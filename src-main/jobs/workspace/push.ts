@@ -16,6 +16,7 @@ import {
 } from '../../../src-agent/wire/protocol';
 import type { TarWriter } from '../../../src-agent/wire/tar';
 import {
+  workspaceMode,
   manifestDigest,
   type ManifestFiles,
   toManifest,
@@ -189,7 +190,7 @@ export async function addFile(
   encoder?.mark(tar.offset, kind!);
   const meta = {
     size: file.st.size,
-    mode: file.st.mode & 0o777,
+    mode: workspaceMode(file.st.mode),
     mtime: file.st.mtime,
     // Its data in the chunks the precompressor made of it.
     ...(isAhead && kind === 'try'

@@ -39,7 +39,8 @@ describe('scanWorkspace', () => {
     expect(paths(scan)).toEqual(['a/y.py', 'a/z.py', 'b.txt', 'run.sh']);
     expect(scan.dirs).toEqual(['a', 'empty']);
     expect(scan.totalBytes).toBe(10);
-    expect(scan.files.find((f) => f.path === 'run.sh')).toMatchObject({ size: 4, mode: 0o755 });
+    expect(scan.files.find((f) => f.path === 'run.sh')).toMatchObject({ size: 4, mode: 0o700 });
+    expect(scan.files.find((f) => f.path === 'b.txt')).toMatchObject({ mode: 0o600 });
     expect(scan.files[0]!.mtimeMs).toBeGreaterThan(0);
     expect(scan.excluded).toEqual([]);
     expect(scan.secrets).toEqual([]);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { BadInputError } from '../../base/bad-input-error';
 import { excludeRules, gitignoreRules, matchRules, type RuleSet } from './ignore-rules';
 import { secretPatternOf } from './secret-patterns';
+import { workspaceMode } from '../../../src-agent/wire/workspace-manifest';
 
 export interface ScannedFile {
   /** POSIX path relative to the workspace root. */
@@ -160,7 +161,7 @@ export async function scanWorkspace(
     scan.files.push({
       path: rel,
       size: st.size,
-      mode: st.mode & 0o777,
+      mode: workspaceMode(st.mode),
       mtimeMs: st.mtimeMs,
       ino: st.ino,
     });

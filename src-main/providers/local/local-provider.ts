@@ -1,12 +1,4 @@
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { socketPath } from '../../../src-agent/wire/paths';
 import type {
@@ -21,6 +13,7 @@ import { ProviderError } from '../provider';
 import type { PoolSpec } from '../../contract';
 import { countedShapes, refuseMarketFields, type NodeShape } from '../pool-shapes';
 import { killProcessGroups } from './process-groups';
+import { mkdirPrivate, writePrivateFile } from '../../base/private-files';
 
 interface LeaseFile {
   label: string;
@@ -58,7 +51,7 @@ export class LocalProvider implements Provider {
 
   async createLease(req: CreateLeaseRequest): Promise<CreateLeaseResult> {
     const dir = this.leaseDir(req.label);
-    mkdirSync(dir, { recursive: true });
+    mkdirPrivate(dir);
     const file = join(dir, 'lease.json');
     if (!existsSync(file)) {
       const lease: LeaseFile = {
@@ -67,7 +60,7 @@ export class LocalProvider implements Provider {
         logicalId: req.logicalId,
         createdAt: this.now(),
       };
-      writeFileSync(`${file}.tmp`, JSON.stringify(lease));
+      writePrivateFile(`${file}.tmp`, JSON.stringify(lease));
       renameSync(`${file}.tmp`, file);
     }
     return { lease: this.facts(req.label), endpoint: { kind: 'local', dir } };

@@ -1,12 +1,13 @@
 // `<home>/clusters.toml`: the Slurm clusters Tender submits to (contract/cluster.ts), as
 // `tender clusters add` writes them. A broken file is an error naming its line, never
 // silently ignored.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse, stringify, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { ClusterInput } from '../../contract/cluster';
 import { TenderError } from '../../base/tender-error';
+import { mkdirPrivate } from '../../base/private-files';
 
 export interface ClusterEntry {
   name: string;
@@ -100,7 +101,7 @@ export function readClusters(home: string): ClusterEntry[] {
 
 export function writeClusters(home: string, clusters: ClusterEntry[]): void {
   const path = clustersPath(home);
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirPrivate(dirname(path));
   const doc = {
     cluster: clusters.map((c) => ({
       name: c.name,

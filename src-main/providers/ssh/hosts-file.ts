@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse, stringify, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { HostInput } from '../../contract';
 import { TenderError } from '../../base/tender-error';
+import { mkdirPrivate } from '../../base/private-files';
 
 /** A machine you already have (hosts.toml). */
 export interface HostEntry {
@@ -84,7 +85,7 @@ export function readHosts(home: string): HostEntry[] {
 
 export function writeHosts(home: string, hosts: HostEntry[]): void {
   const path = hostsPath(home);
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirPrivate(dirname(path));
   const doc = {
     host: hosts.map((h) => ({
       name: h.name,

@@ -1,5 +1,6 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { mkdirPrivate, writePrivateFile } from '../../base/private-files';
 
 /** Machines that failed to boot a lease for this user (image never started, SSH never came
  *  up). Searches skip them unless asked: a marketplace host that failed once tends to fail
@@ -59,8 +60,8 @@ export function recordFailedHost(
   for (const h of readFailedHosts(path)) hosts[h.machineId] = { at: h.at, reason: h.reason };
   const flat = reason.replace(/\s+/g, ' ').trim();
   hosts[machineId] = { at: now, reason: flat.slice(0, MAX_REASON) };
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirPrivate(dirname(path));
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify({ version: 1, hosts }, null, 2)}\n`);
+  writePrivateFile(tmp, `${JSON.stringify({ version: 1, hosts }, null, 2)}\n`);
   renameSync(tmp, path);
 }

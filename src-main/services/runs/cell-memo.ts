@@ -2,7 +2,7 @@
 // (jobs/sweep/cell-cache-key.ts) is looked up among completed cells of any run. A hit's
 // outputs and receipt are copied into the new cell's folder and it is written completed
 // (saying from which run and cell); only the misses queue, and only they rent nodes.
-import { cpSync, existsSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync } from 'node:fs';
 import { cellOutputsDir } from '../../base/paths';
 import { TENDER_VERSION } from '../../base/version';
 import type { JobSpec, PoolSpec, Receipt, SweepCell } from '../../contract';
@@ -14,6 +14,7 @@ import { scanWorkspace } from '../../jobs/workspace/scan';
 import type { NewCell } from '../../ledger/cells';
 import type { Ledger } from '../../ledger/ledger';
 import { readReceipt } from './receipts';
+import { mkdirPrivate } from '../../base/private-files';
 
 export interface CellMemoDeps {
   home: string;
@@ -55,7 +56,7 @@ export async function memoizeCells(
     if (!hit || !from) return { ...cell, cacheKey: key };
     const dir = cellOutputsDir(d.home, c.runId, cell.id);
     const source = cellOutputsDir(d.home, hit.runId, hit.id);
-    mkdirSync(dir, { recursive: true });
+    mkdirPrivate(dir);
     if (existsSync(source)) cpSync(source, dir, { recursive: true });
     const now = d.now();
     const taken = { runId: hit.runId, jobId: hit.id };

@@ -1,13 +1,6 @@
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { mkdirPrivate } from '../../base/private-files';
 
 export type SecretName = 'vastaiApiKey' | 'runpodApiKey' | 'lambdaApiKey';
 export const SECRET_NAMES: readonly SecretName[] = ['vastaiApiKey', 'runpodApiKey', 'lambdaApiKey'];
@@ -58,7 +51,7 @@ export class FileSecretStore implements SecretStore {
 /** Replaces `path` with `text` atomically (tmp + rename), readable by its owner only
  *  (0600) from the first byte. */
 export function writePrivateFile(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirPrivate(dirname(path));
   const tmp = `${path}.tmp-${process.pid}`;
   writeFileSync(tmp, text, { mode: 0o600 });
   chmodSync(tmp, 0o600); // an existing tmp keeps its mode through writeFileSync
