@@ -103,7 +103,7 @@ describe('ensureDataFolder', () => {
     },
     {
       name: 'inside a folder anyone can write to (not sticky)',
-      arrange: (home) => {
+      arrange: () => {
         const parent = join(root, 'shared');
         mkdirSync(parent);
         chmodSync(parent, 0o777);
@@ -115,7 +115,7 @@ describe('ensureDataFolder', () => {
     },
     {
       name: "inside another user's folder",
-      arrange: (home) => {
+      arrange: () => {
         const parent = join(root, 'theirs');
         mkdirSync(parent, { mode: 0o755 });
         mkdirSync(join(parent, 'home'), { mode: 0o700 });

@@ -1,4 +1,4 @@
-import type { HelloResult, StartOutput, VersionOutput } from '../../src-agent/wire/protocol';
+import type { HelloResult, StartOutput } from '../../src-agent/wire/protocol';
 import type { BootstrapStage } from '../contract';
 import {
   encodeHostDeclaration,
@@ -21,6 +21,7 @@ import {
   parseCachedFile,
   PRIVATE_UMASK,
 } from './cached-file-check';
+import { ensureCachedAgent } from './cached-agent';
 
 export interface BootstrapDeadlines {
   connectMs: number;
@@ -210,7 +211,15 @@ export class BootstrapSession {
     this.stage('stdout_streaming');
     this.stage('boot_checking');
     const runtime = await this.findRuntime(shell, probed[2]!, signal);
-    const bundleWord = await this.ensureAgent(shell, runtime, signal);
+    const bundleWord = await ensureCachedAgent({
+      shell,
+      layout,
+      bundle: this.spec.agentBundle,
+      runtime,
+      nonce: this.nonce,
+      log: (line) => this.cb.log('info', line),
+      signal,
+    });
     for (const cmd of this.spec.verify) {
       this.cb.log('info', `verify: ${cmd}`);
       const r = await execCapture(
@@ -315,60 +324,6 @@ export class BootstrapSession {
         'boot_check_failed',
         `installing Node ${rt.version} failed: ${tail(r.stderr)}`,
       );
-  }
-
-  /** Pushes the agent bundle unless the file cached under its hash has that sha256; a
-   *  cached file that does not is replaced, never run. */
-  private async ensureAgent(
-    shell: NodeShell,
-    runtime: string,
-    signal: AbortSignal,
-  ): Promise<string> {
-    const { agentBundle, layout } = this.spec;
-    const dirWord = `${layout.cacheWord}/agent`;
-    const bundleWord = `${dirWord}/tender-agent-${agentBundle.sha256.slice(0, 16)}.cjs`;
-    const marker = `TENDER-AGENT-SHA-${this.nonce}`;
-    // One round trip: the private root (a folder from an older Tender made 0700), the hash.
-    const root = `${PRIVATE_UMASK}; mkdir -p ${layout.rootWord} && chmod 700 ${layout.rootWord}`;
-    const check = await execCapture(shell, `${root}; ${cachedFileScript(bundleWord, marker)}`, {
-      signal,
-    });
-    const problem = cachedFileProblem(
-      `agent ${agentBundle.version}`,
-      parseCachedFile(check.stdout, marker),
-      agentBundle.sha256,
-    );
-    if (problem === null) {
-      this.cb.log('info', `agent ${agentBundle.version} already on the node (sha256 checked)`);
-    } else {
-      this.cb.log('info', problem);
-      this.cb.log(
-        'info',
-        `pushing agent ${agentBundle.version} (${Math.round(agentBundle.bytes.length / 1024)} KB)`,
-      );
-      const tmp = `${bundleWord}.tmp.$$`;
-      const push = await execCapture(
-        shell,
-        `${PRIVATE_UMASK} && mkdir -p ${dirWord} && cat > ${tmp} && mv -f ${tmp} ${bundleWord}`,
-        {
-          signal,
-          stdin: agentBundle.bytes,
-        },
-      );
-      if (push.code !== 0)
-        throw new BootstrapError(
-          'boot_check_failed',
-          `pushing the agent failed: ${tail(push.stderr)}`,
-        );
-    }
-    const v = await execCapture(shell, `${runtime} ${bundleWord} version`, { signal });
-    const version = parseAfterMarker<VersionOutput>(v.stdout);
-    if (!version)
-      throw new BootstrapError(
-        'boot_check_failed',
-        `the agent does not run: ${tail(v.stderr || v.stdout)}`,
-      );
-    return bundleWord;
   }
 
   private async startAgent(
