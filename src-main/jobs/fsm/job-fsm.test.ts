@@ -47,7 +47,7 @@ const rows: [JobState, keyof typeof E, string[], JobPhase, string][] = [
     'tearing_down',
     'failed',
   ],
-  [at('collecting'), 'collectFailed', ['TeardownNode'], 'tearing_down', 'completed'],
+  [at('collecting'), 'collectFailed', ['TeardownNode'], 'tearing_down', 'failed'],
   [at('provisioning'), 'fault', ['TeardownNode'], 'tearing_down', 'failed'],
   [at('run'), 'lost', ['TeardownNode'], 'tearing_down', 'failed'],
   // Stopped by its user: cancelled, not failed. Stopped by policy: failed, with the reason.

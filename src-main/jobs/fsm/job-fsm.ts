@@ -130,9 +130,12 @@ export function jobTransition(s: JobState, e: JobEvent): JobStep {
           : e.missing.length > 0
             ? `outputs missing: ${e.missing.join(', ')}`
             : null;
-      // The exit code is authoritative: collection problems never change the outcome.
-      const status = s.status === 'running' ? 'completed' : s.status;
-      const reason = s.reason ?? (status === 'completed' ? note : null);
+      // The exit code decides whether the job failed; outputs it did not write are a note.
+      // Outputs that could not be brought back (the stream refused, the transfer broken)
+      // fail a job that exited 0: the run did not deliver its results (exit 3, not 0).
+      const isLost = e.type === 'OutputsFailed' && s.status === 'running';
+      const status = isLost ? 'failed' : s.status === 'running' ? 'completed' : s.status;
+      const reason = s.reason ?? (status !== s.status || status === 'completed' ? note : null);
       return { state: { ...s, status, reason, phase: 'tearing_down' }, commands: ['TeardownNode'] };
     }
 
