@@ -8,6 +8,7 @@ import { offersCommand, OFFERS_USAGE } from './commands/offers';
 import { pushCommand, PUSH_USAGE } from './commands/push';
 import { serveCommand, SERVE_USAGE } from './commands/serve';
 import { sshCommand, SSH_USAGE } from './commands/ssh';
+import { sshConfigCommand, SSH_CONFIG_USAGE } from './commands/ssh-config';
 import { forwardCommand, FORWARD_USAGE } from './commands/forward';
 import { nodeCommand, NODE_USAGE } from './commands/node-setup';
 import { logsCommand, LOGS_USAGE } from './commands/logs';
@@ -49,6 +50,7 @@ usage:
   ${HOSTS_USAGE}
   ${CLUSTERS_USAGE}
   ${SSH_USAGE}
+  ${SSH_CONFIG_USAGE}
   ${FORWARD_USAGE}
   ${NODE_USAGE}
 
@@ -78,6 +80,7 @@ const COMMANDS: Record<
   hosts: hostsCommand,
   clusters: clustersCommand,
   ssh: sshCommand,
+  'ssh-config': sshConfigCommand,
   forward: forwardCommand,
   node: nodeCommand,
 };

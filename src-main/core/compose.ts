@@ -23,6 +23,7 @@ import { NotifyService } from '../services/notify/notify-service';
 import { SecretMemory } from '../services/notify/secret-memory';
 import { Reconciler } from '../services/reconcile/reconciler';
 import { RunService } from '../services/runs/run-service';
+import { SshConfigKeeper } from '../services/ssh-config/ssh-config-keeper';
 import { FileSecretStore, providerKeys } from '../services/settings/secret-store';
 import { readNotify } from '../services/settings/settings-store';
 import { TimingStore } from '../services/settings/timing-store';
@@ -204,6 +205,9 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     forwards,
   });
   notify?.start();
+  // The user's own ssh entries, rebuilt from the ledger at this look and at lease changes.
+  const sshConfig = new SshConfigKeeper({ home, ledger, isWriter });
+  sshConfig.start();
   const composition: Composition = {
     bus,
     datastream,
@@ -226,6 +230,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
       factory.stopAll();
       await Promise.allSettled(providers.all().map((p) => p.close?.())); // kept connections
       projector.close();
+      sshConfig.close(); // what the ledger says last, before it closes
       datastream.close();
       ledger.close();
     },

@@ -36,8 +36,8 @@ describe('schema', () => {
     const version = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get();
     db.close();
 
-    expect(LATEST_SCHEMA_VERSION).toBe(7);
-    expect(version).toEqual({ value: '7' });
+    expect(LATEST_SCHEMA_VERSION).toBe(8);
+    expect(version).toEqual({ value: '8' });
     for (const table of [
       'meta',
       'jobs',
@@ -91,7 +91,7 @@ describe('schema', () => {
         'ALTER TABLE leases DROP COLUMN interruption; ALTER TABLE leases DROP COLUMN bid; ' +
         'ALTER TABLE leases DROP COLUMN min_bid; ' +
         'ALTER TABLE leases DROP COLUMN rates_json; ' +
-        'DROP TABLE cells; ' +
+        'DROP TABLE cells; ALTER TABLE host_keys DROP COLUMN public_key; ' +
         "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
     );
     db.close();
@@ -113,7 +113,7 @@ describe('schema', () => {
         'ALTER TABLE leases DROP COLUMN interruption; ALTER TABLE leases DROP COLUMN bid; ' +
         'ALTER TABLE leases DROP COLUMN min_bid; ' +
         'ALTER TABLE leases DROP COLUMN rates_json; ' +
-        'DROP TABLE cells; ' +
+        'DROP TABLE cells; ALTER TABLE host_keys DROP COLUMN public_key; ' +
         "UPDATE meta SET value = '3' WHERE key = 'schema_version'",
     );
     db.close();
@@ -135,7 +135,7 @@ describe('schema', () => {
       'ALTER TABLE leases DROP COLUMN interruption; ALTER TABLE leases DROP COLUMN bid; ' +
         'ALTER TABLE leases DROP COLUMN min_bid; ' +
         'ALTER TABLE leases DROP COLUMN rates_json; ' +
-        'DROP TABLE cells; ' +
+        'DROP TABLE cells; ALTER TABLE host_keys DROP COLUMN public_key; ' +
         "UPDATE meta SET value = '4' WHERE key = 'schema_version'",
     );
     db.close();
@@ -156,7 +156,7 @@ describe('schema', () => {
     const db = raw(home);
     db.exec(
       'ALTER TABLE leases DROP COLUMN rates_json; ' +
-        'DROP TABLE cells; ' +
+        'DROP TABLE cells; ALTER TABLE host_keys DROP COLUMN public_key; ' +
         "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
     );
     db.close();
@@ -173,13 +173,39 @@ describe('schema', () => {
     seedRun(first, 'node-0');
     first.close();
     const db = raw(home);
-    db.exec("DROP TABLE cells; UPDATE meta SET value = '6' WHERE key = 'schema_version'");
+    db.exec(
+      'DROP TABLE cells; ALTER TABLE host_keys DROP COLUMN public_key; ' +
+        "UPDATE meta SET value = '6' WHERE key = 'schema_version'",
+    );
     db.close();
 
     const again = writer(home);
     expect(again.getRun(RUN)?.jobName).toBe('train');
     expect(again.listCells(RUN)).toEqual([]);
     expect(again.cellSummary(RUN)).toBeNull();
+    again.close();
+  });
+
+  it('upgrades a v7 ledger: its pins keep no key blob until the same key is offered again', () => {
+    const home = tempHome();
+    const first = writer(home);
+    first.pinHostKey({
+      scope: 'host:a',
+      endpoint: 'a:22',
+      keyType: 'ssh-ed25519',
+      fingerprint: 'SHA256:a',
+      pinnedAt: T0,
+    });
+    first.close();
+    const db = raw(home);
+    db.exec(
+      'ALTER TABLE host_keys DROP COLUMN public_key; ' +
+        "UPDATE meta SET value = '7' WHERE key = 'schema_version'",
+    );
+    db.close();
+
+    const again = writer(home);
+    expect(again.getHostKey('host:a')).toMatchObject({ fingerprint: 'SHA256:a', publicKey: null });
     again.close();
   });
 
@@ -192,11 +218,18 @@ describe('schema', () => {
       keyType: 'ssh-ed25519',
       fingerprint: 'SHA256:aaa',
       pinnedAt: T0,
+      publicKey: null,
     };
     expect(ledger.pinHostKey(pin)).toEqual(pin);
     expect(ledger.pinHostKey({ ...pin, fingerprint: 'SHA256:evil', pinnedAt: T0 + 1 })).toEqual(
       pin,
     );
+    // The same key offered again fills in the blob of a pin made before blobs were kept;
+    // another key's blob never lands on the pin.
+    ledger.pinHostKey({ ...pin, fingerprint: 'SHA256:evil', publicKey: 'RVZJTA==' });
+    expect(ledger.getHostKey('lease:l1')?.publicKey).toBeNull();
+    ledger.pinHostKey({ ...pin, publicKey: 'QUFB' });
+    expect(ledger.getHostKey('lease:l1')).toEqual({ ...pin, publicKey: 'QUFB' });
     expect(ledger.journal().filter((e) => e.kind === 'host_key.pinned')).toHaveLength(1);
     ledger.forgetHostKey('lease:l1', T0 + 2);
     expect(ledger.getHostKey('lease:l1')).toBeUndefined();

@@ -198,6 +198,14 @@ CREATE INDEX cells_queue ON cells(run_id, status, idx);
 CREATE INDEX cells_cache ON cells(cache_key, status);
 `,
   },
+  {
+    version: 8,
+    sql: `
+-- The pinned key itself (base64 of the public key blob, as a known_hosts line holds it),
+-- so that the user's own ssh can check it too (services/ssh-config). NULL: pinned before.
+ALTER TABLE host_keys ADD COLUMN public_key TEXT;
+`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -105,4 +105,6 @@ export interface HostKeyPin {
   keyType: string;
   fingerprint: string;
   pinnedAt: number;
+  /** Base64 of the public key blob; null for pins made before it was kept. */
+  publicKey?: string | null;
 }

@@ -3,10 +3,13 @@ import { type KnownHostEntry, knownHostKeys } from './known-hosts';
 
 /** Where pinned keys live: the ledger in the app, a map in tests. */
 export interface HostKeyPins {
-  get(scope: string): { fingerprint: string; keyType: string } | undefined;
+  get(
+    scope: string,
+  ): { fingerprint: string; keyType: string; publicKey?: string | null } | undefined;
   /** Absent in a process that only reads the ledger: it cannot pin, so it never trusts a
-   *  first key (the writer pins on its own first contact, at bootstrap). */
-  pin?(p: { scope: string; endpoint: string; keyType: string; fingerprint: string }): void;
+   *  first key (the writer pins on its own first contact, at bootstrap). `publicKey`: the
+   *  key blob in base64 (the user's own ssh checks it through Tender's known_hosts). */
+  pin?(p: PinRequest): void;
 }
 
 export interface HostKeyCheckOptions {
@@ -17,6 +20,14 @@ export interface HostKeyCheckOptions {
   pins: HostKeyPins;
   /** The user's known_hosts: when it lists keys for this host:port they are binding. */
   knownHosts?: KnownHostEntry[];
+}
+
+export interface PinRequest {
+  scope: string;
+  endpoint: string;
+  keyType: string;
+  fingerprint: string;
+  publicKey: string;
 }
 
 /** Trust on first use, pinned; the user's known_hosts, when it knows the host, is binding
@@ -52,12 +63,23 @@ export function hostKeyCheck(opts: HostKeyCheckOptions): HostKeyCheck {
         `run this command when no other Tender is open, or list the host in ~/.ssh/known_hosts.`
       );
     }
+    const request = {
+      scope,
+      endpoint,
+      keyType: info.type,
+      fingerprint: info.fingerprint,
+      publicKey: info.key.toString('base64'),
+    };
     if (!pinned) {
-      pins.pin!({ scope, endpoint, keyType: info.type, fingerprint: info.fingerprint });
+      pins.pin!(request);
       // Read back: a racing first contact may have pinned another key a moment earlier.
       pinned = pins.get(scope) ?? { fingerprint: info.fingerprint, keyType: info.type };
     }
-    if (pinned.fingerprint === info.fingerprint) return null;
+    if (pinned.fingerprint === info.fingerprint) {
+      // A pin made before key blobs were kept learns its blob from the same key.
+      if (!pinned.publicKey && pins.pin) pins.pin(request);
+      return null;
+    }
     return (
       `host key for ${label} changed: pinned ${pinned.fingerprint}, offered ${info.fingerprint} — refusing to connect ` +
       `(it may be another machine at that address, or someone in between). ` +
@@ -73,14 +95,10 @@ export function hostKeyCheck(opts: HostKeyCheckOptions): HostKeyCheck {
 
 /** What keeps pins durably: the ledger (transport sits below it and names only this). */
 export interface PinLedger {
-  getHostKey(scope: string): { fingerprint: string; keyType: string } | undefined;
-  pinHostKey(pin: {
-    scope: string;
-    endpoint: string;
-    keyType: string;
-    fingerprint: string;
-    pinnedAt: number;
-  }): unknown;
+  getHostKey(
+    scope: string,
+  ): { fingerprint: string; keyType: string; publicKey?: string | null } | undefined;
+  pinHostKey(pin: PinRequest & { pinnedAt: number }): unknown;
 }
 
 /** The ledger as a pin store. */
