@@ -1,0 +1,117 @@
+// Your own ssh, rsync and scp on Tender's nodes: `tender ssh-config --install`, then plain
+// `ssh <alias>` by the real OpenSSH client of a user whose home is a temp folder, with
+// BatchMode and host keys checked against the keys Tender pinned.
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { RunView } from '../../src-main/contract';
+import { requireBuilt } from '../helpers/cli';
+import { OwnSshUser } from '../helpers/own-ssh';
+import { sshCore, sshJob } from '../helpers/ssh-core';
+import { startSshd, type SshdFixture } from '../helpers/sshd';
+
+const fixtures: SshdFixture[] = [];
+const closers: (() => Promise<void> | void)[] = [];
+beforeAll(requireBuilt);
+afterEach(async () => {
+  for (const c of closers.splice(0)) await c();
+  for (const f of fixtures.splice(0)) await f.stop();
+});
+
+/** A run on an own host (ssh provider) kept warm: its node lives on after the job. */
+async function keptRun() {
+  // scp speaks SFTP since OpenSSH 9, as every stock sshd serves it.
+  const f = await startSshd({ config: ['Subsystem sftp internal-sftp'] });
+  fixtures.push(f);
+  const t = sshCore([f]);
+  closers.push(() => t.close());
+  writeFileSync(join(t.work, 'hello.txt'), 'hello\n');
+  const started = await t.core.client.invoke('run.start', {
+    job: sshJob(t.work),
+    pool: { provider: 'ssh', hosts: ['h0'] },
+    keep: true,
+  });
+  if (!started.ok) throw new Error(started.error.message);
+  await t.core.waitRun(started.value.id);
+  const view = await t.core.client.invoke('run.get', { runId: started.value.id });
+  if (!view.ok) throw new Error(view.error.message);
+  const run: RunView = view.value;
+  expect(run.status, run.failedReason ?? '').toBe('completed');
+  expect(run.nodes[0]!.stage).toBe('dormant');
+  const user = new OwnSshUser(t.home);
+  closers.push(() => user.cleanup());
+  return { f, t, run, user };
+}
+
+describe("the user's own ssh on a kept node (own host, real sshd)", () => {
+  it('ssh, scp and rsync reach it by its alias; after down the alias names nothing', async () => {
+    const { f, t, run, user } = await keptRun();
+    const alias = `tender-${run.id}`;
+
+    const install = await user.tender(['ssh-config', '--install']);
+    expect(install.code, install.stderr).toBe(0);
+    const userConfig = join(user.home, '.ssh', 'config');
+    expect(readFileSync(userConfig, 'utf8')).toBe(`Include ${join(t.home, 'ssh', 'config')}\n`);
+    expect(statSync(userConfig).mode & 0o777).toBe(0o600);
+    expect(statSync(join(user.home, '.ssh')).mode & 0o777).toBe(0o700);
+    const again = await user.tender(['ssh-config', '--install']);
+    expect(again.stderr).toContain('already includes');
+    expect(readFileSync(userConfig, 'utf8').match(/Include/g)).toHaveLength(1);
+
+    const printed = await user.tender(['ssh-config']);
+    expect(printed.stdout).toContain(`Host ${alias}-node-0 ${alias}\n`);
+    expect(printed.stdout).toContain('  StrictHostKeyChecking yes\n');
+
+    for (const name of [alias, `${alias}-node-0`]) {
+      const r = await user.ssh([name, 'echo "on $(whoami)"']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(`on ${f.user}\n`);
+    }
+    // The user's own known_hosts was neither read nor written.
+    expect(() => statSync(join(user.home, '.ssh', 'known_hosts'))).toThrow();
+
+    const local = join(user.home, 'data');
+    mkdirSync(join(local, 'sub'), { recursive: true });
+    writeFileSync(join(local, 'a.txt'), 'scp me\n');
+    writeFileSync(join(local, 'sub', 'b.txt'), 'rsync me\n');
+    const scp = await user.run('scp', [
+      '-o',
+      'BatchMode=yes',
+      join(local, 'a.txt'),
+      `${alias}:a.txt`,
+    ]);
+    expect(scp.code, scp.stderr).toBe(0);
+    const rsync = await user.run('rsync', ['-a', `${local}/`, `${alias}:synced/`]);
+    expect(rsync.code, rsync.stderr).toBe(0);
+    const check = await user.ssh([alias, 'cat a.txt synced/sub/b.txt']);
+    expect(check.stdout).toBe('scp me\nrsync me\n');
+
+    const down = await t.core.client.invoke('lease.destroy', { target: run.id });
+    expect(down.ok).toBe(true);
+    // The next look (any tender command) rebuilds the entries from the ledger.
+    const after = await user.tender(['ssh-config']);
+    expect(after.stdout).not.toMatch(/^Host /m);
+    const gone = await user.ssh([alias, 'true']);
+    expect(gone.code).not.toBe(0);
+    expect(gone.stderr).toMatch(/Could not resolve hostname|Name or service not known/);
+
+    const un = await user.tender(['ssh-config', '--uninstall']);
+    expect(un.code, un.stderr).toBe(0);
+    expect(readFileSync(userConfig, 'utf8')).toBe('');
+  });
+
+  it('a node whose host key changed is refused by your own ssh, as Tender refuses it', async () => {
+    const { f, run, user } = await keptRun();
+    const alias = `tender-${run.id}`;
+    expect((await user.tender(['ssh-config', '--install'])).code).toBe(0);
+    expect((await user.ssh([alias, 'true'])).code).toBe(0);
+
+    await f.restart({ newHostKey: true });
+    const refused = await user.ssh([alias, 'echo reached']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stdout).not.toContain('reached');
+    expect(refused.stderr).toMatch(
+      /REMOTE HOST IDENTIFICATION HAS CHANGED|Host key verification failed/,
+    );
+  });
+});
