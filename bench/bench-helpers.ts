@@ -140,3 +140,24 @@ export function makeNodeDisk(): { path: string; label: string; release(): void }
     },
   };
 }
+
+/** A training log as CSV from a seeded generator: ids, times, labels, paths, scores. */
+export function csvDataset(bytes: number): Buffer {
+  const next = rng(7);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]!;
+  const labels = ['cat', 'dog', 'bird', 'horse', 'ship', 'truck', 'plane', 'frog', 'deer', 'car'];
+  const splits = ['train', 'train', 'train', 'train', 'val', 'test'];
+  const sizes = [224, 256, 320, 512];
+  const lines = ['id,timestamp,split,label,image,width,height,score,loss,lr\n'];
+  let n = lines[0]!.length;
+  let t = Date.UTC(2024, 0, 1) / 1000;
+  for (let id = 1; n < bytes; id++) {
+    t += Math.floor(next() * 5);
+    const label = pick(labels);
+    const image = `images/${label}/${String(Math.floor(next() * 60000)).padStart(6, '0')}.jpg`;
+    const line = `${id},${new Date(t * 1000).toISOString()},${pick(splits)},${label},${image},${pick(sizes)},${pick(sizes)},${next().toFixed(4)},${(next() * 3).toFixed(5)},0.0003\n`;
+    lines.push(line);
+    n += line.length;
+  }
+  return Buffer.from(lines.join('')).subarray(0, bytes);
+}

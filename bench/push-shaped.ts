@@ -24,8 +24,17 @@ import { scanWorkspace } from '../src-main/jobs/workspace/scan';
 import { syncWorkspace, type SyncResult } from '../src-main/jobs/workspace/sync';
 import { connectSsh, type SshShell } from '../src-main/transport/ssh-shell';
 import { startSshd } from '../test/helpers/sshd';
-import { ensureDir, installAgent, makeNodeDisk, median, ms, rng, sh, timed } from './bench-helpers';
-import { shapedLink } from './shaped-link';
+import {
+  csvDataset,
+  ensureDir,
+  installAgent,
+  makeNodeDisk,
+  median,
+  ms,
+  sh,
+  timed,
+} from './bench-helpers';
+import { shapedLink } from '../test/helpers/shaped-link';
 
 const REPS = Number(process.argv[2] ?? 3);
 const DATA_MB = Number(process.argv[3] ?? 50);
@@ -159,7 +168,7 @@ try {
   console.log(`link: ${MBIT} Mbit/s each way (tbf), +${RTT_MS} ms round trip (delay proxy)`);
   const shaped = await measure(
     `shaped`,
-    await way('shaped (through the delay proxy)', 'shaped', '127.0.0.1', link.proxyPort),
+    await way('shaped (through the delay proxy)', 'shaped', '127.0.0.1', link.proxyPort!),
     REPS,
   );
   console.log(
@@ -190,25 +199,4 @@ function buildWorkspace(): void {
   writeFileSync(join(ws, 'data', 'train.csv'), csvDataset(DATA_MB * 1024 * 1024));
   ensureDir(join(ws, 'ckpt'));
   writeFileSync(join(ws, 'ckpt', 'model.pt'), randomBytes(DATA_MB * 1024 * 1024));
-}
-
-/** A training log as CSV from a seeded generator: ids, times, labels, paths, scores. */
-function csvDataset(bytes: number): Buffer {
-  const next = rng(7);
-  const pick = <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]!;
-  const labels = ['cat', 'dog', 'bird', 'horse', 'ship', 'truck', 'plane', 'frog', 'deer', 'car'];
-  const splits = ['train', 'train', 'train', 'train', 'val', 'test'];
-  const sizes = [224, 256, 320, 512];
-  const lines = ['id,timestamp,split,label,image,width,height,score,loss,lr\n'];
-  let n = lines[0]!.length;
-  let t = Date.UTC(2024, 0, 1) / 1000;
-  for (let id = 1; n < bytes; id++) {
-    t += Math.floor(next() * 5);
-    const label = pick(labels);
-    const image = `images/${label}/${String(Math.floor(next() * 60000)).padStart(6, '0')}.jpg`;
-    const line = `${id},${new Date(t * 1000).toISOString()},${pick(splits)},${label},${image},${pick(sizes)},${pick(sizes)},${next().toFixed(4)},${(next() * 3).toFixed(5)},0.0003\n`;
-    lines.push(line);
-    n += line.length;
-  }
-  return Buffer.from(lines.join('')).subarray(0, bytes);
 }

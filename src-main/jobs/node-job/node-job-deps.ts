@@ -31,6 +31,8 @@ export interface NodeJobDeps {
   outputsDir: string;
   /** Where file hashes are cached between pushes (hash-cache.ts). */
   hashCacheFile: string;
+  /** Where each endpoint's measured link rate is kept (link-rates.ts); absent: in memory. */
+  linkRatesFile?: string;
   /** What was last pushed to each node (node-manifest-memory.ts). */
   manifestMemory: NodeManifestMemory;
   connect(endpoint: NodeEndpoint): (signal: AbortSignal) => Promise<NodeShell>;

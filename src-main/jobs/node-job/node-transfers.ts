@@ -25,7 +25,11 @@ export async function materialize(h: JobHost): Promise<JobEvent> {
   const early = await attempt.takeEarlySession();
   if (plan) {
     const memory = { store: h.deps.manifestMemory, key: h.deps.manager.record.label };
-    const opts = { hashCacheFile: h.deps.hashCacheFile, memory };
+    const opts = {
+      hashCacheFile: h.deps.hashCacheFile,
+      linkRatesFile: h.deps.linkRatesFile,
+      memory,
+    };
     await pushJobWorkspace(transfersOf(h, attempt), plan, opts, early);
   } else await closeEarlySession(early);
   const ckpt = h.deps.job.checkpoints;

@@ -58,7 +58,11 @@ export async function closeEarlySession(early: EarlySession | null): Promise<voi
 export async function pushJobWorkspace(
   d: TransferDeps,
   plan: PushPlan,
-  opts: { hashCacheFile: string; memory: { store: NodeManifestMemory; key: string } },
+  opts: {
+    hashCacheFile: string;
+    linkRatesFile?: string;
+    memory: { store: NodeManifestMemory; key: string };
+  },
   early: EarlySession | null = null,
 ): Promise<Extract<JobEvent, { type: 'WorkspaceMaterialized' }>> {
   const shell = early?.shell ?? (await d.link.bulkShell());

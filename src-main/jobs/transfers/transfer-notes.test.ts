@@ -44,6 +44,25 @@ describe('the progress lines of a job’s transfers', () => {
       'workspace ready: 4990 files, 316.0 MB',
     ],
     [
+      pushResultNote(
+        sync({
+          mode: 'full',
+          filesSent: 730,
+          bytesSent: 107.6e6,
+          tarBytes: 108.5e6,
+          streamBytes: 66.1e6,
+          linkBytesPerS: 11.8e6,
+        }),
+      ),
+      'workspace ready: 730 files, 107.6 MB; compressed to 66.1 MB, link 11.8 MB/s',
+    ],
+    [
+      pushResultNote(
+        sync({ mode: 'full', filesSent: 730, bytesSent: 107.6e6, linkBytesPerS: 2e8 }),
+      ),
+      'workspace ready: 730 files, 107.6 MB; link 200.0 MB/s',
+    ],
+    [
       pushResultNote(sync({ filesSent: 12, deleted: 1, unchanged: 4978, bytesSent: 40_000 })),
       'workspace: 12 changed, 1 deleted, 4 978 unchanged (0.0 MB sent)',
     ],

@@ -21,10 +21,20 @@ export function pushProgressNote(p: PushProgress): string {
 }
 
 export function pushResultNote(res: SyncResult): string {
-  return res.mode === 'full'
-    ? `workspace ready: ${res.filesSent} files, ${mb(res.bytesSent)}`
-    : `workspace: ${formatCount(res.filesSent)} changed, ${formatCount(res.deleted)} deleted, ` +
+  const what =
+    res.mode === 'full'
+      ? `workspace ready: ${res.filesSent} files, ${mb(res.bytesSent)}`
+      : `workspace: ${formatCount(res.filesSent)} changed, ${formatCount(res.deleted)} deleted, ` +
         `${formatCount(res.unchanged)} unchanged (${mb(res.bytesSent)} sent)`;
+  return what + linkNote(res);
+}
+
+/** How the bytes went, where a push says (compression-plan.ts, link-meter.ts). */
+function linkNote(res: SyncResult): string {
+  const parts: string[] = [];
+  if (res.tarBytes !== undefined) parts.push(`compressed to ${mb(res.streamBytes)}`);
+  if (res.linkBytesPerS !== undefined) parts.push(`link ${mb(res.linkBytesPerS)}/s`);
+  return parts.length === 0 ? '' : `; ${parts.join(', ')}`;
 }
 
 export function outputsNote(pulled: PulledOutputs): string {

@@ -82,7 +82,8 @@ describe('CompressPace', () => {
     let q: Quality = null;
     for (let t = 2100; t <= 3000; t += 100) {
       drained += 1 * MB;
-      q = pace.next({ atMs: t, sentBytes: drained, drainedBytes: drained });
+      // Bytes queued for it: the link, not the compressions, is the limit.
+      q = pace.next({ atMs: t, sentBytes: drained + 2 * MB, drainedBytes: drained });
     }
     expect(q).toBe(5);
   });
@@ -98,5 +99,71 @@ describe('CompressPace.judge', () => {
     const drained = sentBytes - 0.5 * rateMBps * MB;
     pace.judge({ atMs: 1000, sentBytes, drainedBytes: drained });
     expect(pace.judge({ atMs: 1500, sentBytes, drainedBytes: sentBytes })).toBe(verdict);
+  });
+});
+
+describe('CompressPace when the link waits on the compressions', () => {
+  /** Cuts every 100 ms, the link taking `rateMBps`, with `backlog` bytes queued for it at
+   *  each cut; the answers. */
+  function cuts(
+    rateMBps: number,
+    backlogs: number[],
+    compressions: [1 | 4 | 5, number, number][] = [],
+  ) {
+    const pace = new CompressPace(2);
+    for (const [q, speed, ratio] of compressions) {
+      for (let i = 0; i < 20; i++) pace.compressed(q, MB, ratio * MB, (MB / (speed * MB)) * 1000);
+    }
+    let drained = WARMUP_BYTES;
+    pace.next({ atMs: 0, sentBytes: drained, drainedBytes: drained });
+    return backlogs.map((backlog, i) => {
+      drained += 0.1 * rateMBps * MB;
+      return pace.next({
+        atMs: (i + 1) * 100,
+        sentBytes: drained + backlog,
+        drainedBytes: drained,
+      });
+    });
+  }
+  const busyCpu: [1 | 4 | 5, number, number][] = [
+    [5, 8, 0.2],
+    [4, 12, 0.21],
+    [1, 20, 0.24],
+  ];
+
+  it.each([
+    // name, link MB/s (as seen), backlog at each cut, compressions, answers
+    [
+      'a loaded CPU feeding loopback: the link waits, so raw',
+      40,
+      [0, 0, 0, 0],
+      busyCpu,
+      [1, null, null, null],
+    ],
+    [
+      'the same with bytes queued for the link: the link is the limit, q1 stays',
+      40,
+      [2 * MB, 2 * MB, 2 * MB, 2 * MB],
+      busyCpu,
+      [1, 1, 1, 1],
+    ],
+    [
+      'a slow link, an idle CPU: q5 though the link waited once',
+      10,
+      [0, 2 * MB, 2 * MB, 2 * MB],
+      [],
+      [5, 5, 5, 5],
+    ],
+    [
+      'a slow link the densest quality cannot keep fed: one step faster',
+      10,
+      [0, 0, 0, 0],
+      [],
+      [5, 4, 4, 4],
+    ],
+  ] as const)('%s', (_name, rate, backlogs, compressions, answers) => {
+    expect(
+      cuts(rate, [...backlogs], compressions as unknown as [1 | 4 | 5, number, number][]),
+    ).toEqual(answers);
   });
 });

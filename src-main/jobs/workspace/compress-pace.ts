@@ -8,6 +8,10 @@
 // more from fewer bytes). The link's rate is what it took from the encoder over the last
 // half second: on a slow link its capacity, on a fast one at least what the encoder put
 // out, which then pushes the answer towards faster qualities until the link has headroom.
+// And where the link waits on the compressions (nothing queued for it when the next segment
+// is cut: a fast link and a busy CPU), the answer is one step faster than the speeds say,
+// down to raw: the link's rate then shows while raw bytes fill it, and compression comes
+// back where that rate is slow.
 
 /** Brotli qualities in order of CPU spent; null sends the segment as it is. */
 export type Quality = null | 1 | 4 | 5;
@@ -30,6 +34,13 @@ export const WARMUP_BYTES = 4 * 1024 * 1024;
 /** Above 64 MB/s (512 Mbit/s) a link takes raw bytes about as fast as a loaded core
  *  compresses them at the fast quality: only there does sending them raw win. */
 export const FAST_LINK_BYTES_PER_S = 64e6;
+/** Less than this queued for the link when a segment is cut: the link waits on us. */
+export const STARVED_BACKLOG_BYTES = 64 * 1024;
+/** Weight of the newest cut in the share of cuts that found the link waiting… */
+const STARVED_WEIGHT = 0.3;
+/** …above which the answer is one step faster. */
+const STARVED_SHARE = 0.5;
+const FASTER: Record<1 | 4 | 5, Quality> = { 5: 4, 4: 1, 1: null };
 /** The link's rate is judged over this much of the recent past (at least `MIN_SPAN_MS`). */
 const RATE_SPAN_MS = 500;
 const MIN_SPAN_MS = 50;
@@ -48,6 +59,8 @@ export class CompressPace {
   private readonly past: { atMs: number; drainedBytes: number }[] = [];
   /** Set once the link took bytes faster than any quality could shrink them. */
   isFastLink = false;
+  /** The share of recent cuts that found the link waiting on compression. */
+  private starved = 0;
 
   /** `parallel`: compressions the encoder runs at once. */
   constructor(private readonly parallel: number) {}
@@ -56,7 +69,10 @@ export class CompressPace {
   next(o: LinkObservation): Quality {
     const rate = this.linkRate(o);
     if (rate === undefined) return 1;
-    return this.qualityFor(rate);
+    const isWaiting = o.sentBytes - o.drainedBytes < STARVED_BACKLOG_BYTES;
+    this.starved += STARVED_WEIGHT * ((isWaiting ? 1 : 0) - this.starved);
+    const quality = this.qualityFor(rate);
+    return quality !== null && this.starved > STARVED_SHARE ? FASTER[quality] : quality;
   }
 
   /** What the link has shown so far: `unknown` while too little of it has been seen,

@@ -99,11 +99,11 @@ describe('samplePicks', () => {
 describe('estimateSaving and isWorthCompressing', () => {
   const MB = 1024 * 1024;
   it.each([
-    // name, sizes, ratios by index (picks), largest, saved bytes, worth it
-    ['one text file', [10 * MB], [[0, 0.25]], 16, 7.5 * MB, true],
-    ['one noise file', [10 * MB], [[0, 1]], 16, 0, false],
+    // name, sizes, ratios by index (picks), largest, saved bytes, worth it, tried bytes
+    ['one text file', [10 * MB], [[0, 0.25]], 16, 7.5 * MB, true, 10 * MB],
+    ['one noise file', [10 * MB], [[0, 1]], 16, 0, false, 0],
     // ratios above KEEP_RATIO save nothing: those segments go raw
-    ['barely compressible', [10 * MB], [[0, 0.95]], 16, 0, false],
+    ['barely compressible', [10 * MB], [[0, 0.95]], 16, 0, false, 0],
     // text beside noise: the text's saving stands, a fifth of the push
     [
       'text and a checkpoint',
@@ -115,6 +115,7 @@ describe('estimateSaving and isWorthCompressing', () => {
       16,
       3 * MB,
       true,
+      4 * MB,
     ],
     [
       'a little text beside much noise',
@@ -126,6 +127,7 @@ describe('estimateSaving and isWorthCompressing', () => {
       16,
       0.75 * MB,
       false,
+      MB,
     ],
     // the spread stands for every file outside the largest, by size
     [
@@ -139,19 +141,25 @@ describe('estimateSaving and isWorthCompressing', () => {
       1,
       2 * MB,
       true,
+      4 * MB,
     ],
-    ['too small to bother', [100_000], [[0, 0.25]], 16, 75_000, true],
-    ['smaller still', [40_000], [[0, 0.25]], 16, 30_000, false],
-  ] as const)('%s', (_name, sizes, ratios, largest, saved, isWorth) => {
+    ['too small to bother', [100_000], [[0, 0.25]], 16, 75_000, true, 100_000],
+    ['smaller still', [40_000], [[0, 0.25]], 16, 30_000, false, 40_000],
+  ] as const)('%s', (_name, sizes, ratios, largest, saved, isWorth, tried) => {
     const e = estimateSaving(sizes, new Map(ratios.map(([i, r]) => [i, r])), largest);
     expect(e.savedBytes).toBe(Math.round(saved));
+    expect(e.triedBytes).toBe(Math.round(tried));
     expect(isWorthCompressing(e)).toBe(isWorth);
   });
 
   it('asks for a saving of at least MIN_SAVED_BYTES', () => {
-    expect(isWorthCompressing({ totalBytes: 0, savedBytes: 0 })).toBe(false);
-    expect(isWorthCompressing({ totalBytes: MIN_SAVED_BYTES, savedBytes: MIN_SAVED_BYTES })).toBe(
-      true,
-    );
+    expect(isWorthCompressing({ totalBytes: 0, savedBytes: 0, triedBytes: 0 })).toBe(false);
+    expect(
+      isWorthCompressing({
+        totalBytes: MIN_SAVED_BYTES,
+        savedBytes: MIN_SAVED_BYTES,
+        triedBytes: MIN_SAVED_BYTES,
+      }),
+    ).toBe(true);
   });
 });

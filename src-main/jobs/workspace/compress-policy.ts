@@ -107,6 +107,8 @@ export function samplePicks(sizes: readonly number[], largest = 16, spread = 32)
 export interface SavingEstimate {
   totalBytes: number;
   savedBytes: number;
+  /** The bytes that would pass through the compressor (those not sent as they are). */
+  triedBytes: number;
 }
 
 /**
@@ -124,20 +126,30 @@ export function estimateSaving(
   const picks = [...ratios.keys()];
   const big = new Set(samplePicks(sizes, largest, 0));
   const saved = (size: number, r: number) => (r > KEEP_RATIO ? 0 : size * (1 - r));
+  const tried = (size: number, r: number) => (r > KEEP_RATIO ? 0 : size);
   let savedBytes = 0;
+  let triedBytes = 0;
   let spreadBytes = 0;
   let spreadSaved = 0;
+  let spreadTried = 0;
   for (const i of picks) {
-    if (big.has(i)) savedBytes += saved(sizes[i]!, ratios.get(i)!);
-    else {
+    const r = ratios.get(i)!;
+    if (big.has(i)) {
+      savedBytes += saved(sizes[i]!, r);
+      triedBytes += tried(sizes[i]!, r);
+    } else {
       spreadBytes += sizes[i]!;
-      spreadSaved += saved(sizes[i]!, ratios.get(i)!);
+      spreadSaved += saved(sizes[i]!, r);
+      spreadTried += tried(sizes[i]!, r);
     }
   }
   let restBytes = totalBytes;
   for (const i of big) restBytes -= sizes[i]!;
-  if (spreadBytes > 0) savedBytes += (restBytes * spreadSaved) / spreadBytes;
-  return { totalBytes, savedBytes: Math.round(savedBytes) };
+  if (spreadBytes > 0) {
+    savedBytes += (restBytes * spreadSaved) / spreadBytes;
+    triedBytes += (restBytes * spreadTried) / spreadBytes;
+  }
+  return { totalBytes, savedBytes: Math.round(savedBytes), triedBytes: Math.round(triedBytes) };
 }
 
 export function isWorthCompressing(e: SavingEstimate): boolean {

@@ -8,7 +8,7 @@ import type { AgentAddress } from '../../nodes/node-layout';
 import type { NodeShell } from '../../transport/node-shell';
 import { type LocalManifest, localFile, type ManifestDiff } from './manifest';
 import { addFile, type FullPushResult, type PushProgress } from './push';
-import { isPushWorthCompressing } from './push-compression';
+import { planPush, type PushLink } from './push-compression';
 import { closeOpened, readAhead } from './read-ahead';
 import { LocalChangeError, type RecvVia, sendToRecv } from './recv-channel';
 
@@ -24,8 +24,8 @@ export async function pushDelta(
     now?: () => number;
     isInPlace?: boolean;
     via?: RecvVia;
-    /** The node may be sent a compressed push; it is, if that pays. */
-    mayCompress?: boolean;
+    /** The link to the node (`pushLink`): the push is compressed where that pays. */
+    link?: PushLink;
   },
 ): Promise<Omit<FullPushResult, 'manifest'>> {
   const changed = new Map(diff.changed.map((p) => [p, local.files.get(p)!]));
@@ -44,12 +44,12 @@ export async function pushDelta(
     totalBytes: [...changed.values()].reduce((n, e) => n + e.size, 0),
     stage: 'sending',
   };
-  const isEncoded =
-    opts.mayCompress === true &&
-    isPushWorthCompressing(
-      root,
-      [...changed].map(([path, e]) => ({ path, size: e.size })),
-    );
+  const compression = planPush(
+    root,
+    [...changed].map(([path, e]) => ({ path, size: e.size })),
+    opts.link,
+  );
+  const isEncoded = compression.isEncoded;
   const answer = await sendToRecv(
     shell,
     address,
@@ -84,6 +84,8 @@ export async function pushDelta(
     streamBytes: answer.streamBytes,
     tarBytes: answer.tarBytes,
     segments: answer.segments,
+    compression,
+    linkBytesPerS: answer.linkBytesPerS,
     filesSent: progress.files,
     bytesSent: progress.bytes,
   };

@@ -4,12 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { NodeShell } from '../../transport/node-shell';
-import {
-  isPushWorthCompressing,
-  LAN_EXEC_MS,
-  mayCompress,
-  rememberFastLink,
-} from './push-compression';
+import { LinkRates } from './link-rates';
+import { mayCompress, planPush, pushLink, pushSaving } from './push-compression';
 
 const dir = mkdtempSync(join(tmpdir(), 'tender-push-compression-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -34,7 +30,7 @@ const at = (bundleWord: string) => ({
   dirWord: '"$HOME"/.tender/nodes/n',
 });
 
-describe('mayCompress', () => {
+describe('pushLink and mayCompress', () => {
   it.each([
     [
       'a remote node running this build',
@@ -68,31 +64,22 @@ describe('mayCompress', () => {
       false,
     ],
   ] as const)('%s → %s', (_name, description, bundleWord, setting, may) => {
-    expect(mayCompress(shell(description), at(bundleWord), setting)).toBe(may);
+    expect(mayCompress(pushLink(shell(description), at(bundleWord), setting))).toBe(may);
   });
 
-  it.each([
-    ['no exec seen yet: the pace decides', undefined, 'auto', true],
-    ['a long link (40 ms round trips)', 85, 'auto', true],
-    ['just above a LAN', LAN_EXEC_MS, 'auto', true],
-    ['a LAN (execs granted in 2.5 ms)', 2.5, 'auto', false],
-    ['a LAN, compression on', 2.5, 'on', true],
-  ] as const)('%s → %s', (_name, execMs, setting, may) => {
-    const s = shell('root@10.0.0.9:22', execMs);
-    expect(mayCompress(s, at(`"$HOME"/.tender/cache/agent/${own}`), setting)).toBe(may);
-  });
-
-  it('stops compressing over a connection whose link was found fast', () => {
-    const fast = shell('root@10.0.0.2:22');
-    const other = shell('root@10.0.0.3:22');
-    rememberFastLink(fast);
-    expect(mayCompress(fast, at(`"$HOME"/${own}`))).toBe(false);
-    expect(mayCompress(fast, at(`"$HOME"/${own}`), 'on')).toBe(true);
-    expect(mayCompress(other, at(`"$HOME"/${own}`))).toBe(true);
+  it('takes the link rate remembered for the endpoint, not the exec round trip', () => {
+    const rates = new LinkRates(undefined);
+    rates.set('root@10.0.0.5:22', 11.8e6);
+    // Execs granted in 1.5 ms: a LAN's round trip, a 100 Mbit/s link all the same.
+    const link = pushLink(shell('root@10.0.0.5:22', 1.5), at(`"$HOME"/${own}`), 'auto', rates);
+    expect(link.linkBytesPerS).toBe(11.8e6);
+    expect(pushLink(shell('root@10.0.0.6:22', 1.5), at(own), 'auto', rates).linkBytesPerS).toBe(
+      undefined,
+    );
   });
 });
 
-describe('isPushWorthCompressing', () => {
+describe('planPush', () => {
   const csv = (n: number) => Buffer.from('id,label,score\n1,cat,0.25\n2,dog,0.5\n'.repeat(n));
   const files = (tree: Record<string, Buffer>) => {
     const root = mkdtempSync(join(dir, 'ws-'));
@@ -110,11 +97,16 @@ describe('isPushWorthCompressing', () => {
     ['nothing', {}, false],
   ] as const)('%s → %s', (_name, tree, isWorth) => {
     const { root, list } = files(tree);
-    expect(isPushWorthCompressing(root, list)).toBe(isWorth);
+    const link = pushLink(shell('root@10.0.0.1:22'), at(own), 'auto');
+    expect(planPush(root, list, link).isEncoded).toBe(isWorth);
+    // On a link measured faster than compression saves: plain, whatever the files.
+    const fast = { ...link, linkBytesPerS: 2e9 };
+    expect(planPush(root, list, fast)).toMatchObject({ isEncoded: false });
   });
 
   it('skips a file that vanished since the scan', () => {
     const { root, list } = files({ 'a.csv': csv(40_000) });
-    expect(isPushWorthCompressing(root, [...list, { path: 'gone.csv', size: 1 << 20 }])).toBe(true);
+    const saving = pushSaving(root, [...list, { path: 'gone.csv', size: 1 << 20 }]);
+    expect(saving.savedBytes).toBeGreaterThan(0);
   });
 });

@@ -1,5 +1,7 @@
-// Whether a push is compressed: only across a long link (not a LAN), only to the agent this
-// app ships, and only when a sample of the files says it pays (compress-policy.ts).
+// Whether a push is compressed: to the agent this app ships, when a sample of the files says
+// it saves bytes (compress-policy.ts), and where the link this endpoint's pushes measured is
+// slower than compression saves (compression-plan.ts; unmeasured: compressed, and measured
+// as it goes). The round trip does not decide: a short one is not a fast link.
 import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAgentBundle } from '../../nodes/agent-bundle';
@@ -8,54 +10,61 @@ import type { NodeShell } from '../../transport/node-shell';
 import {
   estimateSaving,
   isAlreadyCompressed,
-  isWorthCompressing,
   SAMPLE_BYTES,
+  type SavingEstimate,
   samplePicks,
   sampleRatio,
 } from './compress-policy';
+import { type CompressionPlan, type CompressionSetting, planCompression } from './compression-plan';
+import type { LinkRates } from './link-rates';
 
-/** `off`: never compress (to compare, or for a node that cannot take it); `on`: also
- *  across a LAN (tests over loopback sshd, where `auto` sends plain). */
-export type CompressionSetting = 'auto' | 'on' | 'off';
+export type { CompressionSetting } from './compression-plan';
 
-/** An exec granted this fast (two round trips and sshd's fork) is a LAN's: under ~4 ms
- *  round trip. Across one, a gigabit link takes raw bytes faster than a core compresses
- *  them (compress-pace.ts `FAST_LINK_BYTES_PER_S`), and a compressed push would still pay
- *  for its decoding pass on the node: measured on an unshaped veth, 1.45× a plain push. */
-export const LAN_EXEC_MS = 8;
+/** What a push to one node knows of it before looking at the files. */
+export interface PushLink {
+  setting: CompressionSetting;
+  isLocal: boolean;
+  hasDecoder: boolean;
+  /** What pushes to this endpoint achieved lately (link-rates.ts). */
+  linkBytesPerS: number | undefined;
+}
 
 /**
- * Whether pushes over `shell` to the agent at `address` may be compressed. A local node's
- * pipe has no link to spare bytes on, nor has a LAN (`LAN_EXEC_MS`), nor a connection over
- * which a push found the link faster than compression. And the app and its agent ship
- * together: a node runs this app's agent when its bundle carries this app's bundle hash in
- * its name (as bootstrap names it); an older agent (a run started by an older Tender) gets
- * the plain tar it knows.
+ * The link to the node behind `shell`, as a push decides on it. A local node's pipe has no
+ * link to spare bytes on. The app and its agent ship together: a node runs this app's agent
+ * when its bundle carries this app's bundle hash in its name (as bootstrap names it); an
+ * older agent (a run started by an older Tender) gets the plain tar it knows.
  */
-export function mayCompress(
+export function pushLink(
   shell: NodeShell,
   address: AgentAddress,
   setting: CompressionSetting = 'auto',
-): boolean {
-  if (setting === 'off' || shell.description.startsWith('local:')) return false;
-  if (setting === 'auto' && (fastLinks.has(shell) || isLan(shell))) return false;
+  rates?: LinkRates,
+): PushLink {
   const tag = ownBundleTag();
-  return tag !== null && address.bundleWord.includes(tag);
+  return {
+    setting,
+    isLocal: shell.description.startsWith('local:'),
+    hasDecoder: tag !== null && address.bundleWord.includes(tag),
+    linkBytesPerS: rates?.get(shell.description),
+  };
 }
 
-/** Whether an exec to the node has been granted within `LAN_EXEC_MS`. */
-function isLan(shell: NodeShell): boolean {
-  const ms = shell.execRoundTripMs?.();
-  return ms !== undefined && ms < LAN_EXEC_MS;
+/** Whether `link` may carry a compressed push at all (before the files are sampled). */
+export function mayCompress(link: PushLink): boolean {
+  return link.setting !== 'off' && !link.isLocal && link.hasDecoder;
 }
 
-/** Connections whose link a push found faster than compression (`PushEncoder.isLinkFast`):
- *  later pushes over them go plain, straight into the node's tar. */
-const fastLinks = new WeakSet<NodeShell>();
-
-/** Remembers that pushes over `shell` gain nothing from compression. */
-export function rememberFastLink(shell: NodeShell): void {
-  fastLinks.add(shell);
+/** The plan for pushing `files` (paths under `root`) over `link`. */
+export function planPush(
+  root: string,
+  files: readonly { path: string; size: number }[],
+  link: PushLink | undefined,
+): CompressionPlan {
+  if (!link) return { isEncoded: false, why: 'off' };
+  const none: SavingEstimate = { totalBytes: 0, savedBytes: 0, triedBytes: 0 };
+  const saving = mayCompress(link) ? pushSaving(root, files) : none;
+  return planCompression({ ...link, saving });
 }
 
 let ownTag: string | null | undefined;
@@ -72,12 +81,12 @@ function ownBundleTag(): string | null {
   return ownTag;
 }
 
-/** Whether compressing the push of `files` (paths under `root`) pays, from their heads:
+/** What compressing the push of `files` (paths under `root`) would save, from their heads:
  *  at most 48 reads of 64 KiB, a few milliseconds. */
-export function isPushWorthCompressing(
+export function pushSaving(
   root: string,
   files: readonly { path: string; size: number }[],
-): boolean {
+): SavingEstimate {
   const sizes = files.map((f) => f.size);
   const ratios = new Map<number, number>();
   for (const i of samplePicks(sizes)) {
@@ -88,7 +97,7 @@ export function isPushWorthCompressing(
       if (head) ratios.set(i, sampleRatio(head));
     }
   }
-  return isWorthCompressing(estimateSaving(sizes, ratios));
+  return estimateSaving(sizes, ratios);
 }
 
 /** The first `SAMPLE_BYTES` of the file at `path`; undefined if it cannot be read (the

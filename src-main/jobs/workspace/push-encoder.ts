@@ -65,11 +65,6 @@ export class PushEncoder extends Transform {
     super({ readableHighWaterMark: SEGMENT_BYTES });
   }
 
-  /** Whether the link took bytes faster than any compression could shrink them: the
-   *  segments went raw, and a push that is not encoded at all would cost less. */
-  get isLinkFast(): boolean {
-    return this.pace.isFastLink;
-  }
 
   /** The tar bytes from offset `at` on are `kind` (until the next mark); with `chunksOf`,
    *  they are that file's data (and padding), which the precompressor compresses ahead in

@@ -28,7 +28,8 @@ import { fileKind, isAlreadyCompressed } from './compress-policy';
 import { HashCache } from './hash-cache';
 import { localFile } from './manifest';
 import { AHEAD_MIN_FILE_BYTES, Precompressor } from './precompress';
-import { isPushWorthCompressing, readHeadOf } from './push-compression';
+import type { CompressionPlan } from './compression-plan';
+import { planPush, type PushLink, readHeadOf } from './push-compression';
 import { type PushEncoder, SEGMENT_BYTES } from './push-encoder';
 import { type OpenedFile, readAhead } from './read-ahead';
 import { type RecvVia, sendToRecv } from './recv-channel';
@@ -62,6 +63,10 @@ export interface FullPushResult {
    *  worth trying by the quality they were sent at. */
   tarBytes?: number;
   segments?: Record<string, number>;
+  /** Whether it was compressed, and why (compression-plan.ts). */
+  compression: CompressionPlan;
+  /** What the link took, measured as it went (link-meter.ts); undefined for a small push. */
+  linkBytesPerS?: number;
   filesSent: number;
   bytesSent: number;
   /** The manifest of what was sent, which the node now holds. */
@@ -93,8 +98,8 @@ export async function pushFull(
      *  declines, and this throws `FullPushDeclined` with that workspace's manifest. */
     isUnlessManifest?: boolean;
     via?: RecvVia;
-    /** The node may be sent a compressed push (`mayCompress`); it is, if that pays. */
-    mayCompress?: boolean;
+    /** The link to the node (`pushLink`): the push is compressed where that pays. */
+    link?: PushLink;
   },
 ): Promise<FullPushResult> {
   const now = opts.now ?? Date.now;
@@ -110,7 +115,8 @@ export async function pushFull(
   // node can hand the stream to its own tar and still check the result (sealed-receive.ts).
   const isSealed = opts.isInPlace !== true;
   const prefix = isSealed ? `${SEALED_TREE}/` : '';
-  const isEncoded = opts.mayCompress === true && isPushWorthCompressing(plan.root, plan.files);
+  const compression = planPush(plan.root, plan.files, opts.link);
+  const isEncoded = compression.isEncoded;
   const ahead = isEncoded ? precompressorFor(plan) : undefined;
   const answer = await sendToRecv(
     shell,
@@ -167,6 +173,8 @@ export async function pushFull(
     streamBytes: answer.streamBytes,
     tarBytes: answer.tarBytes,
     segments: answer.segments,
+    compression,
+    linkBytesPerS: answer.linkBytesPerS,
     filesSent: sent.size,
     bytesSent: progress.bytes,
   };

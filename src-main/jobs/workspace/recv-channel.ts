@@ -21,7 +21,7 @@ import { TenderError } from '../../base/tender-error';
 import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
 import { parseAfterMarker } from '../../transport/exec-helpers';
 import { packetized } from './packetize';
-import { rememberFastLink } from './push-compression';
+import { LinkMeter } from './link-meter';
 import type { Precompressor } from './precompress';
 import { PushEncoder } from './push-encoder';
 import type { NodeShell } from '../../transport/node-shell';
@@ -54,6 +54,8 @@ export interface RecvAnswer {
    *  they were sent at (`raw`: as they were). */
   tarBytes?: number;
   segments?: Record<string, number>;
+  /** What the link took, measured as the push went (link-meter.ts). */
+  linkBytesPerS?: number;
 }
 
 /** Fills a push's tar; `encoder` is there when the push is compressed, to be told which
@@ -138,9 +140,11 @@ export async function sendToRecv(
   const tar = createTarWriter();
   const encoder = isEncoded ? new PushEncoder(opts.ahead) : undefined;
   let streamBytes = 0;
+  const meter = new LinkMeter();
   const counting = new Transform({
     transform(chunk: Buffer, _enc, done) {
       streamBytes += chunk.length;
+      meter.note(performance.now(), streamBytes);
       done(null, chunk);
     },
   });
@@ -163,13 +167,13 @@ export async function sendToRecv(
     if (!tar.destroyed && !tar.readableEnded) tar.destroy(new Error('the node stopped reading'));
   });
   const [wrote] = await Promise.allSettled([writing, sending]);
-  if (encoder?.isLinkFast) rememberFastLink(shell);
   if (wrote.status === 'rejected') {
     // Without the end-of-archive block the agent applies nothing.
     tar.destroy();
     ch.close();
   }
   const status = await ch.exit;
+  const linkBytesPerS = meter.rate(performance.now());
   const result = parseAfterMarker<RecvWorkspaceOutput | RecvDeclinedOutput | CommandError>(
     Buffer.concat(out).toString('utf8'),
   );
@@ -200,6 +204,7 @@ export async function sendToRecv(
     streamBytes,
     tarBytes: encoder?.totals.tarBytes,
     segments: encoder?.totals.tried,
+    linkBytesPerS,
   };
 }
 

@@ -21,7 +21,7 @@ import { TenderError } from '../../base/tender-error';
 import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
 import type { ExecChannel, NodeShell } from '../../transport/node-shell';
 import { packetized, SSH_PACKET_BYTES } from './packetize';
-import { rememberFastLink } from './push-compression';
+import { LinkMeter } from './link-meter';
 import type { Precompressor } from './precompress';
 import { PushEncoder } from './push-encoder';
 import {
@@ -144,6 +144,7 @@ export class WorkspaceSession {
       // The encoder fails (and so ends the loop below) when the tar is destroyed.
       const stream: Readable = encoder ? pipeline(tar, encoder, () => {}) : tar;
       let streamBytes = 0;
+      const meter = new LinkMeter();
       const writing = (async () => {
         await write(tar, encoder);
         await tar.finish();
@@ -153,22 +154,24 @@ export class WorkspaceSession {
         for await (const chunk of packetized(stream, SSH_PACKET_BYTES - FRAME_HEAD_BYTES)) {
           streamBytes += chunk.length;
           await this.send(frame(chunk));
+          meter.note(performance.now(), streamBytes);
         }
       })();
       const [wrote, sent] = await Promise.allSettled([writing, sending]);
-      if (encoder?.isLinkFast) rememberFastLink(this.shell);
       // Without the end-of-archive block the agent applies nothing; the empty frame ends
       // the request either way, so the session stays in step.
       if (wrote.status === 'rejected') tar.destroy();
       if (sent.status === 'rejected' && !this.isOpen) throw this.closedBy!;
       await this.send(frame(Buffer.alloc(0)));
       const result = JSON.parse(await answer) as RecvWorkspaceOutput | CommandError;
+      const linkBytesPerS = meter.rate(performance.now());
       const failure = wrote.status === 'rejected' ? (wrote.reason as Error) : undefined;
       return {
         output: answerOf(result, failure),
         streamBytes,
         tarBytes: encoder?.totals.tarBytes,
         segments: encoder?.totals.tried,
+        linkBytesPerS,
       };
     });
   }

@@ -16,7 +16,9 @@ import { acquireHashCache, type HashCache } from './hash-cache';
 import type { NodeManifestMemory, RememberedManifest } from './node-manifest-memory';
 import { buildManifest, diffManifests, type ManifestSource, statFiles } from './manifest';
 import { type FullPushResult, pushFull, type PushProgress } from './push';
-import { type CompressionSetting, mayCompress } from './push-compression';
+import type { CompressionPlan } from './compression-plan';
+import { LinkRates } from './link-rates';
+import { type CompressionSetting, pushLink, type PushLink } from './push-compression';
 import {
   FullPushDeclined,
   LocalChangeError,
@@ -44,13 +46,16 @@ export interface SyncOptions {
   now?: () => number;
   /** `auto` (default): compressed where that pays (push-compression.ts); `off`: never. */
   compression?: CompressionSetting;
+  /** Where the link rate each endpoint's pushes achieved is kept (`linkRatesFile(home)`):
+   *  the next push to it starts with the right choice. Without one, this process's memory. */
+  linkRatesFile?: string;
   /** Resolve once the node has answered, and save the hash cache after (a job's push: the
    *  file is only a head start for the next process; `hashCacheSaves()` waits for it). */
   saveCacheBehind?: boolean;
 }
 
-/** The options as the pushes take them: whether this node may get a compressed push. */
-type PushOptions = SyncOptions & { mayCompress: boolean };
+/** The options as the pushes take them, with the link to the node. */
+type PushOptions = SyncOptions & { link: PushLink };
 
 export interface SyncResult {
   mode: 'full' | 'delta';
@@ -67,6 +72,10 @@ export interface SyncResult {
    *  worth trying by the brotli quality they were sent at (`raw`: as they were). */
   tarBytes?: number;
   segments?: Record<string, number>;
+  /** Whether the push was compressed, and why. */
+  compression?: CompressionPlan;
+  /** What the link took during this push (remembered for the endpoint's next push). */
+  linkBytesPerS?: number;
   /** Local files read to hash them before sending (cache misses of a delta). */
   hashed: number;
   /** Why a full push was made: `first` (no manifest on the node) or `stale_base`. */
@@ -96,12 +105,20 @@ export async function syncWorkspace(
 ): Promise<SyncResult> {
   const now = opts.now ?? Date.now;
   const started = now();
+  const rates = new LinkRates(opts.linkRatesFile);
   const pushOpts: PushOptions = {
     ...opts,
-    mayCompress: mayCompress(shell, address, opts.compression),
+    link: pushLink(shell, address, opts.compression, rates),
   };
   const { cache, release } = await acquireHashCache(opts.hashCacheFile);
-  const done = (r: Omit<FullPushResult, 'manifest'>, extra: Partial<SyncResult>): SyncResult => ({
+  const done = (r: Omit<FullPushResult, 'manifest'>, extra: Partial<SyncResult>): SyncResult => {
+    if (r.linkBytesPerS !== undefined) rates.set(shell.description, r.linkBytesPerS);
+    return summary(r, extra);
+  };
+  const summary = (
+    r: Omit<FullPushResult, 'manifest'>,
+    extra: Partial<SyncResult>,
+  ): SyncResult => ({
     mode: r.output.mode ?? 'full',
     filesSent: r.filesSent,
     bytesSent: r.bytesSent,
@@ -109,6 +126,8 @@ export async function syncWorkspace(
     unchanged: r.output.kept ?? 0,
     streamBytes: r.streamBytes,
     ...(r.tarBytes === undefined ? {} : { tarBytes: r.tarBytes, segments: r.segments }),
+    compression: r.compression,
+    ...(r.linkBytesPerS === undefined ? {} : { linkBytesPerS: r.linkBytesPerS }),
     hashed: 0,
     ...extra,
     elapsedMs: now() - started,
@@ -132,7 +151,7 @@ export async function syncWorkspace(
           now,
           isInPlace: opts.inPlace,
           via: opts.via,
-          mayCompress: pushOpts.mayCompress,
+          link: pushOpts.link,
         });
         remember(opts, full.manifest);
         return done(full, { fullReason: delta.why });
@@ -182,7 +201,7 @@ async function tryDelta(
         onProgress: opts.onProgress,
         now: opts.now,
         isUnlessManifest: true,
-        mayCompress: opts.mayCompress,
+        link: opts.link,
       });
       return { kind: 'pushed', result };
     } catch (err) {

@@ -13,6 +13,7 @@ import { NodeJob, type NodeJobDeps } from '../../jobs/node-job/node-job';
 import type { PushPlan } from '../../jobs/workspace/push';
 import type { Ledger } from '../../ledger/ledger';
 import { hashCacheFile } from '../../jobs/workspace/hash-cache';
+import { linkRatesFile } from '../../jobs/workspace/link-rates';
 import type { NodeManifestMemory } from '../../jobs/workspace/node-manifest-memory';
 import { BootstrapSession } from '../../nodes/bootstrap-session';
 import { bootstrapScriptOf } from '../../nodes/bootstrap-script';
@@ -179,6 +180,7 @@ export class NodeFactory {
         freshSetup: w.freshSetup,
         outputsDir,
         hashCacheFile: hashCacheFile(ctx.home),
+        linkRatesFile: linkRatesFile(ctx.home),
         manifestMemory: ctx.manifestMemory,
         connect: (endpoint) => this.connector(endpoint, LINK_CONNECT_DEADLINE_MS),
         workspacePlan: w.workspacePlan,

@@ -8,6 +8,7 @@ import type { Datastream } from '../../datastream/datastream';
 import type { Ledger } from '../../ledger/ledger';
 import type { NodeRecord } from '../../ledger/node-record';
 import { hashCacheFile } from '../../jobs/workspace/hash-cache';
+import { linkRatesFile } from '../../jobs/workspace/link-rates';
 import { formatBytes } from '../../jobs/workspace/human-units';
 import { scanWorkspace } from '../../jobs/workspace/scan';
 import { sessionKey, type WorkspaceSessions } from '../../jobs/workspace/session-pool';
@@ -98,6 +99,7 @@ async function syncNode(
     syncWorkspace(shell, address, scan, {
       inPlace: true,
       hashCacheFile: hashCacheFile(core.home),
+      linkRatesFile: linkRatesFile(core.home),
       now: core.now,
       via,
     });

@@ -7,14 +7,15 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SshdFixture } from '../test/helpers/sshd';
+import type { SshdFixture } from './sshd';
 
 export const NODE_ADDRESS = '10.77.0.2';
 const LAPTOP_ADDRESS = '10.77.0.1';
 
 export interface ShapedLink {
-  /** The delay proxy's port on 127.0.0.1: the shaped, delayed way to the node's sshd. */
-  proxyPort: number;
+  /** The delay proxy's port on 127.0.0.1: the shaped, delayed way to the node's sshd
+   *  (none when `rttMs` is 0). */
+  proxyPort: number | undefined;
   /** The node's sshd straight across the veth (shaped while a rate is set, never delayed). */
   direct: { host: string; port: number };
   hostKeyFingerprint: string;
@@ -62,8 +63,10 @@ export async function shapedLink(
         [inNs, nodeEnd],
       ] as const) {
         if (mbit === null) exec('tc', 'qdisc', 'del', 'dev', dev, 'root');
-        // burst: at least a timer tick's worth at this rate; latency bounds the queue.
-        else
+        // burst: at least a timer tick's worth at this rate (4 ms at HZ 250: 500 KB at
+        // 1 Gbit/s, or tbf caps below the rate); latency bounds the queue.
+        else {
+          const burst = Math.max(64 * 1024, Math.ceil((mbit * 1e6) / 8 / 250));
           exec(
             'tc',
             'qdisc',
@@ -75,24 +78,23 @@ export async function shapedLink(
             'rate',
             `${mbit}mbit`,
             'burst',
-            '64kb',
+            String(burst),
             'latency',
             '50ms',
           );
+        }
       }
     };
     setRate(opts.mbit);
     const hostKeyFingerprint = nodeSshdFiles(fixture, opts.dir);
     children.push(await startNodeSshd(ns, join(opts.dir, 'sshd_config')));
+    if (opts.rttMs <= 0) {
+      const direct = { host: NODE_ADDRESS, port: 22 };
+      return { proxyPort: undefined, direct, hostKeyFingerprint, setRate, close };
+    }
     const proxy = spawn(
       process.execPath,
-      [
-        join(import.meta.dirname, '..', '..', 'bench', 'delay-proxy.mjs'),
-        '0',
-        NODE_ADDRESS,
-        '22',
-        String(opts.rttMs / 2),
-      ],
+      [delayProxyScript(), '0', NODE_ADDRESS, '22', String(opts.rttMs / 2)],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     children.push(proxy);
@@ -113,6 +115,12 @@ export async function shapedLink(
     await close();
     throw err;
   }
+}
+
+/** bench/delay-proxy.mjs, from this folder or bundled into out/bench/ (both two below the
+ *  repository's root). */
+function delayProxyScript(): string {
+  return join(import.meta.dirname, '..', '..', 'bench', 'delay-proxy.mjs');
 }
 
 /** The node sshd's config, host key and authorized keys under `dir`; returns the host
