@@ -159,11 +159,31 @@ describe('CompressPace when the link waits on the compressions', () => {
       10,
       [0, 0, 0, 0],
       [],
-      [5, 4, 4, 4],
+      [5, 4, 1, null],
+    ],
+    [
+      'bytes queue for the link again: the cap lifts a step a cut',
+      10,
+      [0, 0, 0, 2 * MB, 2 * MB, 2 * MB, 2 * MB, 2 * MB],
+      [],
+      [5, 4, 1, 1, 1, 1, 4, 5],
     ],
   ] as const)('%s', (_name, rate, backlogs, compressions, answers) => {
     expect(
       cuts(rate, [...backlogs], compressions as unknown as [1 | 4 | 5, number, number][]),
     ).toEqual(answers);
+  });
+});
+
+describe('CompressPace.judge, the link waiting on what feeds it', () => {
+  it('is not slow while raw bytes leave as fast as they come (nothing queued)', () => {
+    const pace = new CompressPace(2);
+    let drained = WARMUP_BYTES;
+    const verdicts: string[] = [];
+    for (let t = 0; t <= 400; t += 100) {
+      verdicts.push(pace.judge({ atMs: t, sentBytes: drained, drainedBytes: drained }));
+      drained += 2 * MB; // 20 MB/s: slow enough to compress, were bytes queued for it
+    }
+    expect(verdicts).toEqual(['unknown', 'slow', 'fast', 'fast', 'fast']);
   });
 });

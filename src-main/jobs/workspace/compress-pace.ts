@@ -8,10 +8,10 @@
 // more from fewer bytes). The link's rate is what it took from the encoder over the last
 // half second: on a slow link its capacity, on a fast one at least what the encoder put
 // out, which then pushes the answer towards faster qualities until the link has headroom.
-// And where the link waits on the compressions (nothing queued for it when the next segment
-// is cut: a fast link and a busy CPU), the answer is one step faster than the speeds say,
-// down to raw: the link's rate then shows while raw bytes fill it, and compression comes
-// back where that rate is slow.
+// And where the link waits on the compressions (nothing queued for it when most recent
+// segments were cut: a fast link and a busy CPU), the answer is capped one step faster with
+// each such cut, down to raw: the link's rate then shows while raw bytes fill it, and the
+// cap is lifted a step a cut once bytes queue for the link again.
 
 /** Brotli qualities in order of CPU spent; null sends the segment as it is. */
 export type Quality = null | 1 | 4 | 5;
@@ -38,9 +38,10 @@ export const FAST_LINK_BYTES_PER_S = 64e6;
 export const STARVED_BACKLOG_BYTES = 64 * 1024;
 /** Weight of the newest cut in the share of cuts that found the link waiting… */
 const STARVED_WEIGHT = 0.3;
-/** …above which the answer is one step faster. */
+/** …above which the cap moves a step faster, and below which it moves a step denser. */
 const STARVED_SHARE = 0.5;
-const FASTER: Record<1 | 4 | 5, Quality> = { 5: 4, 4: 1, 1: null };
+const FED_SHARE = 0.2;
+const LEVELS: readonly Quality[] = [5, 4, 1, null];
 /** The link's rate is judged over this much of the recent past (at least `MIN_SPAN_MS`). */
 const RATE_SPAN_MS = 500;
 const MIN_SPAN_MS = 50;
@@ -61,6 +62,8 @@ export class CompressPace {
   isFastLink = false;
   /** The share of recent cuts that found the link waiting on compression. */
   private starved = 0;
+  /** The densest level (index into `LEVELS`) the answer may be. */
+  private cap = 0;
 
   /** `parallel`: compressions the encoder runs at once. */
   constructor(private readonly parallel: number) {}
@@ -69,18 +72,29 @@ export class CompressPace {
   next(o: LinkObservation): Quality {
     const rate = this.linkRate(o);
     if (rate === undefined) return 1;
-    const isWaiting = o.sentBytes - o.drainedBytes < STARVED_BACKLOG_BYTES;
-    this.starved += STARVED_WEIGHT * ((isWaiting ? 1 : 0) - this.starved);
-    const quality = this.qualityFor(rate);
-    return quality !== null && this.starved > STARVED_SHARE ? FASTER[quality] : quality;
+    this.noteBacklog(o);
+    const level = LEVELS.indexOf(this.qualityFor(rate));
+    if (this.starved > STARVED_SHARE) this.cap = Math.min(Math.max(this.cap, level) + 1, 3);
+    else if (this.starved < FED_SHARE) this.cap = Math.max(this.cap - 1, 0);
+    return LEVELS[Math.max(level, this.cap)] ?? null;
   }
 
   /** What the link has shown so far: `unknown` while too little of it has been seen,
-   *  `slow` where compression pays (`next` would compress), `fast` where it does not. */
+   *  `slow` where compression pays (`next` would compress) and bytes queue for the link,
+   *  `fast` where it does not or the link waits on what feeds it (then CPU spent on
+   *  compression is not the link's to spare). */
   judge(o: LinkObservation): 'unknown' | 'slow' | 'fast' {
     const rate = this.linkRate(o);
     if (rate === undefined) return 'unknown';
-    return this.qualityFor(rate) === null ? 'fast' : 'slow';
+    this.noteBacklog(o);
+    const isFed = this.starved <= STARVED_SHARE && this.cap < LEVELS.length - 1;
+    return this.qualityFor(rate) !== null && isFed ? 'slow' : 'fast';
+  }
+
+  /** Whether the link had bytes queued for it at this cut. */
+  private noteBacklog(o: LinkObservation): void {
+    const isWaiting = o.sentBytes - o.drainedBytes < STARVED_BACKLOG_BYTES;
+    this.starved += STARVED_WEIGHT * ((isWaiting ? 1 : 0) - this.starved);
   }
 
   private qualityFor(rate: number): Quality {
