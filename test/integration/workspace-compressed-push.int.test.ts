@@ -42,7 +42,7 @@ import { sha256, snapshot, type Tree, writeTree } from '../helpers/workspace-tre
 let fixture: SshdFixture;
 /** One connection for every test. Each push here puts out less than the pace's warm-up
  *  (4 MiB), so none judges the loopback link fast and turns compression off over it.
- *  Pushes ask for compression `on`: under `auto`, loopback is a LAN and goes plain. */
+ *  Pushes ask for compression `on`: under `auto`, a link measured fast goes plain. */
 let shell: SshShell;
 /** The agent as bootstrap installs it: named by this build's bundle hash. */
 let bundleWord: string;
@@ -193,7 +193,7 @@ describe('compressed workspace push over sshd', () => {
     expect(uncompressed.streamBytes).toBe(first.tarBytes);
   });
 
-  it('times exec grants to the endpoint, and under auto sends plain across a LAN', async () => {
+  it('times exec grants to the endpoint, and under auto compresses across a LAN round trip whose link is not measured', async () => {
     const ws = await localWorkspace(mixedTree());
     // The execs so far (the agent's install, the pushes) were timed: a few ms each here,
     // more on a loaded machine.
@@ -203,9 +203,11 @@ describe('compressed workspace push over sshd', () => {
     // A LAN's grants (what an idle loopback shows: ~1.5 ms).
     noteExecRoundTrip(`${fixture.host}:${fixture.port}`, 1.5);
     expect(shell.execRoundTripMs()).toBe(1.5);
+    // A short round trip is not a fast link (a 100 Mbit/s uplink to a nearby region grants
+    // execs as fast): only a measured link rate sends plain (workspace-link-compression).
     const auto = await push(ws, node().address, { compression: 'auto' });
-    expect(auto.tarBytes).toBeUndefined();
-    expect(auto.streamBytes).toBeGreaterThan(5 * 1024 * KB);
+    expect(auto.compression).toMatchObject({ isEncoded: true, why: 'unmeasured' });
+    expect(auto.tarBytes).toBeGreaterThan(5 * 1024 * KB);
     forgetExecRoundTrips();
   });
 
