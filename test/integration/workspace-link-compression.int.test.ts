@@ -135,17 +135,24 @@ describe.skipIf(!canShape)('push compression chosen by the link, not its round t
     // raw where the link would wait for its compression.)
     expect(first.res.streamBytes).toBeLessThan(first.res.tarBytes! - MiB);
     // What the link took, measured as the push went, is kept for the endpoint, 0600.
-    expect(first.res.linkBytesPerS).toBeGreaterThan(1e6);
-    expect(first.res.linkBytesPerS).toBeLessThan((MBIT * 1e6) / 8);
+    const measured = first.res.link!;
+    expect(measured.bytesPerS).toBeGreaterThan(1e6);
+    expect(measured.bytesPerS).toBeLessThan((MBIT * 1e6) / 8);
     expect(statSync(linkRatesFile(home)).mode & 0o777).toBe(0o600);
-    expect(new LinkRates(linkRatesFile(home)).get(first.endpoint)).toBe(
-      Math.round(first.res.linkBytesPerS!),
-    );
+    expect(new LinkRates(linkRatesFile(home)).get(first.endpoint)).toEqual({
+      bytesPerS: Math.round(measured.bytesPerS),
+      isLinkBound: measured.isLinkBound,
+    });
 
     // The next push to the endpoint (another process could read it) starts from that
-    // measurement: compressed because it pays, not because nothing is known.
+    // measurement: compressed because it pays where the link was the limit, plain where
+    // this machine's load was (the link then waited on the sender).
     const second = await push(ws, 'veth', home);
-    expect(second.res.compression).toMatchObject({ isEncoded: true, why: 'pays' });
+    expect(second.res.compression).toMatchObject(
+      measured.isLinkBound
+        ? { isEncoded: true, why: 'pays' }
+        : { isEncoded: false, why: 'cpu_bound' },
+    );
   }, 120_000);
 
   it('uses a remembered fast link to push plain, and corrects it from what that push measured', async () => {
@@ -153,16 +160,21 @@ describe.skipIf(!canShape)('push compression chosen by the link, not its round t
     const ws = await workspace();
     const endpoint = `${fixture.user}@${link.direct.host}:${link.direct.port}`;
     // What an earlier push to this endpoint measured, say before the link got slower.
-    new LinkRates(linkRatesFile(home)).set(endpoint, 2 * FAST_LINK_BYTES_PER_S);
+    new LinkRates(linkRatesFile(home)).set(endpoint, {
+      bytesPerS: 2 * FAST_LINK_BYTES_PER_S,
+      isLinkBound: true,
+    });
     const plain = await push(ws, 'veth', home);
     expect(plain.endpoint).toBe(endpoint);
     expect(plain.res.compression).toMatchObject({ isEncoded: false, why: 'link_faster' });
     expect(plain.res.tarBytes).toBeUndefined();
     // It measured the link as it is now, which the next push goes by.
     const now = new LinkRates(linkRatesFile(home)).get(endpoint)!;
-    expect(now).toBeLessThan((MBIT * 1e6) / 8);
+    expect(now.bytesPerS).toBeLessThan((MBIT * 1e6) / 8);
     const next = await push(ws, 'veth', home);
-    expect(next.res.compression).toMatchObject({ isEncoded: true, why: 'pays' });
+    expect(next.res.compression).toMatchObject(
+      now.isLinkBound ? { isEncoded: true, why: 'pays' } : { isEncoded: false, why: 'cpu_bound' },
+    );
   }, 120_000);
 
   it('over loopback, measures the link too, and the next push goes by that measurement', async () => {
@@ -171,11 +183,11 @@ describe.skipIf(!canShape)('push compression chosen by the link, not its round t
     const first = await push(ws, 'loopback', home);
     expect(first.res.compression?.why).toBe('unmeasured');
     const rate = new LinkRates(linkRatesFile(home)).get(first.endpoint);
-    expect(rate).toBeGreaterThan(0);
+    expect(rate?.bytesPerS).toBeGreaterThan(0);
     const next = await push(ws, 'loopback', home);
     // Plain where loopback outran compression, compressed where this machine's load made
     // it slower than that: either way decided by the measurement, no longer unknown.
-    expect(next.res.compression?.why).toMatch(/^(pays|link_faster)$/);
+    expect(next.res.compression?.why).toMatch(/^(pays|link_faster|cpu_bound)$/);
     expect(next.res.tarBytes === undefined).toBe(next.res.compression?.isEncoded === false);
   }, 120_000);
 });

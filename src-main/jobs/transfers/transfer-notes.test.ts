@@ -51,16 +51,21 @@ describe('the progress lines of a job’s transfers', () => {
           bytesSent: 107.6e6,
           tarBytes: 108.5e6,
           streamBytes: 66.1e6,
-          linkBytesPerS: 11.8e6,
+          link: { bytesPerS: 11.8e6, isLinkBound: true },
         }),
       ),
       'workspace ready: 730 files, 107.6 MB; compressed to 66.1 MB, link 11.8 MB/s',
     ],
     [
       pushResultNote(
-        sync({ mode: 'full', filesSent: 730, bytesSent: 107.6e6, linkBytesPerS: 2e8 }),
+        sync({
+          mode: 'full',
+          filesSent: 730,
+          bytesSent: 107.6e6,
+          link: { bytesPerS: 2e8, isLinkBound: false },
+        }),
       ),
-      'workspace ready: 730 files, 107.6 MB; link 200.0 MB/s',
+      'workspace ready: 730 files, 107.6 MB; 200.0 MB/s, this machine the limit, not the link',
     ],
     [
       pushResultNote(sync({ filesSent: 12, deleted: 1, unchanged: 4978, bytesSent: 40_000 })),

@@ -33,7 +33,10 @@ export function pushResultNote(res: SyncResult): string {
 function linkNote(res: SyncResult): string {
   const parts: string[] = [];
   if (res.tarBytes !== undefined) parts.push(`compressed to ${mb(res.streamBytes)}`);
-  if (res.linkBytesPerS !== undefined) parts.push(`link ${mb(res.linkBytesPerS)}/s`);
+  if (res.link?.isLinkBound === true) parts.push(`link ${mb(res.link.bytesPerS)}/s`);
+  if (res.link?.isLinkBound === false) {
+    parts.push(`${mb(res.link.bytesPerS)}/s, this machine the limit, not the link`);
+  }
   return parts.length === 0 ? '' : `; ${parts.join(', ')}`;
 }
 

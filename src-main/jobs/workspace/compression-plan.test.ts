@@ -19,9 +19,11 @@ const input = (over: Partial<PlanInput>): PlanInput => ({
   isLocal: false,
   hasDecoder: true,
   saving: mixed,
-  linkBytesPerS: undefined,
+  link: undefined,
   ...over,
 });
+
+const bound = (bytesPerS: number) => ({ bytesPerS, isLinkBound: true });
 
 describe('planCompression', () => {
   it.each<[string, Partial<PlanInput>, Pick<CompressionPlan, 'isEncoded' | 'why'>]>([
@@ -30,24 +32,30 @@ describe('planCompression', () => {
     ['a local node', { isLocal: true }, { isEncoded: false, why: 'local' }],
     ['an older agent', { hasDecoder: false }, { isEncoded: false, why: 'old_agent' }],
     ['random bytes only', { saving: noise }, { isEncoded: false, why: 'incompressible' }],
-    ['on, over loopback', { setting: 'on', linkBytesPerS: 2e9 }, { isEncoded: true, why: 'on' }],
+    ['on, over loopback', { setting: 'on', link: bound(2e9) }, { isEncoded: true, why: 'on' }],
     // An endpoint not measured yet: compressed at the fast quality, measured as it goes.
     ['unmeasured', {}, { isEncoded: true, why: 'unmeasured' }],
     // Measured links (bytes per second the endpoint's pushes achieved).
-    ['100 Mbit/s (11.8 MB/s), any round trip', { linkBytesPerS: 11.8 * MB }, enc('pays')],
-    ['a 20 Mbit/s uplink', { linkBytesPerS: 2.4 * MB }, enc('pays')],
-    ['a code-only push over 100 Mbit/s', { saving: code, linkBytesPerS: 11.8 * MB }, enc('pays')],
-    ['500 Mbit/s', { linkBytesPerS: 60 * MB }, enc('pays')],
-    ['1 Gbit/s (~118 MB/s)', { linkBytesPerS: 118 * MB }, plain()],
-    ['loopback (~250 MB/s)', { linkBytesPerS: 250 * MB }, plain()],
-    ['10 Gbit/s', { linkBytesPerS: 1.1e9 }, plain()],
+    ['100 Mbit/s (11.8 MB/s), any round trip', { link: bound(11.8 * MB) }, enc('pays')],
+    ['a 20 Mbit/s uplink', { link: bound(2.4 * MB) }, enc('pays')],
+    ['a code-only push over 100 Mbit/s', { saving: code, link: bound(11.8 * MB) }, enc('pays')],
+    ['500 Mbit/s', { link: bound(60 * MB) }, enc('pays')],
+    ['1 Gbit/s (~118 MB/s)', { link: bound(118 * MB) }, plain()],
+    ['loopback (~250 MB/s)', { link: bound(250 * MB) }, plain()],
+    ['10 Gbit/s', { link: bound(1.1e9) }, plain()],
+    // The last push waited on this machine, not the link: compressing adds to that.
+    [
+      'a slow rate this machine set (loopback under load)',
+      { link: { bytesPerS: 10 * MB, isLinkBound: false } },
+      { isEncoded: false, why: 'cpu_bound' },
+    ],
   ])('%s', (_name, over, want) => {
     expect(planCompression(input(over))).toMatchObject(want);
   });
 
   it('weighs the CPU: a slow compressor does not pay on a link it cannot keep up with', () => {
     const slowCpu = { compressBytesPerS: 20 * MB, parallel: 1, decodeBytesPerS: 400 * MB };
-    const at = (rate: number) => planCompression(input({ linkBytesPerS: rate, cpu: slowCpu }));
+    const at = (rate: number) => planCompression(input({ link: bound(rate), cpu: slowCpu }));
     expect(at(5 * MB).isEncoded).toBe(true);
     expect(at(40 * MB).isEncoded).toBe(false);
   });

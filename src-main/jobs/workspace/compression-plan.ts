@@ -9,6 +9,7 @@
 // (link-rates.ts).
 import { FAST_LINK_BYTES_PER_S } from './compress-pace';
 import { isWorthCompressing, type SavingEstimate } from './compress-policy';
+import type { LinkMeasure } from './link-meter';
 
 /** `off`: never compress (to compare, or for a node that cannot take it); `on`: compress
  *  whatever the link (tests over loopback sshd). */
@@ -46,14 +47,21 @@ export interface PlanInput {
   hasDecoder: boolean;
   /** What a sample of the files says compression saves (compress-policy.ts). */
   saving: SavingEstimate;
-  /** The bytes per second this endpoint's link took on an earlier push; undefined when it
-   *  has not been measured. */
-  linkBytesPerS: number | undefined;
+  /** What an earlier push to this endpoint measured of its link; undefined when none did. */
+  link: LinkMeasure | undefined;
   cpu?: CpuCost;
 }
 
 export type PlanReason =
-  'off' | 'local' | 'old_agent' | 'incompressible' | 'on' | 'unmeasured' | 'pays' | 'link_faster';
+  | 'off'
+  | 'local'
+  | 'old_agent'
+  | 'incompressible'
+  | 'on'
+  | 'unmeasured'
+  | 'cpu_bound'
+  | 'pays'
+  | 'link_faster';
 
 export interface CompressionPlan {
   isEncoded: boolean;
@@ -70,10 +78,14 @@ export function planCompression(input: PlanInput): CompressionPlan {
   if (!input.hasDecoder) return { isEncoded: false, why: 'old_agent' };
   if (!isWorthCompressing(input.saving)) return { isEncoded: false, why: 'incompressible' };
   if (input.setting === 'on') return { isEncoded: true, why: 'on' };
-  const rate = input.linkBytesPerS;
   // Unknown: start compressed at the fast quality. The encoder measures the link as the
   // push goes and sends segments raw where the link outruns it; the next push knows.
-  if (rate === undefined || !(rate > 0)) return { isEncoded: true, why: 'unmeasured' };
+  if (input.link === undefined || !(input.link.bytesPerS > 0)) {
+    return { isEncoded: true, why: 'unmeasured' };
+  }
+  // The link waited on this machine (its CPU or disk): compressing would only add to that.
+  if (!input.link.isLinkBound) return { isEncoded: false, why: 'cpu_bound' };
+  const rate = input.link.bytesPerS;
   const { plainS, encodedS } = estimateSeconds(input.saving, rate, input.cpu ?? DEFAULT_CPU);
   // Above the fast-link rate a loaded core compresses no faster than the link sends: the
   // encoder would send raw segments, and the node would decode them for nothing.

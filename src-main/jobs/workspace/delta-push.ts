@@ -85,7 +85,7 @@ export async function pushDelta(
     tarBytes: answer.tarBytes,
     segments: answer.segments,
     compression,
-    linkBytesPerS: answer.linkBytesPerS,
+    link: answer.link,
     filesSent: progress.files,
     bytesSent: progress.bytes,
   };

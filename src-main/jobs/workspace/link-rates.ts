@@ -6,13 +6,13 @@
 // newest measurement replaces the last: links change.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { LinkMeasure } from './link-meter';
 
 const MAX_AGE_MS = 7 * 24 * 3600_000;
 /** Endpoints kept; the least recently measured go first. */
 const MAX_ENDPOINTS = 200;
 
-interface RateRecord {
-  bytesPerS: number;
+interface RateRecord extends LinkMeasure {
   atMs: number;
 }
 
@@ -30,19 +30,23 @@ export class LinkRates {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The bytes per second pushes to `endpoint` achieved lately, or undefined. */
-  get(endpoint: string): number | undefined {
+  /** What the last push to `endpoint` measured of its link lately, or undefined. */
+  get(endpoint: string): LinkMeasure | undefined {
     const r = this.read().get(endpoint);
     if (!r || this.now() - r.atMs > MAX_AGE_MS || r.atMs > this.now() + 60_000) return undefined;
-    return r.bytesPerS;
+    return { bytesPerS: r.bytesPerS, isLinkBound: r.isLinkBound };
   }
 
-  /** A push to `endpoint` achieved `bytesPerS`. Best effort: an unwritable file only costs
-   *  the next push its head start. */
-  set(endpoint: string, bytesPerS: number): void {
+  /** A push to `endpoint` measured `link`. Best effort: an unwritable file only costs the
+   *  next push its head start. */
+  set(endpoint: string, link: LinkMeasure): void {
     const all = this.read();
     all.delete(endpoint);
-    all.set(endpoint, { bytesPerS: Math.round(bytesPerS), atMs: this.now() });
+    all.set(endpoint, {
+      bytesPerS: Math.round(link.bytesPerS),
+      isLinkBound: link.isLinkBound,
+      atMs: this.now(),
+    });
     while (all.size > MAX_ENDPOINTS) all.delete(all.keys().next().value!);
     if (!this.file) {
       inMemory.clear();
@@ -77,7 +81,9 @@ export class LinkRates {
       (e): e is [string, RateRecord] => isRecord(e[1]),
     );
     rows.sort((a, b) => a[1].atMs - b[1].atMs);
-    for (const [k, v] of rows) out.set(k, { bytesPerS: v.bytesPerS, atMs: v.atMs });
+    for (const [k, v] of rows) {
+      out.set(k, { bytesPerS: v.bytesPerS, isLinkBound: v.isLinkBound, atMs: v.atMs });
+    }
     return out;
   }
 }
@@ -89,6 +95,7 @@ function isRecord(v: unknown): v is RateRecord {
     v !== null &&
     Number.isFinite(r.bytesPerS) &&
     r.bytesPerS > 0 &&
+    typeof r.isLinkBound === 'boolean' &&
     Number.isFinite(r.atMs)
   );
 }

@@ -69,13 +69,11 @@ describe('pushLink and mayCompress', () => {
 
   it('takes the link rate remembered for the endpoint, not the exec round trip', () => {
     const rates = new LinkRates(undefined);
-    rates.set('root@10.0.0.5:22', 11.8e6);
+    rates.set('root@10.0.0.5:22', { bytesPerS: 11.8e6, isLinkBound: true });
     // Execs granted in 1.5 ms: a LAN's round trip, a 100 Mbit/s link all the same.
     const link = pushLink(shell('root@10.0.0.5:22', 1.5), at(`"$HOME"/${own}`), 'auto', rates);
-    expect(link.linkBytesPerS).toBe(11.8e6);
-    expect(pushLink(shell('root@10.0.0.6:22', 1.5), at(own), 'auto', rates).linkBytesPerS).toBe(
-      undefined,
-    );
+    expect(link.link).toEqual({ bytesPerS: 11.8e6, isLinkBound: true });
+    expect(pushLink(shell('root@10.0.0.6:22', 1.5), at(own), 'auto', rates).link).toBe(undefined);
   });
 });
 
@@ -100,7 +98,7 @@ describe('planPush', () => {
     const link = pushLink(shell('root@10.0.0.1:22'), at(own), 'auto');
     expect(planPush(root, list, link).isEncoded).toBe(isWorth);
     // On a link measured faster than compression saves: plain, whatever the files.
-    const fast = { ...link, linkBytesPerS: 2e9 };
+    const fast = { ...link, link: { bytesPerS: 2e9, isLinkBound: true } };
     expect(planPush(root, list, fast)).toMatchObject({ isEncoded: false });
   });
 

@@ -16,6 +16,7 @@ import {
   sampleRatio,
 } from './compress-policy';
 import { type CompressionPlan, type CompressionSetting, planCompression } from './compression-plan';
+import type { LinkMeasure } from './link-meter';
 import type { LinkRates } from './link-rates';
 
 export type { CompressionSetting } from './compression-plan';
@@ -25,8 +26,8 @@ export interface PushLink {
   setting: CompressionSetting;
   isLocal: boolean;
   hasDecoder: boolean;
-  /** What pushes to this endpoint achieved lately (link-rates.ts). */
-  linkBytesPerS: number | undefined;
+  /** What pushes to this endpoint measured lately (link-rates.ts). */
+  link: LinkMeasure | undefined;
 }
 
 /**
@@ -46,7 +47,7 @@ export function pushLink(
     setting,
     isLocal: shell.description.startsWith('local:'),
     hasDecoder: tag !== null && address.bundleWord.includes(tag),
-    linkBytesPerS: rates?.get(shell.description),
+    link: rates?.get(shell.description),
   };
 }
 

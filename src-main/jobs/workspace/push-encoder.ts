@@ -65,7 +65,6 @@ export class PushEncoder extends Transform {
     super({ readableHighWaterMark: SEGMENT_BYTES });
   }
 
-
   /** The tar bytes from offset `at` on are `kind` (until the next mark); with `chunksOf`,
    *  they are that file's data (and padding), which the precompressor compresses ahead in
    *  segment-sized chunks: a segment ends where they begin and where they end. Marks come

@@ -29,6 +29,7 @@ import { HashCache } from './hash-cache';
 import { localFile } from './manifest';
 import { AHEAD_MIN_FILE_BYTES, Precompressor } from './precompress';
 import type { CompressionPlan } from './compression-plan';
+import type { LinkMeasure } from './link-meter';
 import { planPush, type PushLink, readHeadOf } from './push-compression';
 import { type PushEncoder, SEGMENT_BYTES } from './push-encoder';
 import { type OpenedFile, readAhead } from './read-ahead';
@@ -65,8 +66,8 @@ export interface FullPushResult {
   segments?: Record<string, number>;
   /** Whether it was compressed, and why (compression-plan.ts). */
   compression: CompressionPlan;
-  /** What the link took, measured as it went (link-meter.ts); undefined for a small push. */
-  linkBytesPerS?: number;
+  /** What the link did, measured as it went (link-meter.ts); undefined for a small push. */
+  link?: LinkMeasure;
   filesSent: number;
   bytesSent: number;
   /** The manifest of what was sent, which the node now holds. */
@@ -174,7 +175,7 @@ export async function pushFull(
     tarBytes: answer.tarBytes,
     segments: answer.segments,
     compression,
-    linkBytesPerS: answer.linkBytesPerS,
+    link: answer.link,
     filesSent: sent.size,
     bytesSent: progress.bytes,
   };

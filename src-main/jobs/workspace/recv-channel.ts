@@ -1,7 +1,6 @@
 // One `recv-workspace` exec: the caller writes a tar, the agent answers once it has swapped
 // the result in (or refused it, leaving the node's workspace as it was). A compressed push
 // passes the tar through a `PushEncoder` and tells the agent so (`TENDER_PUSH_ENCODING`).
-import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type {
   CommandError,
@@ -21,7 +20,7 @@ import { TenderError } from '../../base/tender-error';
 import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
 import { parseAfterMarker } from '../../transport/exec-helpers';
 import { packetized } from './packetize';
-import { LinkMeter } from './link-meter';
+import { type LinkMeasure, LinkMeter, metered } from './link-meter';
 import type { Precompressor } from './precompress';
 import { PushEncoder } from './push-encoder';
 import type { NodeShell } from '../../transport/node-shell';
@@ -54,8 +53,8 @@ export interface RecvAnswer {
    *  they were sent at (`raw`: as they were). */
   tarBytes?: number;
   segments?: Record<string, number>;
-  /** What the link took, measured as the push went (link-meter.ts). */
-  linkBytesPerS?: number;
+  /** What the link did, measured as the push went (link-meter.ts). */
+  link?: LinkMeasure;
 }
 
 /** Fills a push's tar; `encoder` is there when the push is compressed, to be told which
@@ -141,13 +140,7 @@ export async function sendToRecv(
   const encoder = isEncoded ? new PushEncoder(opts.ahead) : undefined;
   let streamBytes = 0;
   const meter = new LinkMeter();
-  const counting = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      streamBytes += chunk.length;
-      meter.note(performance.now(), streamBytes);
-      done(null, chunk);
-    },
-  });
+  const counted = (src: AsyncIterable<Buffer>) => metered(src, meter, (n) => (streamBytes = n));
   const writing = (async () => {
     await write(tar, encoder);
     await tar.finish();
@@ -156,8 +149,8 @@ export async function sendToRecv(
   const packets = (src: AsyncIterable<Buffer>) => packetized(src);
   const sending = (
     encoder
-      ? pipeline(tar, encoder, packets, counting, ch.stdin)
-      : pipeline(tar, packets, counting, ch.stdin)
+      ? pipeline(tar, encoder, packets, counted, ch.stdin)
+      : pipeline(tar, packets, counted, ch.stdin)
   ).catch(() => {
     /* the remote side closed early; its exit status and output say why */
   });
@@ -173,7 +166,7 @@ export async function sendToRecv(
     ch.close();
   }
   const status = await ch.exit;
-  const linkBytesPerS = meter.rate(performance.now());
+  const link = meter.measure(performance.now());
   const result = parseAfterMarker<RecvWorkspaceOutput | RecvDeclinedOutput | CommandError>(
     Buffer.concat(out).toString('utf8'),
   );
@@ -204,7 +197,7 @@ export async function sendToRecv(
     streamBytes,
     tarBytes: encoder?.totals.tarBytes,
     segments: encoder?.totals.tried,
-    linkBytesPerS,
+    link,
   };
 }
 

@@ -21,7 +21,7 @@ import { TenderError } from '../../base/tender-error';
 import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
 import type { ExecChannel, NodeShell } from '../../transport/node-shell';
 import { packetized, SSH_PACKET_BYTES } from './packetize';
-import { LinkMeter } from './link-meter';
+import { LinkMeter, metered } from './link-meter';
 import type { Precompressor } from './precompress';
 import { PushEncoder } from './push-encoder';
 import {
@@ -151,11 +151,12 @@ export class WorkspaceSession {
       })();
       const sending = (async () => {
         // A frame per packet: its head and payload fill one SSH packet.
-        for await (const chunk of packetized(stream, SSH_PACKET_BYTES - FRAME_HEAD_BYTES)) {
-          streamBytes += chunk.length;
-          await this.send(frame(chunk));
-          meter.note(performance.now(), streamBytes);
-        }
+        const chunks = metered(
+          packetized(stream, SSH_PACKET_BYTES - FRAME_HEAD_BYTES),
+          meter,
+          (n) => (streamBytes = n),
+        );
+        for await (const chunk of chunks) await this.send(frame(chunk));
       })();
       const [wrote, sent] = await Promise.allSettled([writing, sending]);
       // Without the end-of-archive block the agent applies nothing; the empty frame ends
@@ -164,14 +165,14 @@ export class WorkspaceSession {
       if (sent.status === 'rejected' && !this.isOpen) throw this.closedBy!;
       await this.send(frame(Buffer.alloc(0)));
       const result = JSON.parse(await answer) as RecvWorkspaceOutput | CommandError;
-      const linkBytesPerS = meter.rate(performance.now());
+      const link = meter.measure(performance.now());
       const failure = wrote.status === 'rejected' ? (wrote.reason as Error) : undefined;
       return {
         output: answerOf(result, failure),
         streamBytes,
         tarBytes: encoder?.totals.tarBytes,
         segments: encoder?.totals.tried,
-        linkBytesPerS,
+        link,
       };
     });
   }

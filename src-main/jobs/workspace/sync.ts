@@ -17,6 +17,7 @@ import type { NodeManifestMemory, RememberedManifest } from './node-manifest-mem
 import { buildManifest, diffManifests, type ManifestSource, statFiles } from './manifest';
 import { type FullPushResult, pushFull, type PushProgress } from './push';
 import type { CompressionPlan } from './compression-plan';
+import type { LinkMeasure } from './link-meter';
 import { LinkRates } from './link-rates';
 import { type CompressionSetting, pushLink, type PushLink } from './push-compression';
 import {
@@ -74,8 +75,8 @@ export interface SyncResult {
   segments?: Record<string, number>;
   /** Whether the push was compressed, and why. */
   compression?: CompressionPlan;
-  /** What the link took during this push (remembered for the endpoint's next push). */
-  linkBytesPerS?: number;
+  /** What the link did during this push (remembered for the endpoint's next push). */
+  link?: LinkMeasure;
   /** Local files read to hash them before sending (cache misses of a delta). */
   hashed: number;
   /** Why a full push was made: `first` (no manifest on the node) or `stale_base`. */
@@ -112,7 +113,7 @@ export async function syncWorkspace(
   };
   const { cache, release } = await acquireHashCache(opts.hashCacheFile);
   const done = (r: Omit<FullPushResult, 'manifest'>, extra: Partial<SyncResult>): SyncResult => {
-    if (r.linkBytesPerS !== undefined) rates.set(shell.description, r.linkBytesPerS);
+    if (r.link !== undefined) rates.set(shell.description, r.link);
     return summary(r, extra);
   };
   const summary = (
@@ -127,7 +128,7 @@ export async function syncWorkspace(
     streamBytes: r.streamBytes,
     ...(r.tarBytes === undefined ? {} : { tarBytes: r.tarBytes, segments: r.segments }),
     compression: r.compression,
-    ...(r.linkBytesPerS === undefined ? {} : { linkBytesPerS: r.linkBytesPerS }),
+    ...(r.link === undefined ? {} : { link: r.link }),
     hashed: 0,
     ...extra,
     elapsedMs: now() - started,
