@@ -10,7 +10,7 @@ export interface ConfigureParams {
   secretEnv?: Record<string, string>;
   params?: Record<string, string>;
   /** The job's setup builds a persistent environment (setup-env.ts) keyed by the setup
-   *  command and these workspace files; `fresh` rebuilds it even when ready. */
+   *  command, workspace files and the image; `fresh` rebuilds it even when ready. */
   setupEnv?: SetupEnvRequest;
   /** Run before the run phase's command, every run, in the same environment; a non-zero
    *  exit ends the run phase with that code. */
@@ -20,8 +20,16 @@ export interface ConfigureParams {
 }
 
 export interface SetupEnvRequest {
-  fingerprint: string[];
+  /** The workspace files that key the environment (`setup_fingerprint`), or `auto`: the
+   *  usual dependency files found in the workspace and the files the setup command names
+   *  (environment/setup-key.ts). */
+  fingerprint: string[] | 'auto';
+  /** Build it again even when ready: `--fresh-setup`, or every run (`setup_cache = false`,
+   *  then `uncached` says so in the log). */
   fresh: boolean;
+  uncached?: boolean;
+  /** The node's image (a marketplace node's container), part of the key. */
+  image?: string;
 }
 
 /** `D/job.json`: the job configuration without its secrets. */

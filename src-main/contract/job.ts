@@ -105,10 +105,15 @@ export const JobSpec = z
     env: z.record(z.string(), EnvValue).default({}),
     /** Task parameters, exposed as TENDER_PARAM_<KEY>. */
     params: z.record(z.string(), z.string()).default({}),
-    /** Workspace files (e.g. requirements.txt) whose contents, with the setup command, key a
-     *  persistent environment on the node ($TENDER_ENV): while they are unchanged and the
-     *  environment is ready, setup is skipped. Empty: setup runs every time. */
+    /** Workspace files (e.g. requirements.txt) whose contents, with the setup command and
+     *  the image, key the persistent environment on the node ($TENDER_ENV): while they are
+     *  unchanged and the environment is ready, setup is skipped. Empty: the usual dependency
+     *  files found in the workspace and the files the setup command names key it
+     *  (src-agent/daemon/environment/setup-key.ts). */
     setup_fingerprint: z.array(z.string().min(1)).default([]),
+    /** false: setup runs every run, into a fresh $TENDER_ENV (a setup with effects outside
+     *  its environment). */
+    setup_cache: z.boolean().default(true),
     /** Host setup (docs/host-setup.md): ordered commands that prepare the machine, part of
      *  its host key; drained by the agent one at a time before the job's own setup, and
      *  appendable to a live node (`tender node setup`). */

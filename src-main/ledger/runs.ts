@@ -84,7 +84,8 @@ export function readJobSpec(db: Database.Database, jobId: string): JobSpec {
     { spec_json: string } | undefined;
   if (!row) throw new Error(`no job ${jobId}`);
   // Defaults of fields added since (a run stored by an older Tender lacks them).
-  return { setup_fingerprint: [], ...(JSON.parse(row.spec_json) as Partial<JobSpec>) } as JobSpec;
+  const stored = JSON.parse(row.spec_json) as Partial<JobSpec>;
+  return { setup_fingerprint: [], setup_cache: true, ...stored } as JobSpec;
 }
 
 export function getRun(db: Database.Database, id: string): RunRow | undefined {

@@ -50,7 +50,10 @@ describe('persistent setup environments (setup_fingerprint)', () => {
 
     const second = await run();
     expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).toMatch(/setup skipped: environment [0-9a-f]{16} is ready/);
+    // setup_fingerprint overrides the default list: build.sh, which setup names, is not keyed.
+    expect(second.stderr).toMatch(
+      /setup skipped: environment for `sh build\.sh` \+ requirements\.txt is ready \([0-9a-f]{16}\)/,
+    );
     expect(second.stdout).toMatch(/tool from the env/); // the env is on PATH without a build
     expect(countBuilds()).toBe(1);
 
@@ -63,7 +66,9 @@ describe('persistent setup environments (setup_fingerprint)', () => {
 
     const fresh = await run('--fresh-setup');
     expect(fresh.code, fresh.stderr).toBe(0);
-    expect(fresh.stderr).toMatch(/building environment [0-9a-f]{16} \(fresh setup asked for\)/);
+    expect(fresh.stderr).toMatch(
+      /building environment [0-9a-f]{16} for `sh build\.sh` \+ requirements\.txt \(fresh setup asked for\)/,
+    );
     expect(countBuilds()).toBe(3);
   });
 
@@ -87,5 +92,32 @@ describe('persistent setup environments (setup_fingerprint)', () => {
     expect(r.stderr).toMatch(
       /tender\.toml:4:\d+: setup_fingerprint file "reqs\.txt" does not exist/,
     );
+  });
+});
+
+describe('setup cached by default (no setup_fingerprint)', () => {
+  it("the README's setup line works as written, and the second run skips it", async () => {
+    const { home, root } = newHome();
+    const job = writeJob(
+      root,
+      'ws',
+      `[job]
+name = "readme"
+setup = "python3 -m venv $TENDER_ENV && echo built"
+run = "python -c 'import sys; print(sys.prefix)'"
+`,
+      { 'requirements.txt': 'numpy\n', 'train.py': 'lr = 1\n' },
+    );
+    const first = await runCli(['run', job], { home });
+    expect(first.code, first.stderr).toBe(0);
+    const [key] = envsOf(home);
+    expect(first.stdout).toContain(join(home, 'local', 'cache', 'envs', key!)); // the venv's python
+    writeFileSync(join(root, 'ws', 'train.py'), 'lr = 2\n');
+    const second = await runCli(['run', job], { home });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain(
+      `setup skipped: environment for \`python3 -m venv $TENDER_ENV && echo built\` + requirements.txt is ready (${key})`,
+    );
+    expect(second.stdout).toContain(join(home, 'local', 'cache', 'envs', key!));
   });
 });

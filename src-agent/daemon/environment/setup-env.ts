@@ -28,9 +28,15 @@ export const ENV_MAX_AGE_MS = 7 * 24 * 3_600_000;
 /** At most this many are kept, the most recently used first. */
 export const ENV_MAX_COUNT = 20;
 
-/** Sixteen hex characters of sha256 over the command and each named file's path and
- *  content hash, in the order given. Throws naming a file that is not in the workspace. */
-export function envFingerprint(command: string, files: string[], workspace: string): string {
+/** Sixteen hex characters of sha256 over the command, each named file's path and content
+ *  hash, in the order given, and the node's image when it has one (an environment built
+ *  before images were keyed keeps its key). Throws naming a file not in the workspace. */
+export function envFingerprint(
+  command: string,
+  files: readonly string[],
+  workspace: string,
+  image?: string,
+): string {
   const h = createHash('sha256').update('tender-env/1\0').update(command).update('\0');
   for (const file of files) {
     const abs = resolve(workspace, file);
@@ -46,6 +52,7 @@ export function envFingerprint(command: string, files: string[], workspace: stri
     h.update(rel).update('\0').update(createHash('sha256').update(content).digest('hex'));
     h.update('\0');
   }
+  if (image) h.update('image\0').update(image).update('\0');
   return h.digest('hex').slice(0, 16);
 }
 

@@ -37,12 +37,26 @@ function runSetupOf(req: Record<string, unknown>): Pick<JobConfig, 'runSetup'> {
 }
 
 function setupEnvOf(req: Record<string, unknown>): Pick<JobConfig, 'setupEnv'> {
-  const v = req.setupEnv as { fingerprint?: unknown; fresh?: unknown } | undefined;
+  const v = req.setupEnv as
+    { fingerprint?: unknown; fresh?: unknown; uncached?: unknown; image?: unknown } | undefined;
   if (v === undefined) return {};
   const files = v?.fingerprint;
-  if (!Array.isArray(files) || files.some((f) => typeof f !== 'string' || f === ''))
-    throw new RequestError('bad_request', 'setupEnv.fingerprint must be a list of file paths');
-  return { setupEnv: { fingerprint: files as string[], fresh: v.fresh === true } };
+  const isList = Array.isArray(files) && files.every((f) => typeof f === 'string' && f !== '');
+  if (files !== 'auto' && !isList)
+    throw new RequestError(
+      'bad_request',
+      'setupEnv.fingerprint must be a list of file paths or "auto"',
+    );
+  if (v.image !== undefined && (typeof v.image !== 'string' || v.image === ''))
+    throw new RequestError('bad_request', 'setupEnv.image must be a non-empty string');
+  return {
+    setupEnv: {
+      fingerprint: files as string[] | 'auto',
+      fresh: v.fresh === true,
+      ...(v.uncached === true ? { uncached: true } : {}),
+      ...(typeof v.image === 'string' ? { image: v.image } : {}),
+    },
+  };
 }
 
 export function writeJobFile(path: string, job: JobConfig): void {

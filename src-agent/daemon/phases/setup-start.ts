@@ -1,6 +1,8 @@
 // `start` of a setup that builds a persistent environment (environment/setup-env.ts):
-// skipped when the environment its fingerprint names is ready, else built under the
-// environment's lock and marked ready only when setup exits 0.
+// skipped when the environment its key names is ready, else built under the environment's
+// lock and marked ready only when setup exits 0. The key covers the setup command, the
+// job's `setup_fingerprint` files or else the usual dependency files (setup-key.ts), and
+// the image; the log line says which.
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../atomic-file';
@@ -17,6 +19,7 @@ import {
   pruneEnvs,
   touchEnv,
 } from '../environment/setup-env';
+import { defaultKeyFiles, describeKey } from '../environment/setup-key';
 
 export interface StartResult {
   pid: number;
@@ -41,22 +44,25 @@ export async function startSetupWithEnv(
   command: string,
   launch: (envDir: string) => PhaseLaunch,
 ): Promise<StartResult> {
+  const files =
+    req.fingerprint === 'auto'
+      ? defaultKeyFiles(command, ctx.paths.workspace)
+      : req.uncached
+        ? []
+        : req.fingerprint;
   let key: string;
   try {
-    key = envFingerprint(command, req.fingerprint, ctx.paths.workspace);
+    key = envFingerprint(command, files, ctx.paths.workspace, req.image);
   } catch (err) {
     throw new RequestError('bad_request', (err as Error).message);
   }
+  const covered = describeKey(command, files, req.image);
   const envDir = join(ctx.paths.envs, key);
   writeFileAtomic(ctx.paths.envJson, `${JSON.stringify({ dir: envDir, key })}\n`);
   const now = Date.now();
   if (!req.fresh && isEnvReady(envDir)) {
     touchEnv(envDir, now);
-    ctx.log.append(
-      'agent',
-      'info',
-      `setup skipped: environment ${key} is ready (same setup command and fingerprint files)`,
-    );
+    ctx.log.append('agent', 'info', `setup skipped: environment for ${covered} is ready (${key})`);
     await ctx.supervisor.recordSkipped('setup', command);
     prune(ctx, key);
     return { pid: 0, alreadyStarted: false, cached: true };
@@ -71,11 +77,12 @@ export async function startSetupWithEnv(
   try {
     rmSync(envDir, { recursive: true, force: true }); // an unready or --fresh-setup folder
     mkdirSync(envDir, { recursive: true });
-    ctx.log.append(
-      'agent',
-      'info',
-      `building environment ${key}${req.fresh ? ' (fresh setup asked for)' : ''}: ${envDir}`,
-    );
+    const why = req.uncached
+      ? ' (setup_cache = false: built every run)'
+      : req.fresh
+        ? ' (fresh setup asked for)'
+        : '';
+    ctx.log.append('agent', 'info', `building environment ${key} for ${covered}${why}: ${envDir}`);
     const started = await ctx.supervisor.start('setup', launch(envDir));
     void ctx.supervisor.whenExited('setup').then((state) => {
       if (state?.code === 0 && !state.cancelled) {

@@ -50,6 +50,20 @@ describe('setup_fingerprint is accepted', () => {
   });
 });
 
+describe('setup_cache: setup is cached by default', () => {
+  // [what, file text, expected job.setup_cache]
+  // prettier-ignore
+  const cases: [string, string, boolean][] = [
+    ['left out: cached', SETUP, true],
+    ['false: setup runs every time', `${SETUP}setup_cache = false\n`, false],
+    ['true beside setup_fingerprint', `${SETUP}setup_cache = true\nsetup_fingerprint = ["req.txt"]\n`, true],
+    ['false without setup (nothing to cache)', `${HEAD}setup_cache = false\n`, false],
+  ];
+  test.each(cases)('%s', async (_what, toml, expected) => {
+    expect((await load(toml)).job.setup_cache).toBe(expected);
+  });
+});
+
 describe('setup_fingerprint problems name the entry, its line and column', () => {
   // [what, file text, expected message after "<file>:"; WS stands for the workspace]
   // prettier-ignore
@@ -66,6 +80,8 @@ describe('setup_fingerprint problems name the entry, its line and column', () =>
     ['an empty entry', `${SETUP}setup_fingerprint = [""]\n`, '5:22: job.setup_fingerprint[0] must not be empty'],
     ['not an array', `${SETUP}setup_fingerprint = "req.txt"\n`, '5:1: job.setup_fingerprint must be an array, not a string'],
     ['a typo in the key', `${SETUP}setup_fingerprnt = ["req.txt"]\n`, '5:1: unknown key "setup_fingerprnt" in [job]; did you mean "setup_fingerprint"?'],
+    ['files to key a setup that is not cached', `${SETUP}setup_cache = false\nsetup_fingerprint = ["req.txt"]\n`, '5:1: setup_fingerprint names the files that key a cached setup, but setup_cache = false runs setup every time'],
+    ['setup_cache not a boolean', `${SETUP}setup_cache = "no"\n`, '5:1: job.setup_cache must be a boolean, not a string'],
   ];
 
   test.each(cases)('%s', async (_what, toml, expected) => {

@@ -58,14 +58,25 @@ function isFile(p: string): boolean {
   }
 }
 
-/** `setup_fingerprint` names files that setup depends on: it needs a setup, and each file
- *  must be inside the workspace and exist there now (the node hashes the pushed copy). */
+/** `setup_fingerprint` names files that setup depends on: it needs a setup whose
+ *  environment is cached, and each file must be inside the workspace and exist there now
+ *  (the node hashes the pushed copy). */
 export function checkSetupFingerprint(
   files: readonly string[],
   setup: string | undefined,
   workdir: string,
+  isSetupCached = true,
 ): Problem[] {
   if (files.length === 0) return [];
+  if (!isSetupCached) {
+    return [
+      {
+        path: ['job', 'setup_cache'],
+        text: 'setup_fingerprint names the files that key a cached setup, but setup_cache = false runs setup every time',
+        hint: 'leave setup_cache out to cache setup on those files, or leave setup_fingerprint out',
+      },
+    ];
+  }
   if (setup === undefined) {
     return [
       {

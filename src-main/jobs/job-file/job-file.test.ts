@@ -146,7 +146,7 @@ describe('rejects bad job files with a one-line message at the right place', () 
   test('an unknown key lists what the table accepts as the hint', async () => {
     const err = await failure(`${HEAD}outptus = []\n`);
     expect(err.hint).toBe(
-      '[job] accepts: name, run, setup, workspace, outputs, env, params, setup_fingerprint, host_setup, bootstrap_script, run_setup, checkpoints, constraints, distributed, stop, master_port, ports, remote_ports, cache, checkpoint_every',
+      '[job] accepts: name, run, setup, workspace, outputs, env, params, setup_fingerprint, setup_cache, host_setup, bootstrap_script, run_setup, checkpoints, constraints, distributed, stop, master_port, ports, remote_ports, cache, checkpoint_every',
     );
   });
 
@@ -239,6 +239,7 @@ hosts = ["lab1", "lab2"]
         },
         params: { LR: '3e-4' },
         setup_fingerprint: [],
+        setup_cache: true,
         host_setup: [],
         constraints: [],
         distributed: false,
@@ -271,6 +272,7 @@ hosts = ["lab1", "lab2"]
         env: {},
         params: {},
         setup_fingerprint: [],
+        setup_cache: true,
         host_setup: [],
         constraints: [],
         distributed: false,

@@ -110,7 +110,12 @@ export function parseJobToml(text: string, opts: ParseJobTomlOptions): LoadedJob
     ...outputs.problems,
     ...(workdir.problem
       ? []
-      : checkSetupFingerprint(table.setup_fingerprint, table.setup, workdir.workdir)),
+      : checkSetupFingerprint(
+          table.setup_fingerprint,
+          table.setup,
+          workdir.workdir,
+          table.setup_cache,
+        )),
     ...checkParams(table.params),
     ...checkProvider(pool.provider, opts.knownProviders),
     ...checkHostResources(pool),

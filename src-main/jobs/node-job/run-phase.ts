@@ -6,6 +6,7 @@ import { type AgentRequest, waitForHostSetup } from '../host/host-setup-wait';
 import type { JobEvent } from '../fsm/job-fsm';
 import { configureParams } from '../secrets/job-secrets';
 import { sendHostSetupSecrets } from '../host/host-setup-secrets-send';
+import { shapeImage } from '../host/setup-env-request';
 import { journalNodeCache } from '../host/node-cache-journal';
 import { CellServer, type SweepWiring } from '../sweep/cell-server';
 import type { Attempt } from './attempt';
@@ -45,7 +46,11 @@ export async function runPhase(
   const gang = phase === 'run' ? h.deps.gang : undefined;
   const rank = gang ? await arriveInGang(h, gang, link, opts.isResumedInRun) : null;
   if (rank?.kind === 'stopped') return null; // the gang stops this rank with its reason
-  const params = configureParams(h.deps.agentJobId, job, h.deps.freshSetup, h.current.attempt);
+  const params = configureParams(h.deps.agentJobId, job, {
+    freshSetup: h.deps.freshSetup,
+    attempt: h.current.attempt,
+    image: shapeImage(h.deps.manager.record.desired.shape),
+  });
   if (rank?.kind === 'go') params.gang = rank.env;
   await link.request('configure', params);
   // What the agent holds after configure is what counts: a warm node reports the phases
@@ -126,6 +131,7 @@ async function serveCells(
       runId: h.deps.manager.record.runId,
       nodeId: h.nodeId,
       job: h.deps.job,
+      image: shapeImage(h.deps.manager.record.desired.shape),
       link: () => attempt.link(),
       phases: attempt.phases,
       transfers: () => transfersOf(h, attempt),

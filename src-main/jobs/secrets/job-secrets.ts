@@ -1,6 +1,7 @@
 import type { ConfigureParams } from '../../../src-agent/wire/protocol';
 import type { JobSpec } from '../../contract';
 import { REDACTED } from './redact-job';
+import { setupEnvRequest, type SetupEnvOptions } from '../host/setup-env-request';
 
 export type ConfigureEnv =
   | { ok: true; env: Record<string, string>; secretEnv?: Record<string, string> }
@@ -26,28 +27,24 @@ export function configureEnv(jobEnv: JobSpec['env']): ConfigureEnv {
 }
 
 /** The `configure` request for a job's phases; throws what `configureEnv` refuses. A job
- *  whose setup names fingerprint files gets a persistent environment (`setupEnv`); its
+ *  with a setup gets a persistent environment (`setupEnv`, host/setup-env-request.ts); its
  *  run_setup runs before every run (`runSetup`). */
 export function configureParams(
   agentJobId: string,
   job: JobSpec,
-  freshSetup = false,
-  attempt = 0,
+  opts: SetupEnvOptions & { attempt?: number } = {},
 ): ConfigureParams {
   const split = configureEnv(job.env);
   if (!split.ok) throw new Error(split.error);
   const { env, secretEnv } = split;
-  const setupEnv =
-    job.setup !== undefined && job.setup_fingerprint.length > 0
-      ? { setupEnv: { fingerprint: job.setup_fingerprint, fresh: freshSetup } }
-      : {};
+  const setupEnv = setupEnvRequest(job, opts);
   return {
     jobId: agentJobId,
-    attempt,
+    attempt: opts.attempt ?? 0,
     env,
     ...(secretEnv ? { secretEnv } : {}),
     params: job.params,
-    ...setupEnv,
+    ...(setupEnv ? { setupEnv } : {}),
     ...(job.run_setup ? { runSetup: job.run_setup } : {}),
   };
 }

@@ -2,8 +2,8 @@
 // the next queued cell, configures the agent for it (a new job id: the agent gives it a
 // clean slate of the pushed workspace), runs it, brings its outputs into
 // `runs/<run>/jobs/<cell>/`, writes its receipt and ends it in the ledger, then takes the
-// next. Setup ran once on the node before the first cell; a persistent environment
-// (`setup_fingerprint`) is looked up again per cell (a cache hit: no command runs).
+// next. Setup ran once on the node before the first cell; its persistent environment is
+// looked up again per cell (a cache hit: no command runs, also with setup_cache = false).
 import type { Phase, PhaseState } from '../../../src-agent/wire/protocol';
 import type { JobSpec } from '../../contract';
 import type { Ledger } from '../../ledger/ledger';
@@ -20,6 +20,8 @@ export interface CellHost {
   runId: string;
   nodeId: string;
   job: JobSpec;
+  /** The node's image, part of its environment's key (host/setup-env-request.ts). */
+  image?: string;
   link(): JobLink;
   phases: PhaseTracker;
   transfers(): TransferDeps;
@@ -191,13 +193,13 @@ export class CellServer {
     const cellJob: JobSpec = { ...job, params: { ...job.params, ...cell.values } };
     await link.request(
       'configure',
-      configureParams(`${h.runId}.${cell.id}`, cellJob, false, attempt),
+      configureParams(`${h.runId}.${cell.id}`, cellJob, { attempt, image: h.image, isCell: true }),
     );
     // A resumed cell's phases are what the agent holds (the same job: nothing cleared).
     h.phases.reset(isResumed ? Object.values((await link.request('status', {})).phases) : []);
     const isRunStarted = isResumed && h.phases.has('run');
     // A persistent environment is chosen per job: looked up again (a hit runs nothing).
-    if (!isRunStarted && job.setup !== undefined && job.setup_fingerprint.length > 0) {
+    if (!isRunStarted && job.setup !== undefined) {
       const st = await this.runPhase(link, 'setup', job.setup);
       if (st.code !== 0) return this.finish(cell, st, 'setup', null);
     }

@@ -27,7 +27,12 @@ export function checkJob(job: JobSpec): JobSpec {
       'give the job a workspace folder, or leave setup_fingerprint out',
     );
   const fingerprint = job.workspace
-    ? checkSetupFingerprint(job.setup_fingerprint, job.setup, job.workspace.workdir)
+    ? checkSetupFingerprint(
+        job.setup_fingerprint,
+        job.setup,
+        job.workspace.workdir,
+        job.setup_cache,
+      )
     : [];
   if (fingerprint.length > 0)
     throw new TenderError('bad_input', fingerprint[0]!.text, fingerprint[0]!.hint);

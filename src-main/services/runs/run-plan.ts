@@ -67,9 +67,10 @@ export function planRun(
   };
 }
 
-/** The run before ran the same setup keyed by the same files, and got past it. */
+/** The run before ran the same cached setup keyed the same way, and got past it (the
+ *  files' contents are the node's to compare: this is the plan's best guess). */
 function isSetupCached(before: JobSpec, next: JobSpec, status: string): boolean {
-  if (!next.setup || next.setup_fingerprint.length === 0) return false;
+  if (!next.setup || next.setup_cache === false || before.setup_cache === false) return false;
   return (
     before.setup === next.setup &&
     JSON.stringify(before.setup_fingerprint) === JSON.stringify(next.setup_fingerprint) &&
