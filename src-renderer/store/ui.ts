@@ -55,8 +55,11 @@ export interface ComposerDraft {
   workdir: string;
   exclude: string[];
   setup: string;
-  /** Workspace files setup depends on, one per line (setup_fingerprint). */
+  /** Workspace files setup depends on, one per line (setup_fingerprint); empty: the usual
+   *  dependency files found in the workspace. */
   setupFingerprint: string;
+  /** false: setup runs every run (setup_cache = false). */
+  setupCache: boolean;
   /** Rebuild the persistent environment even when one is ready. */
   freshSetup: boolean;
   run: string;
@@ -118,6 +121,7 @@ export const EMPTY_DRAFT: ComposerDraft = {
   exclude: [],
   setup: '',
   setupFingerprint: '',
+  setupCache: true,
   freshSetup: false,
   run: '',
   outputs: '',

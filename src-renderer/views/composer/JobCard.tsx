@@ -48,33 +48,48 @@ export function JobCard({
         </div>
         {draft.setup.trim() !== '' && (
           <div className="field">
-            <label htmlFor="job-setup-fingerprint">
-              Setup depends on{' '}
+            <label className="check">
+              <input
+                type="checkbox"
+                data-testid="setup-cache"
+                checked={draft.setupCache}
+                onChange={(e) => patch({ setupCache: e.target.checked })}
+              />{' '}
+              Skip setup while its dependencies are unchanged{' '}
               <span className="faint">
-                (optional, one workspace file per line: while these and the setup command are
-                unchanged, setup is skipped and its environment, $TENDER_ENV, reused)
+                (its environment, $TENDER_ENV, is kept on the node; untick to run setup every time)
               </span>
             </label>
-            <textarea
-              id="job-setup-fingerprint"
-              className="textarea"
-              data-testid="job-setup-fingerprint"
-              rows={2}
-              spellCheck={false}
-              placeholder="requirements.txt"
-              value={draft.setupFingerprint}
-              onChange={(e) => patch({ setupFingerprint: e.target.value })}
-            />
-            {draft.setupFingerprint.trim() !== '' && (
-              <label className="check">
-                <input
-                  type="checkbox"
-                  data-testid="fresh-setup"
-                  checked={draft.freshSetup}
-                  onChange={(e) => patch({ freshSetup: e.target.checked })}
-                />{' '}
-                Rebuild the environment this time
-              </label>
+            {draft.setupCache && (
+              <>
+                <label htmlFor="job-setup-fingerprint">
+                  Setup depends on{' '}
+                  <span className="faint">
+                    (optional, one workspace file per line; empty: requirements*.txt,
+                    pyproject.toml, setup.py, setup.cfg, uv.lock, poetry.lock, Pipfile.lock,
+                    environment.yml… found in the workspace, and the files setup names)
+                  </span>
+                </label>
+                <textarea
+                  id="job-setup-fingerprint"
+                  className="textarea"
+                  data-testid="job-setup-fingerprint"
+                  rows={2}
+                  spellCheck={false}
+                  placeholder="requirements.txt"
+                  value={draft.setupFingerprint}
+                  onChange={(e) => patch({ setupFingerprint: e.target.value })}
+                />
+                <label className="check">
+                  <input
+                    type="checkbox"
+                    data-testid="fresh-setup"
+                    checked={draft.freshSetup}
+                    onChange={(e) => patch({ freshSetup: e.target.checked })}
+                  />{' '}
+                  Rebuild the environment this time
+                </label>
+              </>
             )}
           </div>
         )}

@@ -100,6 +100,25 @@ describe('draftToStartInput', () => {
     expect(none.job.setup_fingerprint).toBeUndefined();
   });
 
+  it('setup is cached by default (keyed on the usual dependency files); unticked it runs every time', () => {
+    // [what, draft fields, expected setup keys of the job, freshSetup]
+    // prettier-ignore
+    const cases: [string, Partial<ComposerDraft>, Record<string, unknown>, boolean | undefined][] = [
+      ['a setup alone: cached, no files named', { setup: 'pip install -r requirements.txt' }, { setup_fingerprint: [] }, undefined],
+      ['files named', { setup: 'x', setupFingerprint: 'req.txt' }, { setup_fingerprint: ['req.txt'] }, undefined],
+      ['not cached: no files sent, no rebuild asked', { setup: 'x', setupCache: false, setupFingerprint: 'req.txt', freshSetup: true }, { setup_cache: false }, undefined],
+    ];
+    for (const [what, fields, keys, fresh] of cases) {
+      const input = draftToStartInput(draft(fields));
+      const { setup_fingerprint, setup_cache } = input.job;
+      const got = Object.fromEntries(
+        Object.entries({ setup_fingerprint, setup_cache }).filter(([, v]) => v !== undefined),
+      );
+      expect(got, what).toEqual(keys);
+      expect(input.freshSetup, what).toBe(fresh);
+    }
+  });
+
   it('"Use a new node" asks run.start not to claim a warm node; run.plan always may', () => {
     expect(draftToStartInput(draft({})).reuseWarm).toBeUndefined();
     expect(draftToStartInput(draft({ newNode: true })).reuseWarm).toBe(false);

@@ -1,6 +1,7 @@
 import type {
   CommandInput,
   EnvValue,
+  JobSpecInput,
   OfferFilterInput,
   PoolSpecInput,
 } from '../../../src-main/contract';
@@ -23,6 +24,16 @@ export function lines(text: string | readonly string[]): string[] {
   return all.map((l) => l.trim()).filter((l) => l.length > 0);
 }
 
+/** The setup's keys as a tender.toml would hold them: cached (the default) on the files
+ *  listed, or on the usual dependency files when none are; or run every time. */
+function setupOf(
+  setup: string,
+  draft: ComposerDraft,
+): Pick<JobSpecInput, 'setup' | 'setup_fingerprint' | 'setup_cache'> {
+  if (!draft.setupCache) return { setup, setup_cache: false };
+  return { setup, setup_fingerprint: lines(draft.setupFingerprint) };
+}
+
 /** The composer's draft as `run.start` input: exactly the JobSpec and PoolSpec a tender.toml
  *  with the same content would give. Checks beyond `draftProblems` are the contract's. */
 export function draftToStartInput(draft: ComposerDraft): StartInput {
@@ -32,7 +43,7 @@ export function draftToStartInput(draft: ComposerDraft): StartInput {
     job: {
       name: draft.name.trim(),
       run: draft.run,
-      ...(setup ? { setup, setup_fingerprint: lines(draft.setupFingerprint) } : {}),
+      ...(setup ? setupOf(setup, draft) : {}),
       ...(workdir ? { workspace: { workdir, exclude: lines(draft.exclude) } } : {}),
       outputs: lines(draft.outputs),
       env: envOf(draft),
@@ -53,7 +64,7 @@ export function draftToStartInput(draft: ComposerDraft): StartInput {
       afterJob: draft.keep ? 'keep_warm' : 'destroy',
     },
     ...(draft.source ? { source: draft.source } : {}),
-    ...(draft.freshSetup ? { freshSetup: true } : {}),
+    ...(draft.freshSetup && draft.setupCache ? { freshSetup: true } : {}),
     ...(draft.newNode ? { reuseWarm: false } : {}),
   };
 }

@@ -46,6 +46,7 @@ describe('loadedToDraft', () => {
       exclude: ['/data', '*.ckpt'],
       setup: 'mkdir -p out',
       setupFingerprint: 'requirements.txt\nenv/extra.txt',
+      setupCache: true,
       freshSetup: false,
       run: 'sh run.sh',
       outputs: 'out/metrics.json\nout/loss.csv',

@@ -71,6 +71,7 @@ export function loadedToDraft(loaded: LoadedJob): { draft: ComposerDraft; notes:
       exclude: job.workspace?.exclude ?? [],
       setup: job.setup ?? '',
       setupFingerprint: job.setup_fingerprint.join('\n'),
+      setupCache: job.setup_cache,
       freshSetup: false,
       run: job.run,
       outputs: job.outputs.join('\n'),
