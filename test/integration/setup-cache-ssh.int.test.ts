@@ -104,4 +104,21 @@ describe('setup cached without setup_fingerprint, on a warm BYO host', () => {
     expect(second.lines.join('\n')).toMatch(/\(setup_cache = false: built every run\)/);
     expect(setupRuns()).toBe(2);
   });
+
+  it('a setup that writes into the workspace is not cached: the next run still finds its files', async () => {
+    const { t, run, setupRuns } = await warmHost((work) =>
+      sshJob(work, {
+        setup: 'mkdir -p data && echo rows > data/train.csv && echo built >> $HOME/setup-runs',
+        run: 'cat data/train.csv',
+      }),
+    );
+    writeFileSync(join(t.work, 'train.py'), 'lr = 1\n');
+    const first = await run();
+    expect(first.lines.join('\n')).toMatch(
+      /environment [0-9a-f]{16} not kept: setup wrote data into the workspace/,
+    );
+    const second = await run(); // the clean slate removed data/: setup must run again
+    expect(second.lines).toContain('rows');
+    expect(setupRuns()).toBe(2);
+  });
 });

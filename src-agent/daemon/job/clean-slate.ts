@@ -24,28 +24,33 @@ export function cleanSlate(paths: NodePaths): CleanSlateResult {
     renameSync(paths.output, aside);
     outputSetAside = true;
   }
+  let removed = 0;
+  for (const path of strayPaths(paths)) {
+    rmSync(join(paths.workspace, path), { recursive: true, force: true });
+    removed++;
+  }
+  return { removed, outputSetAside };
+}
+
+/** The workspace paths the app did not push, the top-most of each (a folder nobody pushed
+ *  is one path), in walk order; none without a manifest or a workspace. */
+export function strayPaths(paths: NodePaths): string[] {
   const manifest = readRawManifest(paths);
-  if (!manifest || !existsSync(paths.workspace)) return { removed: 0, outputSetAside };
+  if (!manifest || !existsSync(paths.workspace)) return [];
   const keepFiles = new Set(manifest.files.keys());
   const keepDirs = new Set(manifest.dirs);
-  let removed = 0;
+  const strays: string[] = [];
   const walk = (rel: string): void => {
     for (const e of readdirSync(join(paths.workspace, rel), { withFileTypes: true })) {
       const path = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory() && !e.isSymbolicLink()) {
         if (keepDirs.has(path) || hasKeptBelow(path, keepFiles, keepDirs)) walk(path);
-        else {
-          rmSync(join(paths.workspace, path), { recursive: true, force: true });
-          removed++;
-        }
-      } else if (!keepFiles.has(path)) {
-        rmSync(join(paths.workspace, path), { force: true });
-        removed++;
-      }
+        else strays.push(path);
+      } else if (!keepFiles.has(path)) strays.push(path);
     }
   };
   walk('');
-  return { removed, outputSetAside };
+  return strays;
 }
 
 function hasKeptBelow(dir: string, files: Set<string>, dirs: Set<string>): boolean {

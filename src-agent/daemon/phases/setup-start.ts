@@ -20,6 +20,7 @@ import {
   touchEnv,
 } from '../environment/setup-env';
 import { defaultKeyFiles, describeKey } from '../environment/setup-key';
+import { setupWorkspaceWrites, workspaceWritesNotice } from '../environment/setup-writes';
 
 export interface StartResult {
   pid: number;
@@ -85,7 +86,10 @@ export async function startSetupWithEnv(
     ctx.log.append('agent', 'info', `building environment ${key} for ${covered}${why}: ${envDir}`);
     const started = await ctx.supervisor.start('setup', launch(envDir));
     void ctx.supervisor.whenExited('setup').then((state) => {
-      if (state?.code === 0 && !state.cancelled) {
+      const writes = req.uncached ? [] : setupWorkspaceWrites(ctx.paths);
+      if (state?.code === 0 && !state.cancelled && writes.length > 0) {
+        ctx.log.append('agent', 'info', workspaceWritesNotice(key, writes));
+      } else if (state?.code === 0 && !state.cancelled) {
         markEnvReady(envDir, { command, builtAt: Date.now() });
         ctx.log.append('agent', 'info', `environment ${key} is ready`);
       } else {
