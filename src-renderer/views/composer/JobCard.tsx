@@ -55,11 +55,11 @@ export function JobCard({
                 checked={draft.setupCache}
                 onChange={(e) => patch({ setupCache: e.target.checked })}
               />{' '}
-              Skip setup while its dependencies are unchanged{' '}
-              <span className="faint">
-                (its environment, $TENDER_ENV, is kept on the node; untick to run setup every time)
-              </span>
+              Skip setup while its dependencies are unchanged
             </label>
+            <span className="hint">
+              Its environment, $TENDER_ENV, is kept on the node; untick to run setup every time.
+            </span>
             {draft.setupCache && (
               <>
                 <label htmlFor="job-setup-fingerprint">
