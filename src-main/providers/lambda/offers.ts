@@ -1,5 +1,5 @@
 import type { Offer, OfferFilter } from '../../contract/offer';
-import { isGpuAskedFor } from '../gpu-names';
+import { selectAskedGpus } from '../gpu-names';
 import type { InstanceTypeEntry } from './api-client';
 import { PROVIDER } from './kind';
 
@@ -84,10 +84,17 @@ export function selectOffers(
   diskOf: (instanceType: string) => number = () => Number.POSITIVE_INFINITY,
 ): LambdaOffer[] {
   if (filter.interruptible === true) return [];
+  const gpus =
+    filter.gpu === undefined
+      ? null
+      : selectAskedGpus(
+          filter.gpu,
+          offers.map((o) => o.gpuName),
+        );
   return offers
     .filter(
       (o) =>
-        (filter.gpu === undefined || isGpuAskedFor(filter.gpu, o.gpuName)) &&
+        (gpus === null || gpus.has(o.gpuName)) &&
         o.gpuCount === filter.gpuCount &&
         (filter.minVramGb === undefined || o.vramGb >= filter.minVramGb) &&
         (filter.maxPrice === undefined || o.pricePerHour <= filter.maxPrice) &&

@@ -1,5 +1,5 @@
 import type { Offer, OfferFilter } from '../../contract/offer';
-import { isGpuAskedFor } from '../gpu-names';
+import { selectAskedGpus } from '../gpu-names';
 import type { GpuTypeRow } from './api-client';
 import { PROVIDER } from './lease-facts';
 
@@ -51,15 +51,20 @@ export function offersOf(rows: GpuTypeRow[], cloud: Cloud, filter: OfferFilter):
 export function selectOffers(offers: Offer[], filter: OfferFilter): Offer[] {
   const priceOf = (o: Offer) =>
     filter.interruptible ? (o.interruptiblePricePerHour ?? Infinity) : o.pricePerHour;
+  const typeOf = (o: Offer) => o.offerId.split('|')[0] ?? '';
+  const gpus = filter.gpu
+    ? selectAskedGpus(
+        filter.gpu,
+        offers.flatMap((o) => [o.gpuName, typeOf(o)]),
+      )
+    : null;
   return offers
     .filter((o) => {
       if (filter.interruptible && o.interruptiblePricePerHour === undefined) return false;
       if (filter.verified === true && !o.verified) return false;
       if (filter.minVramGb !== undefined && o.vramGb < filter.minVramGb) return false;
       if (filter.maxPrice !== undefined && priceOf(o) > filter.maxPrice) return false;
-      const [typeId = ''] = o.offerId.split('|');
-      if (filter.gpu && !isGpuAskedFor(filter.gpu, o.gpuName) && !isGpuAskedFor(filter.gpu, typeId))
-        return false;
+      if (gpus && !gpus.has(o.gpuName) && !gpus.has(typeOf(o))) return false;
       return true;
     })
     .sort((a, b) => priceOf(a) - priceOf(b) || a.offerId.localeCompare(b.offerId))

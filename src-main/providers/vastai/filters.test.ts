@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { OfferFilter, type OfferFilterInput } from '../../contract/offer';
 import { ProviderError } from '../provider';
-import { buildOfferQuery, effectiveDiskGb, gpuNames, regionCodes } from './filters';
+import { buildOfferQuery, effectiveDiskGb, regionCodes } from './filters';
 
 const query = (input: OfferFilterInput, extra = 0) =>
   buildOfferQuery(OfferFilter.parse(input), extra);
@@ -35,6 +35,16 @@ describe('buildOfferQuery', () => {
       'several gpu names',
       { gpu: 'RTX_4090, RTX_3090' },
       { gpu_name: { in: ['RTX 4090', 'RTX 3090'] } },
+    ],
+    [
+      'a family name: its Vast variants',
+      { gpu: 'A100' },
+      { gpu_name: { in: ['A100 SXM4', 'A100 PCIE', 'A100X'] } },
+    ],
+    [
+      'a family in lower case, by its number',
+      { gpu: '4090' },
+      { gpu_name: { in: ['RTX 4090', 'RTX 4090D'] } },
     ],
     ['gpu count', { gpuCount: 4 }, { num_gpus: { eq: 4 } }],
     ['min VRAM in GB → gpu_ram in MB (×1000)', { minVramGb: 24 }, { gpu_ram: { gte: 24_000 } }],
@@ -104,17 +114,7 @@ describe('regionCodes', () => {
   });
 });
 
-describe('gpuNames and effectiveDiskGb', () => {
-  test.each([
-    [undefined, []],
-    ['', []],
-    ['RTX_4090', ['RTX 4090']],
-    ['  A100_SXM4 ', ['A100 SXM4']],
-    ['RTX_4090,,RTX__3090', ['RTX 4090', 'RTX 3090']],
-  ])('gpuNames(%j)', (gpu, names) => {
-    expect(gpuNames(gpu)).toEqual(names);
-  });
-
+describe('effectiveDiskGb', () => {
   test.each([
     [1, 8],
     [8, 8],

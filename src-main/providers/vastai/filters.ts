@@ -1,5 +1,6 @@
 import type { OfferFilter } from '../../contract/offer';
 import { ProviderError } from '../provider';
+import { vastGpuNames } from './gpu-catalog';
 
 /** What an absent filter field means: a machine you would not regret renting. */
 export const SAFE_DEFAULTS = {
@@ -38,7 +39,8 @@ export function buildOfferQuery(filter: OfferFilter, extraLimit = 0): Record<str
     disk_space: { gte: disk },
   };
   if (filter.verified ?? SAFE_DEFAULTS.verified) q.verified = { eq: true };
-  const gpus = gpuNames(filter.gpu);
+  // Vast compares names exactly: a family (`A100`) is sent as its variants.
+  const gpus = vastGpuNames(filter.gpu);
   if (gpus.length === 1) q.gpu_name = { eq: gpus[0] };
   if (gpus.length > 1) q.gpu_name = { in: gpus };
   // gpu_ram is MB; vast.py multiplies GB by 1000 (offers_mult), so "24" admits a 24 GiB card.
@@ -58,16 +60,6 @@ export function buildOfferQuery(filter: OfferFilter, extraLimit = 0): Record<str
   q.allocated_storage = disk;
   q.limit = Math.min(MAX_SEARCH_LIMIT, filter.limit + extraLimit);
   return q;
-}
-
-/** `RTX_4090`, `rtx 4090`, `RTX 4090, A100_SXM4`: Vast.ai names use spaces (vast.py turns
- *  underscores into spaces before sending). */
-export function gpuNames(gpu: string | undefined): string[] {
-  if (!gpu) return [];
-  return gpu
-    .split(',')
-    .map((g) => g.replace(/_/g, ' ').replace(/\s+/g, ' ').trim())
-    .filter((g) => g !== '');
 }
 
 /** Named regions as vast.py's REGIONS (its Europe list lacks its closing bracket; ours not). */

@@ -1,6 +1,7 @@
 import type { Offer, OfferFilter } from '../../contract/offer';
 import { isRecord } from './errors';
-import { effectiveDiskGb, gpuNames, regionCodes, SAFE_DEFAULTS } from './filters';
+import { effectiveDiskGb, regionCodes, SAFE_DEFAULTS } from './filters';
+import { vastGpuNames } from './gpu-catalog';
 
 /** Vast.ai prices storage per GB and month of 30 days. Checked on show_instance.yaml's
  *  example: storage_cost 0.149333 $/GB/month × 10 GB / 720 h = storage_total_cost
@@ -107,7 +108,7 @@ export function meetsFilter(
   filter: OfferFilter,
   diskGb: number,
 ): boolean {
-  const names = gpuNames(filter.gpu).map(normName);
+  const names = vastGpuNames(filter.gpu).map(normName);
   if (names.length > 0 && !names.includes(normName(offer.gpuName))) return false;
   if (offer.gpuCount !== filter.gpuCount) return false;
   if (filter.minVramGb !== undefined && (num(row.gpu_ram) ?? 0) < filter.minVramGb * 1000)
