@@ -43,7 +43,9 @@ export const Offer = z.object({
   /** Interruptible: the lowest bid the machine takes now plus storage, all-in like
    *  `pricePerHour` (absent: the offer takes no bid). */
   interruptiblePricePerHour: z.number().optional(),
-  reliability: z.number(),
+  /** The marketplace's host reliability score, 0..1; null where it publishes none (RunPod,
+   *  Lambda Cloud): shown as "—", never as a perfect score. */
+  reliability: z.number().nullable(),
   verified: z.boolean(),
   downMbps: z.number(),
   upMbps: z.number(),

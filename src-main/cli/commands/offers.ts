@@ -123,7 +123,7 @@ function render(offers: Offer[], count: number): string {
       o.interruptiblePricePerHour === undefined
         ? '-'
         : `$${o.interruptiblePricePerHour.toFixed(3)}`,
-      o.reliability.toFixed(3),
+      o.reliability === null ? '-' : o.reliability.toFixed(3),
       `${o.downMbps.toFixed(0)}/${o.upMbps.toFixed(0)}`,
       o.location ?? '-',
       o.machineId,

@@ -48,6 +48,7 @@ describe('Lambda instance types → offers', () => {
       gpuPricePerHour: 23.92,
       storagePricePerHour: 0,
       location: 'us-south-1 place',
+      reliability: null, // Lambda publishes no host reliability score
     });
     expect(h100.interruptiblePricePerHour).toBeUndefined();
   });

@@ -51,8 +51,8 @@ export function offersOf(entries: InstanceTypeEntry[]): LambdaOffer[] {
         gpuPricePerHour: price,
         storagePricePerHour: 0,
         pricePerHour: price,
-        // Lambda's own datacenters: no host reliability score, nothing unverified.
-        reliability: 1,
+        // Lambda's own datacenters: no host reliability score published, nothing unverified.
+        reliability: null,
         verified: true,
         downMbps: 0,
         upMbps: 0,

@@ -33,6 +33,7 @@ describe('offersOf: one lowestPrice answer → offers', () => {
       pricePerHour: 1.38,
       interruptiblePricePerHour: 0.7,
       verified: true,
+      reliability: null, // RunPod publishes no host reliability score
     });
   });
 

@@ -34,7 +34,7 @@ export function offersOf(rows: GpuTypeRow[], cloud: Cloud, filter: OfferFilter):
       storagePricePerHour: 0,
       pricePerHour: price,
       ...(bidPrice !== null ? { interruptiblePricePerHour: round(bidPrice * count) } : {}),
-      reliability: 1, // RunPod publishes none; 1 keeps the column neutral
+      reliability: null, // RunPod publishes no host reliability score
       verified: cloud === 'SECURE',
       downMbps: 0,
       upMbps: 0,

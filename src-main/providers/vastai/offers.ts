@@ -95,7 +95,7 @@ export function selectOffers(
     (a, b) =>
       paidPrice(a, filter) - paidPrice(b, filter) ||
       a.pricePerHour - b.pricePerHour ||
-      b.reliability - a.reliability ||
+      (b.reliability ?? 0) - (a.reliability ?? 0) ||
       a.offerId.localeCompare(b.offerId, 'en', { numeric: true }),
   );
   return picked.slice(0, filter.limit);
@@ -115,7 +115,7 @@ export function meetsFilter(
     return false;
   if (filter.interruptible && offer.interruptiblePricePerHour === undefined) return false;
   if (filter.maxPrice !== undefined && paidPrice(offer, filter) > filter.maxPrice) return false;
-  if (offer.reliability < (filter.minReliability ?? SAFE_DEFAULTS.minReliability)) return false;
+  if ((offer.reliability ?? 0) < (filter.minReliability ?? SAFE_DEFAULTS.minReliability)) return false;
   if ((filter.verified ?? SAFE_DEFAULTS.verified) && !offer.verified) return false;
   if (offer.downMbps < (filter.minDownMbps ?? SAFE_DEFAULTS.minDownMbps)) return false;
   if (filter.minUpMbps !== undefined && offer.upMbps < filter.minUpMbps) return false;

@@ -128,7 +128,7 @@ export function OfferTable(props: {
                   {isAuto && (
                     <span
                       className="of-auto-tag"
-                      title="Filled in from the top of the list to reach the count"
+                      title="Filled in with the cheapest offers (whatever the sort) to reach the count"
                     >
                       in pool
                     </span>
@@ -171,8 +171,20 @@ export function OfferTable(props: {
                   </>
                 )}
               </td>
-              <td className={`num ${o.reliability < 0.95 ? 'of-amber' : ''}`}>
-                {(o.reliability * 100).toFixed(1)}%
+              <td
+                className={`num ${o.reliability !== null && o.reliability < 0.95 ? 'of-amber' : ''}`}
+                data-testid="offer-reliability-cell"
+                title={
+                  o.reliability === null
+                    ? `${marketName(o.provider)} publishes no host reliability score`
+                    : undefined
+                }
+              >
+                {o.reliability === null ? (
+                  <span className="faint">—</span>
+                ) : (
+                  `${(o.reliability * 100).toFixed(1)}%`
+                )}
               </td>
               <td className="num">{mbps(o.downMbps)}</td>
               <td className="num">{mbps(o.upMbps)}</td>

@@ -55,7 +55,7 @@ export function PoolBar(props: {
       <div className="of-pool-text">
         <span>
           {props.picked > 0 ? `${props.picked} picked` : 'none picked'}
-          {filled > 0 && ` + ${filled} from the top of the list`}
+          {filled > 0 && ` + the ${filled} cheapest`}
         </span>
         {props.problem ? (
           <span className="of-pool-problem" role="alert" data-testid="pool-problem">

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Offer } from '../../../src-main/contract';
-import { nextSort, offerKey, poolOf, poolProblem, sortOffers, valueOf } from './offer-sort';
+import { nextSort, offerKey, type Sort, poolOf, poolProblem, sortOffers, valueOf } from './offer-sort';
 
 const offer = (id: string, over: Partial<Offer>): Offer => ({
   provider: 'vastai',
@@ -88,17 +88,34 @@ describe('offer sorting', () => {
 describe('the pool', () => {
   const sorted = [cheap, mid, big];
   const keysOf = (...list: Offer[]) => new Set(list.map(offerKey));
-  it('is the picked offers first, then the top of the table up to the count', () => {
+  it('is the picked offers first, then the cheapest up to the count', () => {
     const { pool, auto } = poolOf(sorted, keysOf(big), 2);
     expect(ids(pool)).toEqual(['2', '1']);
     expect([...auto]).toEqual(['vastai:1']);
+  });
+
+  it.each<[string, Sort, string[]]>([
+    ['price, low to high', { key: 'price', dir: 'asc' }, ['1', '3']],
+    ['price, high to low', { key: 'price', dir: 'desc' }, ['1', '3']],
+    ['VRAM, most first', { key: 'vram', dir: 'desc' }, ['1', '3']],
+    ['region', { key: 'region', dir: 'asc' }, ['1', '3']],
+  ])('fills with the cheapest offers whatever the sort (%s)', (_, sort, want) => {
+    const { pool, auto } = poolOf(sortOffers([cheap, mid, big], sort), new Set(), 2);
+    expect(ids(pool)).toEqual(want);
+    expect([...auto]).toEqual(want.map((id) => `vastai:${id}`));
+  });
+
+  it('takes the cheapest offer’s marketplace when nothing is picked, whatever the sort', () => {
+    const pod = offer('p1', { provider: 'runpod', pricePerHour: 0.1 });
+    const table = sortOffers([cheap, mid, big, pod], { key: 'price', dir: 'desc' });
+    expect(ids(poolOf(table, new Set(), 1).pool)).toEqual(['p1']);
   });
 
   it('is short when too few offers match', () => {
     expect(poolOf(sorted, new Set(), 5).pool).toHaveLength(3);
   });
 
-  it('fills only from the marketplace of the picked offers, else of the top row', () => {
+  it('fills only from the marketplace of the picked offers, else of the cheapest offer', () => {
     const pod = offer('p1', { provider: 'runpod', pricePerHour: 0.25 });
     const pod2 = offer('p2', { provider: 'runpod', pricePerHour: 0.9 });
     const table = sortOffers([cheap, pod, mid, pod2], { key: 'price', dir: 'asc' });

@@ -86,9 +86,11 @@ export function offerKey(o: Pick<Offer, 'provider' | 'offerId'>): string {
   return `${o.provider}:${o.offerId}`;
 }
 
-/** The pool: the offers picked by hand (in table order), then the first unpicked rows of the
- *  table until there are `count`. A pool rents from one marketplace: the rows that fill it
- *  are those of the picked offers' provider (none picked: the top row's). */
+/** The pool: the offers picked by hand (in table order), then the cheapest unpicked offers
+ *  until there are `count` — whatever the table is sorted by, so "let the cheapest fill the
+ *  pool" holds with the table sorted by price high to low. A pool rents from one marketplace:
+ *  the offers that fill it are those of the picked offers' provider (none picked: the
+ *  cheapest offer's). */
 export function poolOf(
   sorted: readonly Offer[],
   picked: ReadonlySet<string>,
@@ -96,8 +98,10 @@ export function poolOf(
 ): { pool: Offer[]; auto: Set<string> } {
   const pool = sorted.filter((o) => picked.has(offerKey(o)));
   const auto = new Set<string>();
-  const provider = (pool[0] ?? sorted[0])?.provider;
-  for (const o of sorted) {
+  // Stable: equal prices keep the table's order.
+  const byPrice = sorted.slice().sort((a, b) => a.pricePerHour - b.pricePerHour);
+  const provider = (pool[0] ?? byPrice[0])?.provider;
+  for (const o of byPrice) {
     if (pool.length >= count) break;
     if (picked.has(offerKey(o)) || o.provider !== provider) continue;
     pool.push(o);
