@@ -1,43 +1,19 @@
-import type { JobStatus, LeaseState, NodeStage } from '../../src-main/contract';
+import type { JobPhase, JobStatus, LeaseState, NodeStage } from '../../src-main/contract';
+import { nodeBadge, stageLabel } from '../lib/node-stage';
 
-const STAGE_LABEL: Record<NodeStage, string> = {
-  new: 'New',
-  lease_requested: 'Lease requested',
-  lease_created: 'Lease created',
-  endpoint_known: 'Endpoint known',
-  bootstrap_running: 'Bootstrapping',
-  agent_joined: 'Agent joined',
-  handed_off: 'Handed off',
-  dormant: 'Dormant',
-  failed: 'Failed',
-  destroying: 'Destroying',
-  destroyed: 'Destroyed',
-  released: 'Passed to a later run',
-};
+export { stageLabel };
 
-const STAGE_COLOUR: Record<NodeStage, string> = {
-  new: 'grey',
-  lease_requested: 'amber',
-  lease_created: 'amber',
-  endpoint_known: 'amber',
-  bootstrap_running: 'amber',
-  agent_joined: 'blue',
-  handed_off: 'green',
-  dormant: 'blue',
-  failed: 'red',
-  destroying: 'amber',
-  destroyed: 'grey',
-  released: 'grey',
-};
-
-export function stageLabel(stage: NodeStage): string {
-  return STAGE_LABEL[stage];
-}
-
-export function StageBadge({ stage }: { stage: NodeStage }): React.JSX.Element {
+/** A node's stage, in words that say what it does (lib/node-stage.ts): given its job's
+ *  status and phase, a node handed to its job says "Running job", not "Dormant". */
+export function StageBadge(props: {
+  stage: NodeStage;
+  jobStatus?: JobStatus | null;
+  jobPhase?: JobPhase | null;
+}): React.JSX.Element {
+  const badge = nodeBadge(props);
   return (
-    <span className={`badge ${STAGE_COLOUR[stage]}`} data-stage={stage}>
-      {STAGE_LABEL[stage]}
+    <span className={`badge ${badge.colour}`} data-stage={props.stage} data-testid="stage-badge">
+      {badge.label}
     </span>
   );
 }

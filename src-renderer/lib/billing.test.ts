@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { LeaseView } from '../../src-main/contract';
 import { leaseView } from '../../src-main/contract/lease-view.test-util';
-import { accrued, burnRate, needsAttention, totalAccrued } from './billing';
+import {
+  accrued,
+  billingText,
+  burnRate,
+  liveCounts,
+  needsAttention,
+  totalAccrued,
+} from './billing';
 import { bytes, duration, money, perHour } from './format';
 
 const lease = (over: Partial<LeaseView>): LeaseView =>
@@ -25,6 +32,44 @@ describe('billing', () => {
     expect(accrued(lease({ state: 'destroyed', destroyedAt: hour }), 5 * hour)).toBeCloseTo(1.2);
     expect(accrued(lease({ createdAt: null }), hour)).toBe(0);
     expect(totalAccrued([lease({}), lease({ pricePerHour: 0.8 })], hour)).toBeCloseTo(2);
+  });
+
+  it.each<[string, Partial<LeaseView>[], string]>([
+    ['none', [], 'nothing billing'],
+    [
+      'a kept local node',
+      [{ provider: 'local', pricePerHour: null }],
+      'nothing billing · 1 free node live',
+    ],
+    [
+      'a host of yours',
+      [{ provider: 'ssh', pricePerHour: null }],
+      'nothing billing · 1 free node live',
+    ],
+    ['a Vast lease', [{ provider: 'vastai', pricePerHour: 0.4 }], '1 lease billing'],
+    [
+      'a Vast lease not priced yet',
+      [{ provider: 'vastai', state: 'requested', pricePerHour: null }],
+      '1 lease billing',
+    ],
+    [
+      'a chain not created yet',
+      [{ provider: 'runpod,vastai', state: 'requested', pricePerHour: null }],
+      '1 lease billing',
+    ],
+    ['a priced cluster', [{ provider: 'slurm', pricePerHour: 2 }], '1 lease billing'],
+    [
+      'both, and a destroyed one',
+      [
+        { provider: 'local', pricePerHour: null },
+        { provider: 'runpod', pricePerHour: 0.7 },
+        { provider: 'lambda', pricePerHour: 1.1 },
+        { provider: 'vastai', state: 'destroyed', pricePerHour: 0.4 },
+      ],
+      '2 leases billing · 1 free node live',
+    ],
+  ])('counts free live nodes apart from billing ones: %s', (_, over, text) => {
+    expect(billingText(liveCounts(over.map((o) => lease({ state: 'created', ...o }))))).toBe(text);
   });
 
   it('flags failed destroys and lost leases', () => {

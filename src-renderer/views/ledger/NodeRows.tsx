@@ -106,7 +106,7 @@ export function NodeRowView(props: {
         </td>
         <td className="lg-stage-cell">
           <span className="lg-stage-top">
-            <StageBadge stage={node.stage} />
+            <StageBadge stage={node.stage} jobStatus={node.jobStatus} jobPhase={node.jobPhase} />
             <StageClock node={node} now={now} />
           </span>
           <StageStrip node={node} now={now} />

@@ -173,7 +173,7 @@ function NodeHeader(props: {
           rank {rank}
         </span>
       )}
-      <StageBadge stage={node.stage} />
+      <StageBadge stage={node.stage} jobStatus={node.jobStatus} jobPhase={node.jobPhase} />
       {node.jobPhase && node.jobPhase !== 'done' && (
         <span className="badge plain blue">{node.jobPhase.replace('_', ' ')}</span>
       )}
