@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Ledger } from '../ledger/ledger';
 import { allocationOf } from '../providers/allocation';
 import { expandHome } from '../providers/ssh/hosts-file';
-import type { NodeEndpoint } from '../providers/provider';
+import { ProviderError, type NodeEndpoint } from '../providers/provider';
 import { hostKeyCheck } from '../transport/host-key-check';
 import { ensureTenderKey } from '../transport/keys';
 import { readKnownHosts } from '../transport/known-hosts';
@@ -82,9 +82,19 @@ export function connectorFor(
   deadlineMs: number,
   onRetry?: (line: string) => void,
 ): (signal: AbortSignal) => Promise<NodeShell> {
-  if (endpoint.kind === 'local') return async () => new LocalShell(endpoint.dir);
+  if (endpoint.kind === 'local') return async () => localShellTo(endpoint.dir);
   const inside = allocationOf(endpoint);
   if (inside === null) return sshConnector(endpoint, ctx, deadlineMs, onRetry);
   const gateway = sshConnector(inside.gateway, ctx, deadlineMs, onRetry);
   return async (signal) => inside.enter(await gateway(signal));
+}
+
+/** A shell in a local node's folder; the folder gone means the lease is gone (destroyed),
+ *  and the connection fails saying so. */
+function localShellTo(dir: string): LocalShell {
+  if (!existsSync(dir))
+    throw new ProviderError(`the local node's folder ${dir} is gone: its lease was destroyed`, {
+      fatal: true,
+    });
+  return new LocalShell(dir);
 }

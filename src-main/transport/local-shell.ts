@@ -2,7 +2,6 @@ import { spawn } from 'node:child_process';
 import type { Duplex } from 'node:stream';
 import { connectTcp, listenTcp } from './local-tcp';
 import type { ExecChannel, ExitStatus, NodeShell } from './node-shell';
-import { mkdirPrivate } from '../base/private-files';
 
 /** Environment a local node starts from: what a fresh login on a remote machine would have,
  *  and nothing of this process's secrets (API keys, tokens). Job env arrives over the link. */
@@ -28,7 +27,10 @@ export function localNodeEnv(extra: Record<string, string> = {}): NodeJS.Process
   return { ...env, SHLVL: '1', ...extra };
 }
 
-/** NodeShell over local child processes; the "node" is a folder on this machine. */
+/** NodeShell over local child processes; the "node" is a folder on this machine. It never
+ *  creates that folder: the folder is the lease (the local provider's createLease makes it,
+ *  its destroy removes it), so a shell opened after a destroy — a link retry, a look for a
+ *  teardown record — must fail, not bring back a folder that reads as an orphan. */
 export class LocalShell implements NodeShell {
   readonly description: string;
   private readonly children = new Set<ReturnType<typeof spawn>>();
@@ -38,7 +40,6 @@ export class LocalShell implements NodeShell {
     private readonly env: NodeJS.ProcessEnv = localNodeEnv(),
   ) {
     this.description = `local:${dir}`;
-    mkdirPrivate(dir);
   }
 
   exec(command: string): ExecChannel {

@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { PassThrough, Transform } from 'node:stream';
 import { LocalShell, localNodeEnv } from '../../src-main/transport/local-shell';
 import type { ExecChannel, NodeShell } from '../../src-main/transport/node-shell';
@@ -16,6 +17,7 @@ export class RecvTestShell implements NodeShell {
 
   /** `env`: more variables for the node's commands (e.g. `TENDER_AGENT_TAR=0`). */
   constructor(dir: string, env: Record<string, string> = {}) {
+    mkdirSync(dir, { recursive: true }); // the node's folder (a LocalShell never makes it)
     this.inner = new LocalShell(dir, localNodeEnv(env));
     this.description = this.inner.description;
   }

@@ -2,6 +2,7 @@
 // and manifest requests in turn, staying in step after a refusal, and replaced by the pool
 // when it dies.
 import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,13 +27,19 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
+/** A shell in the node's folder, made first (a LocalShell never makes it). */
+function localShell(dir: string): LocalShell {
+  mkdirSync(dir, { recursive: true });
+  return new LocalShell(dir);
+}
+
 /** A LocalShell that counts the commands it runs. */
 class CountingShell implements NodeShell {
   readonly inner: LocalShell;
   readonly description = 'counting';
   commands: string[] = [];
   constructor(dir: string) {
-    this.inner = new LocalShell(dir);
+    this.inner = localShell(dir);
   }
   exec(command: string): ExecChannel {
     this.commands.push(command.split(' ')[2] ?? command);
@@ -155,7 +162,7 @@ describe('a workspace session', () => {
     let connects = 0;
     const connect = async () => {
       connects++;
-      return new LocalShell(join(s.root, 'home'));
+      return localShell(join(s.root, 'home'));
     };
     const push = () =>
       pool.with('node-1\0x', connect, s.address, async (session) =>
@@ -203,7 +210,7 @@ describe('a workspace session', () => {
     const use = (pool: WorkspaceSessions, key: string) =>
       pool.with(
         key,
-        async () => new LocalShell(join(s.root, 'home')),
+        async () => localShell(join(s.root, 'home')),
         s.address,
         (session) => session.manifest(),
       );
