@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as pty from 'node-pty';
 import type { EventBus } from '../../base/event-bus';
+import type { NodeStage } from '../../contract';
 import type { NodeRecord } from '../../ledger/node-record';
 import { localNodeEnv } from '../../transport/local-shell';
 import type { SshShell } from '../../transport/ssh-shell';
@@ -11,6 +12,11 @@ import { TenderError } from '../../base/tender-error';
 
 /** A terminal's node answers within this, or the open fails naming why. */
 const TERMINAL_CONNECT_MS = 60_000;
+
+/** A shell opens on a node whose agent is up and whose lease is there. */
+function isTerminalStage(stage: NodeStage): boolean {
+  return stage === 'dormant' || stage === 'handed_off';
+}
 
 /** One interactive terminal: bytes in, bytes out (events), resize, close. */
 interface Session {
@@ -36,7 +42,17 @@ export class Terminals {
   constructor(
     private readonly bus: EventBus,
     private readonly ssh: SshConnectContext,
-  ) {}
+  ) {
+    // A node that leaves the running stages (destroyed, Tear down all) takes its shells with
+    // it: a local one would otherwise go on in a deleted folder.
+    bus.on('node.changed', (node) => {
+      if (!isTerminalStage(node.stage)) this.closeOn(node.id);
+    });
+  }
+
+  private closeOn(nodeId: string): void {
+    for (const [id, n] of [...this.nodeOf]) if (n === nodeId) this.close(id);
+  }
 
   private sshTo(rec: NodeRecord): (signal: AbortSignal) => Promise<SshShell> {
     if (rec.connection?.kind !== 'ssh') throw new TenderError('internal', 'not an ssh node');
@@ -45,7 +61,7 @@ export class Terminals {
 
   async open(rec: NodeRecord, size: TerminalSize): Promise<string> {
     const ep = rec.connection;
-    if (!ep || !['dormant', 'handed_off'].includes(rec.stage)) {
+    if (!ep || !isTerminalStage(rec.stage)) {
       throw new TenderError(
         'conflict',
         `node ${rec.logicalId} is ${rec.stage}: a terminal needs a running node`,
@@ -96,6 +112,7 @@ export class Terminals {
   close(id: string): void {
     this.sessions.get(id)?.close();
     this.sessions.delete(id);
+    this.nodeOf.delete(id);
   }
 
   closeAll(): void {

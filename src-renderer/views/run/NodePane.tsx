@@ -12,14 +12,10 @@ import { HostSetupField } from './HostSetupField';
 import { CopyIcon, FollowIcon, LogIcon, TerminalIcon } from './icons';
 import type { LogRouter } from './log-router';
 import { NodeTerminal } from './NodeTerminal';
+import { terminalWhyNot } from './terminal-why';
 import { PaneSearch, WholeLogResults, type WholeLog } from './PaneSearch';
 import { useLogTerminal, type LogTerminal } from './use-log-terminal';
 import { LOG_SCROLLBACK } from './xterm-theme';
-
-/** A terminal needs a node whose agent is up and whose lease is still there. */
-export function canOpenTerminal(node: NodeView): boolean {
-  return node.stage === 'dormant' || node.stage === 'handed_off';
-}
 
 /** One node: its state in the header, its log in an xterm, and a shell on it in a tab.
  *  `rank`: its rank in a distributed run (null: none). */
@@ -35,7 +31,12 @@ export function NodePane(props: {
   const [tab, setTab] = useState<'log' | 'terminal'>('log');
   const [hasOpenedTerminal, setHasOpenedTerminal] = useState(false);
   const [whole, setWhole] = useState<WholeLog | null>(null);
-  const terminalOk = canOpenTerminal(node);
+  const terminalWhy = terminalWhyNot(node);
+  const terminalOk = terminalWhy === null;
+  // A node that goes away takes its shell with it (the server closes it too): back to the log.
+  useEffect(() => {
+    if (!terminalOk) setTab('log');
+  }, [terminalOk]);
 
   // A phase that ends (setup, run, collecting) may have ended in a dropped batch: check.
   const phase = `${node.jobPhase}/${node.exitCode}`;
@@ -68,12 +69,9 @@ export function NodePane(props: {
             role="tab"
             aria-selected={tab === 'terminal'}
             className="pane-tab"
-            disabled={!terminalOk && !hasOpenedTerminal}
-            title={
-              terminalOk
-                ? 'A shell on this node, in its workspace'
-                : 'A terminal needs the node running with its agent up'
-            }
+            data-testid="terminal-tab"
+            disabled={!terminalOk}
+            title={terminalWhy ?? 'A shell on this node, in its workspace'}
             onClick={() => {
               setHasOpenedTerminal(true);
               setTab('terminal');
@@ -135,7 +133,7 @@ export function NodePane(props: {
             onClose={() => setWhole(null)}
           />
         )}
-        {hasOpenedTerminal && (
+        {hasOpenedTerminal && terminalOk && (
           <div className="pane-terminal" hidden={tab !== 'terminal'}>
             <NodeTerminal node={node} isVisible={tab === 'terminal'} />
           </div>
