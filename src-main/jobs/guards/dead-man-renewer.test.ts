@@ -55,6 +55,24 @@ describe('DeadManRenewer', () => {
     r.stop();
   });
 
+  it('records a renewal the agent acknowledged after the renewer was stopped', async () => {
+    let ack!: () => void;
+    const renewed: LeaseParams[] = [];
+    const r = new DeadManRenewer({
+      send: () =>
+        new Promise((resolve) => (ack = () => resolve({ firesInMs: 1_000, cause: 'idle' }))),
+      params: () => PARAMS,
+      onRenewed: (p) => renewed.push(p),
+      onFailed: () => {},
+      everyMs: 100,
+    });
+    const inFlight = r.renewNow();
+    r.stop(); // the job's process closes while the renewal that says the job ended is in flight
+    ack();
+    await inFlight;
+    expect(renewed).toEqual([PARAMS]);
+  });
+
   it('arms nothing for a run without a policy', async () => {
     const send = vi.fn();
     const r = new DeadManRenewer({

@@ -61,7 +61,8 @@ export class DeadManRenewer {
     if (!params) return this.stop();
     try {
       const result = await this.deps.send(params);
-      if (this.stopped) return;
+      // Recorded even when stopped meanwhile: the agent took these params (the job's end,
+      // the idle timeout), and the views read what it was last told.
       this.failing = false;
       this.deps.onRenewed(params, result);
     } catch (err) {

@@ -54,7 +54,7 @@ export function planRun(
           leaseId: node.lease?.leaseId ?? node.label,
           fromRun: node.runId,
           pricePerHour: c.lease?.pricePerHour ?? null,
-          idleEndsAt: idleEndsAt(c.lease),
+          idleEndsAt: idleEndsAt(c),
           setupCached: isSetupCached(d.ledger.jobSpec(c.run.jobId), args.job, c.run.status),
         },
       };

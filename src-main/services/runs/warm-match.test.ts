@@ -4,7 +4,13 @@ import type { HostKeyInput } from '../../../src-agent/wire/host-key';
 import { hostKey } from '../../jobs/host/host-declaration';
 import type { NodeRecord } from '../../ledger/node-record';
 import type { DeadManFacts, LeaseRow, RunRow } from '../../ledger/rows';
-import { isWarm, planWarmClaims, type WarmCandidate, type WarmWant } from './warm-match';
+import {
+  idleEndsAt,
+  isWarm,
+  planWarmClaims,
+  type WarmCandidate,
+  type WarmWant,
+} from './warm-match';
 
 const NOW = 1_800_000_000_000;
 const HOST: HostKeyInput = {
@@ -105,6 +111,37 @@ describe('isWarm: a kept node free to serve another run', () => {
     ],
     ['no agent', { node: { agent: null } }, false],
   ])('%s → %s', (_, over, expected) => expect(isWarm(candidate('r-a', over), NOW)).toBe(expected));
+});
+
+describe('idleEndsAt: when a kept node’s idle timeout tears it down', () => {
+  const MIN = 60_000;
+  const policy = (idleTimeoutMs: number | null) =>
+    ({ idleTimeoutMs, afterJob: 'keep_warm' }) as unknown as RunRow['policy'];
+  it.each<[string, Parameters<typeof candidate>[1], number | null]>([
+    [
+      'as its switch was told',
+      { deadMan: { idleTimeoutMs: MIN, jobEndedAt: NOW - 5_000 } },
+      NOW - 5_000 + MIN,
+    ],
+    [
+      'its switch last renewed while the job ran: the attempt’s end stands in',
+      { deadMan: { idleTimeoutMs: MIN, jobEndedAt: null }, endedAt: NOW - 2_000 },
+      NOW - 2_000 + MIN,
+    ],
+    [
+      'no renewal recorded at all: the run’s policy and the attempt’s end',
+      { run: { policy: policy(MIN) }, endedAt: NOW - 2_000 },
+      NOW - 2_000 + MIN,
+    ],
+    ['no idle timeout anywhere', { run: { policy: policy(null) } }, null],
+    [
+      'the job still runs',
+      { deadMan: { idleTimeoutMs: MIN, jobEndedAt: null }, phase: 'run' },
+      null,
+    ],
+  ])('%s', (_, over, want) => {
+    expect(idleEndsAt(candidate('r-a', over))).toBe(want);
+  });
 });
 
 describe('planWarmClaims', () => {

@@ -57,7 +57,7 @@ const IDLE_MARGIN_MS = 30_000;
 export function isWarm(c: WarmCandidate, now: number): boolean {
   const { node, run, attempt, lease } = c;
   // Past its idle deadline the node is tearing itself down (its own switch): not a host.
-  const idleEnds = idleEndsAt(lease);
+  const idleEnds = idleEndsAt(c);
   return (
     node.stage === 'dormant' &&
     node.ready &&
@@ -73,13 +73,18 @@ export function isWarm(c: WarmCandidate, now: number): boolean {
   );
 }
 
-/** When a kept node's idle timeout tears it down, as its switch was last told (null: no
- *  idle timeout, or its job has not ended). */
-export function idleEndsAt(lease: LeaseRow | undefined): number | null {
-  const dm = lease?.deadMan;
-  return dm?.idleTimeoutMs != null && dm.jobEndedAt !== null
-    ? dm.jobEndedAt + dm.idleTimeoutMs
-    : null;
+/** When a kept node's idle timeout tears it down (null: no idle timeout, or its job has not
+ *  ended). As its switch was last told; a switch last renewed while the job ran was never
+ *  told the job ended (the process driving it went first — `tender run --keep` exits as
+ *  the run completes), yet its agent counts from that end all the same: then the run's
+ *  policy and the end of its attempt on the node stand in, so no view says "no idle
+ *  timeout" of a node that is about to tear itself down. */
+export function idleEndsAt(c: Pick<WarmCandidate, 'lease' | 'run' | 'attempt'>): number | null {
+  const dm = c.lease?.deadMan;
+  const timeout = dm?.idleTimeoutMs ?? c.run.policy?.idleTimeoutMs ?? null;
+  if (timeout === null) return null;
+  const ended = dm?.jobEndedAt ?? (c.attempt?.phase === 'done' ? c.attempt.updatedAt : null);
+  return ended === null ? null : ended + timeout;
 }
 
 /** The key a warm node was declared with: what its agent advertised at join, else what the

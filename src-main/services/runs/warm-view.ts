@@ -10,7 +10,7 @@ export interface WarmFacts {
 /** What a view says of a node that is warm; null: it is not. */
 export function warmFacts(c: WarmCandidate, now: number): WarmFacts | null {
   if (!isWarm(c, now)) return null;
-  return { hostKey: advertisedKey(c.node), idleEndsAt: idleEndsAt(c.lease) };
+  return { hostKey: advertisedKey(c.node), idleEndsAt: idleEndsAt(c) };
 }
 
 /** The warm nodes now, by lease label: for `tender status`, the ledger view and the
