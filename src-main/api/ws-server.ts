@@ -6,6 +6,7 @@ import { commands, events, type CommandName, type EventName } from '../contract/
 import type { EventBus } from '../base/event-bus';
 import type { Handlers } from '../contract/handlers';
 import { dispatch } from './dispatch';
+import { serveOutputDownload, type OutputFileResolver } from './output-download';
 import { WS_PATH, type WsRequest, type WsServerMessage } from '../contract/ws-protocol';
 import { serveStatic } from './static-files';
 import { hostRefusal, isAllowedHost, parseTarget, rawResponse } from './web-guard';
@@ -35,12 +36,16 @@ const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
  */
 export async function startWebServer(
   core: ServedCore,
-  opts: { port?: number; rendererDir: string },
+  opts: { port?: number; rendererDir: string; outputs?: OutputFileResolver },
 ): Promise<WebServer> {
   const token = randomBytes(24).toString('base64url');
   // The port is known once listening; the handlers run only after that.
   let port = 0;
-  const server = createServer((req, res) => serveStatic(opts.rendererDir, port, req, res));
+  const server = createServer((req, res) => {
+    // Output downloads (api/output-download.ts checks Host and token, confines the path).
+    if (opts.outputs && serveOutputDownload(req, res, { token, port }, opts.outputs)) return;
+    serveStatic(opts.rendererDir, port, req, res);
+  });
   // A request the parser refuses (a bad request line, oversize headers, a broken header)
   // never reaches the handlers: answer it and drop the connection, never the process.
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {

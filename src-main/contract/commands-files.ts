@@ -31,9 +31,10 @@ export const fileCommands = {
   },
   'outputs.list': { input: z.object({ runId: z.string() }), output: z.array(OutputFile) },
   /** Opens a node's outputs folder in the file manager of the machine running Tender.
-   *  `nodeName`: `node-0` (its key `r-…/node-0` is taken too). */
+   *  `nodeName`: `node-0` (its key `r-…/node-0` is taken too); with `cellId`, that sweep
+   *  cell's outputs instead. */
   'outputs.open': {
-    input: z.object({ runId: z.string(), nodeName: z.string() }),
+    input: z.object({ runId: z.string(), nodeName: z.string(), cellId: z.string().optional() }),
     output: z.object({ path: z.string() }),
   },
   /** The native folder picker (desktop app only; web mode types the path instead). */

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startWebServer } from '../../api/ws-server';
 import { TenderCore } from '../../core/tender-core';
+import { outputFileResolver } from '../../services/outputs/output-files';
 import { TenderError } from '../../base/tender-error';
 import type { CliContext } from '../context';
 import { EXIT } from '../exit-codes';
@@ -20,7 +21,8 @@ export async function serveCommand(argv: string[], ctx: CliContext): Promise<num
   // An always-on driver: every run nobody drives is picked up (renewed, collected, torn
   // down as its policy says) — the way to hands-off runs with the laptop closed.
   void core.client.invoke('run.collectDue', { all: true });
-  const server = await startWebServer(core, { port, rendererDir });
+  const outputs = outputFileResolver(core.home, core.ledger);
+  const server = await startWebServer(core, { port, rendererDir, outputs });
   // The first line is the URL: scripts (and the browser tests) read it from there.
   process.stdout.write(`Tender web UI: ${server.url}\n`);
   info(

@@ -1,19 +1,20 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Handlers, OutputFile } from '../../contract';
-import { nodeOutputsDir } from '../../base/paths';
+import { existsSync } from 'node:fs';
+import { nodeNameOf, type Handlers, type OutputFile } from '../../contract';
+import { cellOutputsDir, nodeOutputsDir } from '../../base/paths';
 import { TenderError } from '../../base/tender-error';
 import type { Ledger } from '../../ledger/ledger';
+import { outputsDirOf, walkFiles } from './output-files';
 
 export interface OutputDeps {
   home: string;
-  ledger: Pick<Ledger, 'getRun' | 'nodesOfRun'>;
+  ledger: Pick<Ledger, 'getRun' | 'nodesOfRun' | 'listCells'>;
   /** The desktop shell opens folders itself; elsewhere the system's opener is used. */
   openPath?: (path: string) => Promise<void>;
 }
 
-/** The outputs a run brought back, as files on this machine. */
+/** The outputs a run brought back, as files on this machine: each node's, and each sweep
+ *  cell's (`runs/<run>/jobs/<cell>/outputs`, named by `cellId`). */
 export function outputHandlers(core: OutputDeps): Pick<Handlers, 'outputs.list' | 'outputs.open'> {
   return {
     'outputs.list': async ({ runId }) => {
@@ -24,54 +25,28 @@ export function outputHandlers(core: OutputDeps): Pick<Handlers, 'outputs.list' 
         const dir = nodeOutputsDir(core.home, runId, n.logicalId);
         for (const f of walkFiles(dir)) files.push({ nodeId: n.id, path: f.path, size: f.size });
       }
+      for (const c of core.ledger.listCells(runId)) {
+        const dir = cellOutputsDir(core.home, runId, c.id);
+        for (const f of walkFiles(dir))
+          files.push({ nodeId: c.nodeId ?? '', cellId: c.id, path: f.path, size: f.size });
+      }
       return files;
     },
-    'outputs.open': async ({ runId, nodeName }) => {
-      // Only a folder of a run and node the ledger knows is opened: the names come from the
-      // client and become a path handed to the system's opener.
-      const logical = knownNode(core.ledger, runId, nodeName);
-      const dir = nodeOutputsDir(core.home, runId, logical);
+    'outputs.open': async ({ runId, nodeName, cellId }) => {
+      // Only a folder of a run and node (or cell) the ledger knows is opened: the names come
+      // from the client and become a path handed to the system's opener.
+      const of = cellId !== undefined ? { cellId } : { nodeName };
+      const dir = outputsDirOf(core.home, core.ledger, runId, of);
       if (!existsSync(dir))
         throw new TenderError(
           'not_found',
-          `no outputs for ${logical} of ${runId} yet`,
+          `no outputs for ${cellId ?? nodeNameOf(nodeName)} of ${runId} yet`,
           'they arrive when its job ends (`tender logs` shows how far it is)',
         );
       await (core.openPath ?? openWithSystem)(dir);
       return { path: dir };
     },
   };
-}
-
-/** The logical name (`node-0`) of a node of the run, given as `node-0` or its key
- *  `r-…/node-0`; an unknown run or node is an error naming what exists. */
-function knownNode(ledger: OutputDeps['ledger'], runId: string, nodeName: string): string {
-  if (!ledger.getRun(runId))
-    throw new TenderError('not_found', `no run ${runId}`, '`tender status` lists the runs');
-  const slash = nodeName.lastIndexOf('/');
-  const logical = slash < 0 ? nodeName : nodeName.slice(slash + 1);
-  const names = [...new Set(ledger.nodesOfRun(runId).map((n) => n.logicalId))];
-  if ((slash >= 0 && nodeName.slice(0, slash) !== runId) || !names.includes(logical))
-    throw new TenderError(
-      'not_found',
-      `run ${runId} has no node ${nodeName}`,
-      names.length > 0 ? `its nodes: ${names.join(', ')}` : 'it has no nodes yet',
-    );
-  return logical;
-}
-
-function walkFiles(root: string, rel = ''): { path: string; size: number }[] {
-  const dir = join(root, rel);
-  if (!existsSync(dir)) return [];
-  const out: { path: string; size: number }[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
-    a.name.localeCompare(b.name),
-  )) {
-    const p = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...walkFiles(root, p));
-    else if (e.isFile()) out.push({ path: p, size: statSync(join(root, p)).size });
-  }
-  return out;
 }
 
 function openWithSystem(path: string): Promise<void> {
