@@ -87,6 +87,12 @@ export class WsTenderApi implements TenderApi {
     return () => set.delete(h);
   }
 
+  /** A GET of the serving machine with the session token in the Authorization header (not
+   *  the URL): web mode's output downloads. */
+  fetchWithToken(path: string): Promise<Response> {
+    return fetch(path, { headers: { Authorization: `Bearer ${this.token}` }, cache: 'no-store' });
+  }
+
   onState(listener: (s: ConnectionState) => void): () => void {
     this.stateListeners.add(listener);
     listener(this.state);

@@ -1,30 +1,35 @@
 import { useMutation } from '@tanstack/react-query';
-import type { OutputFile, RunView } from '../../../src-main/contract';
+import type { RunView } from '../../../src-main/contract';
 import { call, describeError } from '../../api/backend';
-import { useOutputs, useSettings } from '../../api/queries';
+import { useOutputs } from '../../api/queries';
 import { toast } from '../../components/toasts';
-import { bytes, logicalOf } from '../../lib/format';
-import { FileIcon, FolderIcon } from './icons';
+import { bytes } from '../../lib/format';
+import { DownloadIcon, FileIcon, FolderIcon } from './icons';
+import { canDownloadOutputs, downloadOutput } from './output-download';
+import { outputGroups, type OutputGroup } from './output-groups';
 import { isActive } from './RunHeader';
 
-/** What came back from the nodes, per node, with the folder it is in on the machine
- *  running Tender (which is where "Open folder" opens it, in web mode too). */
+/** What came back, per node — and per cell of a sweep — with the folder it is in on the
+ *  machine running Tender. The desktop app opens that folder; in web mode the browser may be
+ *  elsewhere, so each file downloads instead (and no folder opens on the serving machine). */
 export function OutputsCard({ run }: { run: RunView }): React.JSX.Element {
   const { data: files, isLoading, error } = useOutputs(run.id);
-  const { data: settings } = useSettings();
+  const isWeb = canDownloadOutputs();
   const open = useMutation({
-    mutationFn: (nodeId: string) =>
-      call('outputs.open', { runId: run.id, nodeName: logicalOf(nodeId) }),
-    onSuccess: ({ path }) =>
-      toast(
-        settings?.shell === 'web'
-          ? `Opened ${path} on the machine running Tender`
-          : `Opened ${path}`,
-      ),
+    mutationFn: (g: OutputGroup) =>
+      call('outputs.open', {
+        runId: run.id,
+        nodeName: g.nodeName,
+        ...(g.cellId !== null ? { cellId: g.cellId } : {}),
+      }),
+    onSuccess: ({ path }) => toast(`Opened ${path}`),
     onError: (err) => toast(describeError(err), 'error'),
   });
-  const byNode = new Map<string, OutputFile[]>();
-  for (const f of files ?? []) byNode.set(f.nodeId, [...(byNode.get(f.nodeId) ?? []), f]);
+  const download = useMutation({
+    mutationFn: downloadOutput,
+    onError: (err) => toast(describeError(err), 'error'),
+  });
+  const groups = outputGroups(files ?? []);
   const total = (files ?? []).reduce((s, f) => s + f.size, 0);
 
   return (
@@ -45,7 +50,7 @@ export function OutputsCard({ run }: { run: RunView }): React.JSX.Element {
         <div className="card-body red">{describeError(error)}</div>
       ) : isLoading ? (
         <div className="card-body faint">Listing outputs…</div>
-      ) : byNode.size === 0 ? (
+      ) : groups.length === 0 ? (
         <div className="card-body dim">
           {isActive(run)
             ? 'Outputs are collected from each node when its job ends.'
@@ -53,33 +58,59 @@ export function OutputsCard({ run }: { run: RunView }): React.JSX.Element {
         </div>
       ) : (
         <div className="outputs-nodes">
-          {[...byNode].map(([nodeId, list]) => (
-            <div className="outputs-node" key={nodeId}>
+          {groups.map((g) => (
+            <div
+              className="outputs-node"
+              key={g.key}
+              data-testid="outputs-group"
+              data-cell-id={g.cellId ?? undefined}
+              data-node-name={g.nodeName || undefined}
+            >
               <div className="outputs-node-head">
-                <strong className="mono">{logicalOf(nodeId)}</strong>
-                <span className="mono faint">{logicalOf(nodeId)}/outputs/</span>
+                <strong className="mono">{g.cellId ?? g.nodeName}</strong>
+                {g.cellId !== null && g.nodeName && <span className="dim">on {g.nodeName}</span>}
+                <span className="mono faint">{g.folder}</span>
                 <div className="grow" />
-                <button
-                  className="btn btn-sm"
-                  disabled={open.isPending}
-                  title={
-                    settings?.shell === 'web'
-                      ? 'Opens the folder in the file manager of the machine running Tender'
-                      : 'Open the folder in your file manager'
-                  }
-                  onClick={() => open.mutate(nodeId)}
-                >
-                  <FolderIcon /> Open folder
-                </button>
+                {!isWeb && (
+                  <button
+                    className="btn btn-sm"
+                    disabled={open.isPending}
+                    title="Open the folder in your file manager"
+                    onClick={() => open.mutate(g)}
+                  >
+                    <FolderIcon /> Open folder
+                  </button>
+                )}
               </div>
               <table className="table outputs-table">
                 <tbody>
-                  {list.map((f) => (
+                  {g.files.map((f) => (
                     <tr key={f.path}>
                       <td className="mono">
-                        <span className="output-path">
-                          <FileIcon /> {f.path}
-                        </span>
+                        {isWeb ? (
+                          <a
+                            href="#"
+                            className="output-path output-download"
+                            data-testid="output-download"
+                            data-path={f.path}
+                            title={`Download ${f.path}`}
+                            onClick={(e) => {
+                              e.preventDefault();
+                              download.mutate({
+                                runId: run.id,
+                                nodeName: g.nodeName,
+                                cellId: g.cellId,
+                                path: f.path,
+                              });
+                            }}
+                          >
+                            <DownloadIcon /> {f.path}
+                          </a>
+                        ) : (
+                          <span className="output-path">
+                            <FileIcon /> {f.path}
+                          </span>
+                        )}
                       </td>
                       <td className="num faint">{bytes(f.size)}</td>
                     </tr>

@@ -108,3 +108,8 @@ export const EyeIcon = () => (
     <circle cx="8" cy="8" r="2" />
   </Icon>
 );
+export const DownloadIcon = () => (
+  <Icon>
+    <path d="M8 2.5v8M4.5 7L8 10.5 11.5 7M3 13.5h10" />
+  </Icon>
+);
