@@ -14,6 +14,7 @@ import { SettingsView } from '../views/SettingsView';
 import { BurnRate } from './BurnRate';
 import { TeardownAll } from './TeardownAll';
 import { useBrowserNotices } from './use-browser-notices';
+import { useHashRoute } from './use-hash-route';
 
 const NAV: { view: View; label: string; icon: React.JSX.Element }[] = [
   { view: 'ledger', label: 'Ledger', icon: <LedgerIcon /> },
@@ -31,6 +32,7 @@ export function AppShell(): React.JSX.Element {
     data?.runs.filter((r) => r.status === 'pending' || r.status === 'running').length ?? 0;
   const live = data?.leases.filter(isLive).length ?? 0;
   useBrowserNotices();
+  useHashRoute();
   // The desktop app's File › Open tender.toml…: the composer fills itself from the file.
   useEffect(
     () =>
