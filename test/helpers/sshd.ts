@@ -421,6 +421,8 @@ export class SshdFixture {
       'AllowStreamLocalForwarding yes',
       'MaxSessions 10',
       'PrintMotd no',
+      // As every stock sshd (and rented image) does: scp speaks SFTP since OpenSSH 9.
+      'Subsystem sftp internal-sftp',
     ];
     if (path !== undefined) lines.push(`SetEnv "PATH=${path}"`);
     return `${lines.join('\n')}\n`;

@@ -9,6 +9,7 @@ import { requireBuilt } from '../helpers/cli';
 import { OwnSshUser } from '../helpers/own-ssh';
 import { sshCore, sshJob } from '../helpers/ssh-core';
 import { startSshd, type SshdFixture } from '../helpers/sshd';
+import { vastSetups } from '../helpers/vast-setups';
 
 const fixtures: SshdFixture[] = [];
 const closers: (() => Promise<void> | void)[] = [];
@@ -20,8 +21,7 @@ afterEach(async () => {
 
 /** A run on an own host (ssh provider) kept warm: its node lives on after the job. */
 async function keptRun() {
-  // scp speaks SFTP since OpenSSH 9, as every stock sshd serves it.
-  const f = await startSshd({ config: ['Subsystem sftp internal-sftp'] });
+  const f = await startSshd();
   fixtures.push(f);
   const t = sshCore([f]);
   closers.push(() => t.close());
@@ -113,5 +113,51 @@ describe("the user's own ssh on a kept node (own host, real sshd)", () => {
     expect(refused.stderr).toMatch(
       /REMOTE HOST IDENTIFICATION HAS CHANGED|Host key verification failed/,
     );
+  });
+});
+
+describe("the user's own ssh on a kept Vast node (the fake's nodes are real sshd)", () => {
+  const setup = vastSetups();
+  it('ssh, scp and rsync reach it by its alias, host key checked; after down the alias names nothing', async () => {
+    const { core, home, work, run } = await setup();
+    const view = await run({
+      job: { name: 'v', run: 'cat hello.txt', workspace: { workdir: work, exclude: [] } },
+      pool: { provider: 'vastai', count: 1, gpu: 'RTX 4090' },
+      keep: true,
+    });
+    expect(view.status, view.failedReason ?? '').toBe('completed');
+    const user = new OwnSshUser(home);
+    closers.push(() => user.cleanup());
+    const alias = `tender-${view.id}`;
+
+    expect((await user.tender(['ssh-config', '--install'])).code).toBe(0);
+    const printed = readFileSync(join(home, 'ssh', 'config'), 'utf8');
+    expect(printed).toContain(`  IdentityFile ${join(home, 'keys', 'id_ed25519')}\n`);
+    expect(printed).toMatch(/ {2}HostKeyAlias tender-lease-tender-/);
+    const who = await user.ssh([`${alias}-node-0`, 'whoami']);
+    expect(who.code, who.stderr).toBe(0);
+    expect(who.stdout).toMatch(/^\w+\n$/);
+
+    const local = join(user.home, 'data');
+    mkdirSync(local, { recursive: true });
+    writeFileSync(join(local, 'a.txt'), 'scp me\n');
+    const scp = await user.run('scp', [
+      '-o',
+      'BatchMode=yes',
+      join(local, 'a.txt'),
+      `${alias}:a.txt`,
+    ]);
+    expect(scp.code, scp.stderr).toBe(0);
+    const rsync = await user.run('rsync', ['-a', `${local}/`, `${alias}:synced/`]);
+    expect(rsync.code, rsync.stderr).toBe(0);
+    const check = await user.ssh([alias, 'cat a.txt synced/a.txt']);
+    expect(check.stdout).toBe('scp me\nscp me\n');
+
+    const down = await core.client.invoke('lease.destroy', { target: view.id });
+    expect(down.ok && down.value.allConfirmed).toBe(true);
+    const after = await user.tender(['ssh-config']);
+    expect(after.stdout).not.toMatch(/^Host /m);
+    const gone = await user.ssh([alias, 'true']);
+    expect(gone.code).not.toBe(0);
   });
 });
