@@ -9,6 +9,7 @@ import { pushCommand, PUSH_USAGE } from './commands/push';
 import { serveCommand, SERVE_USAGE } from './commands/serve';
 import { sshCommand, SSH_USAGE } from './commands/ssh';
 import { sshConfigCommand, SSH_CONFIG_USAGE } from './commands/ssh-config';
+import { openCommand, OPEN_USAGE } from './commands/open';
 import { forwardCommand, FORWARD_USAGE } from './commands/forward';
 import { nodeCommand, NODE_USAGE } from './commands/node-setup';
 import { logsCommand, LOGS_USAGE } from './commands/logs';
@@ -51,6 +52,7 @@ usage:
   ${CLUSTERS_USAGE}
   ${SSH_USAGE}
   ${SSH_CONFIG_USAGE}
+  ${OPEN_USAGE}
   ${FORWARD_USAGE}
   ${NODE_USAGE}
 
@@ -81,6 +83,7 @@ const COMMANDS: Record<
   clusters: clustersCommand,
   ssh: sshCommand,
   'ssh-config': sshConfigCommand,
+  open: openCommand,
   forward: forwardCommand,
   node: nodeCommand,
 };

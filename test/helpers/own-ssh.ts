@@ -20,7 +20,12 @@ export class OwnSshUser {
   constructor(private readonly tenderHome: string) {}
 
   /** Runs `cmd args…` with /root (the user's home) being this temp folder. */
-  run(cmd: string, args: string[], timeoutMs = 30_000): Promise<OwnResult> {
+  run(
+    cmd: string,
+    args: string[],
+    env: Record<string, string> = {},
+    timeoutMs = 30_000,
+  ): Promise<OwnResult> {
     return new Promise((resolve) => {
       const child = spawn(
         'unshare',
@@ -36,7 +41,13 @@ export class OwnSshUser {
           ...args,
         ],
         {
-          env: { ...process.env, HOME: '/root', TENDER_HOME: this.tenderHome, NO_COLOR: '1' },
+          env: {
+            ...process.env,
+            HOME: '/root',
+            TENDER_HOME: this.tenderHome,
+            NO_COLOR: '1',
+            ...env,
+          },
           stdio: ['ignore', 'pipe', 'pipe'],
         },
       );
@@ -53,8 +64,8 @@ export class OwnSshUser {
   }
 
   /** `tender <args>` as this user. */
-  tender(args: string[]): Promise<OwnResult> {
-    return this.run(process.execPath, [CLI, ...args]);
+  tender(args: string[], env: Record<string, string> = {}): Promise<OwnResult> {
+    return this.run(process.execPath, [CLI, ...args], env);
   }
 
   /** `ssh -o BatchMode=yes <args>`: never a prompt, host keys checked as configured. */

@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunView } from '../../src-main/contract';
+import { parseEditorUrl } from '../../src-main/services/ssh-config/editor-url';
 import { requireBuilt } from '../helpers/cli';
 import { OwnSshUser } from '../helpers/own-ssh';
 import { sshCore, sshJob } from '../helpers/ssh-core';
@@ -86,6 +87,28 @@ describe("the user's own ssh on a kept node (own host, real sshd)", () => {
     const check = await user.ssh([alias, 'cat a.txt synced/sub/b.txt']);
     expect(check.stdout).toBe('scp me\nrsync me\n');
 
+    // `tender open`: no editor on PATH prints the URL; `code` on PATH gets the folder URI.
+    const noEditor = await user.tender(['open', run.id], { PATH: '/usr/bin:/bin' });
+    expect(noEditor.code, noEditor.stderr).toBe(0);
+    const opened = parseEditorUrl(noEditor.stdout.trim());
+    expect(opened).toMatchObject({ editor: 'code', alias: `${alias}-node-0` });
+    expect(opened!.folder).toMatch(/\/\.tender\/nodes\/.+\/workspace$/);
+    const inWorkspace = await user.ssh([opened!.alias, `cat '${opened!.folder}/hello.txt'`]);
+    expect(inWorkspace.stdout).toBe('hello\n');
+    const bin = join(user.home, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'cursor'), `#!/bin/sh\necho "$@" > ${join(user.home, 'args')}\n`, {
+      mode: 0o755,
+    });
+    const cursor = await user.tender(['open', run.id, '--node', '0', '--editor', 'cursor'], {
+      PATH: `${bin}:/usr/bin:/bin`,
+    });
+    expect(cursor.code, cursor.stderr).toBe(0);
+    await waitForFile(join(user.home, 'args'));
+    expect(readFileSync(join(user.home, 'args'), 'utf8')).toBe(
+      `--folder-uri vscode-remote://ssh-remote+${alias}-node-0${opened!.folder}\n`,
+    );
+
     const down = await t.core.client.invoke('lease.destroy', { target: run.id });
     expect(down.ok).toBe(true);
     // The next look (any tender command) rebuilds the entries from the ledger.
@@ -161,3 +184,16 @@ describe("the user's own ssh on a kept Vast node (the fake's nodes are real sshd
     expect(gone.code).not.toBe(0);
   });
 });
+
+/** The editor stub runs detached from `tender open`: its file appears a moment after. */
+async function waitForFile(path: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    try {
+      if (statSync(path).size > 0) return;
+    } catch {
+      // not yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${path} never appeared`);
+}
