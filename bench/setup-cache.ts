@@ -87,22 +87,29 @@ idle_timeout = "30m"
 /** ms from spawn to exit; the output (stdout and stderr); fails unless it exits 0 and
  *  printed `needle`. */
 function timed(cmd: string, args: string[], needle: string, env: NodeJS.ProcessEnv = {}) {
-  return new Promise<{ total: number; out: string }>((done, fail) => {
+  return new Promise<{ total: number; out: string; lines: [number, string][] }>((done, fail) => {
     const t0 = process.hrtime.bigint();
+    const at = () => Number(process.hrtime.bigint() - t0) / 1e6;
     const child = spawn(cmd, args, {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    const lines: [number, string][] = []; // each output line with when it arrived
+    const take = (c: Buffer) => {
+      const t = at();
+      out += c.toString();
+      for (const line of c.toString().split('\n')) if (line.trim()) lines.push([t, line.trim()]);
+    };
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
     child.on('close', (code) => {
       const total = Number(process.hrtime.bigint() - t0) / 1e6;
       if (code !== 0 || !out.includes(needle))
         return fail(
           new Error(`${cmd} ${args.slice(0, 3).join(' ')} exited ${code}: ${out.slice(-800)}`),
         );
-      done({ total, out });
+      done({ total, out, lines });
     });
   });
 }
@@ -141,6 +148,7 @@ try {
   );
 
   const tender: number[] = [];
+  const timelines: { total: number; lines: [number, string][] }[] = [];
   const loop: number[] = [];
   const cliStart: number[] = [];
   let lastOut = '';
@@ -152,6 +160,7 @@ try {
         if (!/reusing warm node/.test(r.out))
           throw new Error(`the run did not reuse the warm node:\n${r.out}`);
         tender.push(r.total);
+        timelines.push(r);
         lastOut = r.out;
       } else {
         const cmd = `rsync -a -e "${rsyncE}" ${ws}/ ${remote}:bench-ws/ && ssh ${ssh.join(' ')} ${remote} 'cd bench-ws && ${RUN_CMD}'`;
@@ -180,6 +189,15 @@ try {
   );
   const skipped = lastOut.split('\n').find((line) => line.includes('setup skipped'));
   if (skipped) console.log(`  the log: ${skipped.trim()}`);
+
+  // Where the median run's time went: each line of its output, when it arrived.
+  const mid = timelines.find((r) => r.total === t) ?? timelines[0]!;
+  console.log(`\nthe median run, line by line (ms since the command started):`);
+  console.log(
+    `  ${ms(median(cliStart)).padStart(7)}  (tender --version exits: the CLI's own start)`,
+  );
+  for (const [at, line] of mid.lines) console.log(`  ${ms(at).padStart(7)}  ${line.slice(0, 110)}`);
+  console.log(`  ${ms(mid.total).padStart(7)}  (exit)`);
 
   await timed(process.execPath, [CLI, 'down', '--all'], 'confirmed', tenderEnv).catch(
     () => undefined,
