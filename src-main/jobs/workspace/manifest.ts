@@ -15,6 +15,7 @@ import {
 } from '../../../src-agent/wire/workspace-manifest';
 import type { FileKey, HashCache } from './hash-cache';
 import { createLimiter } from './limiter';
+import { isSymlinkRefusal, READ_NO_FOLLOW } from './no-follow';
 
 export type { ManifestFiles } from '../../../src-agent/wire/workspace-manifest';
 
@@ -171,7 +172,7 @@ async function hashFile(
   abs: string,
   now: () => number,
 ): Promise<{ sha256: string; file: Omit<LocalFile, 'path'>; readStartedMs: number } | undefined> {
-  const handle = await open(abs, 'r').catch(ignoreVanished);
+  const handle = await open(abs, READ_NO_FOLLOW).catch(ignoreVanished);
   if (!handle) return undefined;
   try {
     const st = await handle.stat();
@@ -199,8 +200,9 @@ export function localFile(
   return { path, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, mode: workspaceMode(st.mode) };
 }
 
+/** A file gone, or turned into a symlink (not followed), since the scan. */
 export function ignoreVanished(err: unknown): undefined {
-  if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+  if ((err as NodeJS.ErrnoException).code === 'ENOENT' || isSymlinkRefusal(err)) return undefined;
   throw err;
 }
 

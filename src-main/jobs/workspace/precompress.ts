@@ -19,6 +19,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants } from 'node:zlib';
 import { padding } from '../../../src-agent/wire/tar/header';
 import { KEEP_RATIO } from './compress-policy';
+import { READ_NO_FOLLOW } from './no-follow';
 
 const compress = promisify(brotliCompress);
 
@@ -118,7 +119,7 @@ export class Precompressor {
     for (let f = 0; f < this.files.length && !this.isClosed; f++) {
       if (f < this.reached.file) continue;
       const { path, size } = this.files[f]!;
-      const handle = await open(join(this.root, path), 'r');
+      const handle = await open(join(this.root, path), READ_NO_FOLLOW);
       try {
         const count = Math.max(1, Math.ceil(size / this.chunkBytes));
         const chunks = new Map<number, Promise<AheadChunk | undefined>>();

@@ -18,6 +18,7 @@ import {
 import { type CompressionPlan, type CompressionSetting, planCompression } from './compression-plan';
 import type { LinkMeasure } from './link-meter';
 import type { LinkRates } from './link-rates';
+import { READ_NO_FOLLOW } from './no-follow';
 
 export type { CompressionSetting } from './compression-plan';
 
@@ -106,7 +107,7 @@ export function pushSaving(
 function readHead(path: string): Buffer | undefined {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    fd = openSync(path, READ_NO_FOLLOW);
   } catch {
     return undefined;
   }

@@ -4,6 +4,7 @@
 // push of thousands of files. Large files stay open and are streamed by the caller.
 import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
+import { isSymlinkRefusal, READ_NO_FOLLOW } from './no-follow';
 
 export interface OpenedFile {
   path: string;
@@ -19,7 +20,8 @@ export interface OpenedFile {
 
 const SMALL_FILE_BYTES = 256 * 1024;
 
-/** Yields each path's opened file in order; vanished ones (and non-files) are skipped.
+/** Yields each path's opened file in order; vanished ones, non-files and paths that have
+ *  become symlinks (never followed: no-follow.ts) are skipped.
  *  The caller releases each with `closeOpened` once it is sent. */
 export async function* readAhead(
   root: string,
@@ -43,7 +45,7 @@ function openOne(root: string, path: string, now: () => number): OpenedFile | un
   const openedAtMs = now();
   let fd: number;
   try {
-    fd = openSync(join(root, path), 'r');
+    fd = openSync(join(root, path), READ_NO_FOLLOW);
   } catch (err) {
     if (isVanished(err)) return undefined;
     throw err;
@@ -70,5 +72,5 @@ function openOne(root: string, path: string, now: () => number): OpenedFile | un
 
 function isVanished(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException).code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
+  return code === 'ENOENT' || code === 'ENOTDIR' || isSymlinkRefusal(err);
 }
