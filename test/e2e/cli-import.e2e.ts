@@ -43,14 +43,14 @@ run: |
 describe('tender import', () => {
   it('writes a job file that tender run accepts and runs', async () => {
     const { home, dir } = project({ 'task.yaml': SKY_TASK });
-    const imp = await runCli(
-      ['import', join(dir, 'task.yaml'), '-o', join(dir, 'tender.toml'), '--env', 'TARGET=world'],
-      { home, cwd: dir },
-    );
+    const imp = await runCli(['import', join(dir, 'task.yaml'), '-o', join(dir, 'tender.toml')], {
+      home,
+      cwd: dir,
+    });
     expect(imp.code, imp.stderr).toBe(0);
     const toml = readFileSync(join(dir, 'tender.toml'), 'utf8');
-    // A variable the task leaves without a value is read at launch: its --env value is
-    // never written (it is most often a token).
+    // A variable the task leaves without a value is read at launch, as a secret (it is most
+    // often a token): its value is never written, nor taken from the command line.
     expect(toml).toContain(
       'env = { GREETING = "hello", TARGET = { secret = true, from_env = "TARGET" } }',
     );
@@ -74,7 +74,7 @@ describe('tender import', () => {
     const { home, dir } = project({
       'task.yaml': `${SKY_TASK}resources:\n  accelerators: A100:8\n  ports: 8888\n`,
     });
-    const r = await runCli(['import', join(dir, 'task.yaml'), '--explain', '--env', 'TARGET=x'], {
+    const r = await runCli(['import', join(dir, 'task.yaml'), '--explain'], {
       home,
     });
     expect(r.code, r.stderr).toBe(0);
@@ -87,7 +87,7 @@ describe('tender import', () => {
     );
     expect(r.stdout).toMatch(/^envs\.GREETING\s+mapped\s+→ job\.env\.GREETING$/m);
     expect(r.stdout).toMatch(
-      /^envs\.TARGET\s+warned\s+→ job\.env\.TARGET = \{ secret = true, from_env = "TARGET" \}; .*the --env value is used for this run and not written$/m,
+      /^envs\.TARGET\s+warned\s+→ job\.env\.TARGET = \{ secret = true, from_env = "TARGET" \}; no value in the task: read from \$TARGET when the run starts, as a secret/m,
     );
   });
 });
@@ -95,9 +95,10 @@ describe('tender import', () => {
 describe('tender run task.yaml (local provider)', () => {
   it('runs a SkyPilot task directly', async () => {
     const { home, dir } = project({ 'task.yaml': SKY_TASK });
-    const r = await runCli(['run', join(dir, 'task.yaml'), '--env', 'TARGET=there', '--json'], {
+    const r = await runCli(['run', join(dir, 'task.yaml'), '--secret', 'TARGET', '--json'], {
       home,
       cwd: dir,
+      env: { TARGET: 'there' },
     });
     expect(r.code, r.stderr).toBe(0);
     const out = lastJson(r.stdout);
@@ -136,8 +137,10 @@ describe('tender run task.yaml (local provider)', () => {
         '',
       ].join('\n'),
     });
-    const r = await runCli(['run', join(dir, '.dstack.yml'), '--env', 'WHO=dstack', '--json'], {
+    // A value-less variable is read from the environment, as dstack reads it.
+    const r = await runCli(['run', join(dir, '.dstack.yml'), '--json'], {
       home,
+      env: { WHO: 'dstack' },
     });
     expect(r.code, r.stderr).toBe(0);
     const out = lastJson(r.stdout);

@@ -1,4 +1,4 @@
-// `rerun --receipt … --secret K=V` on the local provider, with a real ledger file and a real
+// `rerun --receipt … --secret K` on the local provider, with a real ledger file and a real
 // webhook receiver on 127.0.0.1: the value reaches the job and nothing Tender keeps or says
 // (a notice, a webhook body, the ledger's bytes, a log line); and the run pre-flight (the
 // provider's key, its judgement of the pool) refuses a receipt rerun as it refuses run.start.

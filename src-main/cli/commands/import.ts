@@ -3,7 +3,6 @@ import { parseArgs } from 'node:util';
 import { TenderError } from '../../base/tender-error';
 import { parseJobToml } from '../../jobs/job-file/job-file';
 import { convertTask, refusalError } from '../../jobs/import/convert';
-import { parseEnvFlags } from '../../jobs/import/env-input';
 import { explainTable } from '../../jobs/import/explain';
 import { readTaskText } from '../../jobs/import/load-task';
 import { KNOWN_PROVIDERS } from '../../providers/known';
@@ -11,6 +10,7 @@ import type { CliContext } from '../context';
 import { EXIT } from '../exit-codes';
 import { info } from '../output';
 import { writeUserFile } from '../../base/private-files';
+import { readEnvFlags } from '../env-flags';
 
 export const IMPORT_USAGE = `tender import <task.yaml> [-o tender.toml] [--explain] [--env NAME=VALUE]…   (a SkyPilot task or a dstack type: task; tender run task.yaml runs one directly)`;
 
@@ -39,7 +39,7 @@ export async function importCommand(argv: string[], ctx: CliContext): Promise<nu
     cwd: process.cwd(),
     home: ctx.env.HOME ?? process.env.HOME ?? '/',
     outDir,
-    env: parseEnvFlags(values.env),
+    env: readEnvFlags(values.env, ctx.env),
   });
   if (values.explain) process.stdout.write(explainTable(conversion.outcomes));
   if (conversion.toml === null) throw refusalError(conversion, file);

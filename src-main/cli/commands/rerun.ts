@@ -10,9 +10,11 @@ import { compareOutputs, Receipt, type CommandOutput } from '../../contract';
 import { BadInputError } from '../../base/bad-input-error';
 import { EXIT } from '../exit-codes';
 import { green, info, red, yellow } from '../output';
+import { terminalPrompt } from '../hidden-prompt';
+import { readSecretFlags } from '../secret-input';
 
 export const RERUN_USAGE =
-  'tender rerun <runId> [--failed] | --receipt receipt.json [--verify]  [--fresh-setup] [--new-node] [--secret NAME=VALUE]… [--detach] [--json]';
+  'tender rerun <runId> [--failed] | --receipt receipt.json [--verify]  [--fresh-setup] [--new-node] [--secret NAME | NAME=@file]… [--secret-file FILE]… [--detach] [--json]';
 
 /** The same job and pool as an earlier run, on its warm node when one is kept (no create,
  *  no bootstrap, a delta push, setup skipped while its fingerprint matches). */
@@ -27,12 +29,16 @@ export async function rerunCommand(argv: string[], ctx: CliContext): Promise<num
       verify: { type: 'boolean', default: false },
       'new-node': { type: 'boolean', default: false },
       secret: { type: 'string', multiple: true, default: [] },
+      'secret-file': { type: 'string', multiple: true, default: [] },
       detach: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       verbose: { type: 'boolean', short: 'v', default: false },
     },
   });
-  const given = secretFlags(values.secret);
+  const given = await readSecretFlags(values.secret, values['secret-file'], {
+    env: ctx.env,
+    prompt: terminalPrompt(),
+  });
   const follow = {
     verbose: values.verbose === true,
     detach: values.detach === true,
@@ -202,15 +208,4 @@ function secretsFromSource(source: string | null, ctx: CliContext): Record<strin
   } catch {
     return {}; // an edited job file that no longer parses: the run says which secret is missing
   }
-}
-
-function secretFlags(flags: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const f of flags) {
-    const eq = f.indexOf('=');
-    if (eq <= 0)
-      throw new TenderError('bad_input', `--secret takes NAME=VALUE, not "${f.slice(0, 40)}"`);
-    out[f.slice(0, eq)] = f.slice(eq + 1);
-  }
-  return out;
 }

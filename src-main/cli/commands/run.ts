@@ -11,10 +11,6 @@ import {
 import { TenderCore } from '../../core/tender-core';
 import { TenderError } from '../../base/tender-error';
 import { parseConstraint } from '../../contract/constraint';
-import { loadJobFile, type LoadedJobFile } from '../../jobs/job-file/job-file';
-import { parseEnvFlags } from '../../jobs/import/env-input';
-import { isTaskFile, loadTaskFile } from '../../jobs/import/load-task';
-import { checkName } from '../../jobs/job-file/job-file-env';
 import { HOSTS_PROVIDER, KNOWN_PROVIDERS } from '../../providers/known';
 import { findHost } from '../../providers/ssh/hosts-file';
 import { call, type CliContext } from '../context';
@@ -24,8 +20,12 @@ import { durationFlag, positiveNumber } from './flags';
 import { poolFlags } from './run-pool-flags';
 import { makeLogPrinter } from '../log-printer';
 import { bold, green, info, red } from '../output';
+import { readEnvFlags } from '../env-flags';
+import { readSecretFlags } from '../secret-input';
+import { loadJobOrTask } from './run-input';
+import { terminalPrompt } from '../hidden-prompt';
 
-export const RUN_USAGE = `tender run <job.toml | task.yaml> [--provider P] [--count N] [--hosts a,b] [--cluster C] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--interruptible [--bid X]] [--constraint EXPR]… [--grid NAME=v1,v2]… [--keep] [--fresh-setup] [--new-node] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--collect-grace 1h] [--env NAME=VALUE]… [--detach] [--json]`;
+export const RUN_USAGE = `tender run <job.toml | task.yaml> [--provider P] [--count N] [--hosts a,b] [--cluster C] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--interruptible [--bid X]] [--constraint EXPR]… [--grid NAME=v1,v2]… [--keep] [--fresh-setup] [--new-node] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--collect-grace 1h] [--env NAME=VALUE | NAME]… [--secret NAME | NAME=@file]… [--secret-file FILE]… [--detach] [--json]`;
 
 export async function runCommand(argv: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -59,12 +59,22 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
       json: { type: 'boolean', default: false },
       verbose: { type: 'boolean', short: 'v', default: false },
       env: { type: 'string', multiple: true },
+      secret: { type: 'string', multiple: true, default: [] },
+      'secret-file': { type: 'string', multiple: true, default: [] },
     },
   });
   if (positionals.length !== 1)
     throw new TenderError('bad_input', `expected one job file`, `usage: ${RUN_USAGE}`);
   // Everything about the input is checked before anything is opened or written.
-  const loaded = loadJobOrTask(positionals[0]!, ctx, values.env, poolFlags(values));
+  const secrets = await readSecretFlags(values.secret, values['secret-file'], {
+    env: ctx.env,
+    prompt: terminalPrompt(),
+  });
+  const loaded = loadJobOrTask(positionals[0]!, ctx, {
+    plain: readEnvFlags(values.env, ctx.env),
+    secrets,
+    poolFlags: poolFlags(values),
+  });
   const pool = loaded.pool;
 
   // `--constraint EXPR` (repeatable) adds to the job's constraints, each checked as the
@@ -76,7 +86,14 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
       }
     : loaded.job;
   const job = values.grid?.length ? withGrid(constrained, values.grid) : constrained;
-  const { constraint: _constraints, grid: _grid, env: _env, ...flags } = values;
+  const {
+    constraint: _constraints,
+    grid: _grid,
+    env: _env,
+    secret: _secret,
+    'secret-file': _secretFile,
+    ...flags
+  } = values;
   const policy = { ...loaded.policy, ...policyFlags(flags) };
   // Host names too are checked before anything is opened or written.
   for (const name of pool.provider === HOSTS_PROVIDER ? pool.hosts : []) findHost(ctx.home, name);
@@ -104,40 +121,6 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
       json: values.json === true,
     },
   );
-}
-
-/** A tender.toml, or a SkyPilot/dstack task converted on the way (its warnings printed);
- *  `--env NAME=VALUE` sets a job variable over the file's (a task's secret: its source). */
-function loadJobOrTask(
-  file: string,
-  ctx: CliContext,
-  envFlags: string[] | undefined,
-  laidOver: (pool: PoolSpec) => PoolSpec,
-): LoadedJobFile {
-  const flags = parseEnvFlags(envFlags);
-  if (isTaskFile(file)) {
-    const task = loadTaskFile(file, {
-      knownProviders: KNOWN_PROVIDERS,
-      env: ctx.env,
-      envFlags: flags,
-      poolFlags: laidOver,
-    });
-    for (const o of task.conversion.outcomes)
-      if (o.kind === 'warned')
-        info(`${file}: ${o.path}: ${o.to ? `→ ${o.to}; ` : 'left out: '}${o.why}`);
-    return task;
-  }
-  const loaded = loadJobFile(file, {
-    knownProviders: KNOWN_PROVIDERS,
-    env: ctx.env,
-    poolFlags: laidOver,
-  });
-  for (const [name, value] of Object.entries(flags)) {
-    const bad = checkName(name);
-    if (bad) throw new TenderError('bad_input', `--env ${name}: ${bad.text}`, bad.hint);
-    loaded.job.env[name] = value;
-  }
-  return loaded;
 }
 
 export interface FollowOptions {

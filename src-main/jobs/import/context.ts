@@ -12,7 +12,7 @@ export interface ImportContext {
   home: string;
   /** The folder of the job file written: the workspace is written relative to it. */
   outDir: string;
-  /** `--env K=V`. */
+  /** `--env K=V`: plain variables. */
   env: Record<string, string>;
 }
 

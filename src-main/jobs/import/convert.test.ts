@@ -119,22 +119,30 @@ describe('key outcomes', () => {
 describe('env handling', () => {
   it.each([
     ['run: x\nenvs: {A: "1", B: 2, C: true}', {}, { A: '1', B: '2', C: 'true' }],
-    ['run: x\nenvs: {A: null}', { A: 'given' }, { A: { secret: true, value: 'given' } }],
     ['run: x\nenvs: {A: "1"}', { A: 'over' }, { A: 'over' }],
     ['run: x', { EXTRA: 'v' }, { EXTRA: 'v' }],
     ['type: task\ncommands: [x]\nenv: ["A=1", "B=x=y"]', {}, { A: '1', B: 'x=y' }],
-    [
-      'type: task\ncommands: [x]\nenv: [A]',
-      { A: 'from-flag' },
-      { A: { secret: true, value: 'from-flag' } },
-    ],
-    [
-      'type: task\ncommands: [x]\nenv: {A: 1, B: null}',
-      { B: 'b' },
-      { A: '1', B: { secret: true, value: 'b' } },
-    ],
   ])('%j with --env %j → %j', (text, flags, env) => {
     expect(load(text, flags).job.env).toEqual(env);
+  });
+
+  // A variable the task leaves without a value is a secret: its value comes from the
+  // environment at launch (where `tender run --secret` puts it), never from --env.
+  it.each([
+    ['run: x\nenvs: {A: null}', 'envs.A', { A: { secret: true, value: 'given' } }],
+    ['type: task\ncommands: [x]\nenv: [A]', 'env[0]', { A: { secret: true, value: 'given' } }],
+    [
+      'type: task\ncommands: [x]\nenv: {A: 1, B: null}',
+      'env.B',
+      { A: '1', B: { secret: true, value: 'given' } },
+    ],
+  ])('%j: %s from the environment → %j; --env for it refused', (text, at, env) => {
+    expect(load(text, {}, { A: 'given', B: 'given' }).job.env).toEqual(env);
+    const name = at.endsWith('B') ? 'B' : 'A';
+    expect(outcomeAt(text, at, { [name]: 'in-argv' })).toMatchObject({
+      kind: 'refused',
+      fix: expect.stringContaining(`--secret ${name}=@file`),
+    });
   });
 
   it.each([
@@ -142,6 +150,17 @@ describe('env handling', () => {
     ['run: x\nenvs: {"MY-VAR": x}', 'envs.MY-VAR', expect.stringMatching(/letters, digits/)],
   ])('%j: %s is refused', (text, at, fix) => {
     expect(outcomeAt(text, at)).toMatchObject({ kind: 'refused', fix });
+  });
+
+  it('a secret given a value by --env is refused: the value would sit in ps', () => {
+    const o = outcomeAt('run: x\nsecrets: {HF_TOKEN: null}', 'secrets.HF_TOKEN', {
+      HF_TOKEN: 'hf_on_the_command_line',
+    });
+    expect(o).toMatchObject({ kind: 'refused' });
+    expect(o).toMatchObject({ why: expect.stringContaining('declared under secrets:') });
+    expect(o).toMatchObject({ why: expect.stringContaining('(ps)') });
+    expect(o).toMatchObject({ fix: expect.stringContaining('--secret HF_TOKEN=@file') });
+    expect(JSON.stringify(o)).not.toContain('hf_on_the_command_line');
   });
 
   it('a secret is read from the environment at launch, never written; the YAML value is a fallback', () => {

@@ -37,8 +37,8 @@ export function envText(value: unknown): string | null | undefined {
  * Puts plain variables in `[job] env`, `--env` over the input's values. A variable the task
  * names with no value (`HF_TOKEN:`, dstack's bare `- HF_TOKEN`) is one to be given at
  * launch, most often a token: it becomes a secret read from the same-named variable when the
- * run starts (`tender run` names it when unset). A `--env` value is used for that run and
- * never written.
+ * run starts (`tender run` names it when unset); a `--env` value for it is refused, as it is
+ * for a declared secret: on a command line, every process on the machine reads it (`ps`).
  */
 export function applyEnv(
   entries: EnvEntry[],
@@ -56,11 +56,13 @@ export function applyEnv(
       continue;
     }
     const given = overrides[e.name];
-    if (e.value === null) {
+    if (e.value === null && given !== undefined) {
+      out.refused(e.path, ...secretOnCommandLine(e.name, 'has no value in the task'));
+    } else if (e.value === null) {
       draft.job.env[e.name] = { secret: true, from_env: e.name };
       out.warned(
         e.path,
-        `no value in the task: read from $${e.name} when the run starts, as a secret (\`tender run\` names it when unset)${given === undefined ? '' : '; the --env value is used for this run and not written'}`,
+        `no value in the task: read from $${e.name} when the run starts, as a secret (\`tender run\` names it when unset)`,
         `job.env.${e.name} = { secret = true, from_env = "${e.name}" }`,
       );
     } else if (given !== undefined) {
@@ -80,4 +82,12 @@ export function applyEnv(
       out.mapped(keyPath('--env', name), `job.env.${name}`);
     }
   }
+}
+
+/** The refusal (why, fix) of a value on the command line for a variable read as a secret. */
+export function secretOnCommandLine(name: string, because: string): [string, string] {
+  return [
+    `${name} ${because}, so it is a secret read from $${name} when the run starts; --env ${name}=… would put its value on the command line, readable by every process on this machine (ps)`,
+    `leave --env ${name} out: export ${name}, or give it to tender run with --secret ${name}=@file (or --secret ${name} to be asked)`,
+  ];
 }

@@ -56,13 +56,16 @@ describe('a variable with no value: a secret read from the environment at launch
     expect(() => load(c.toml!, {})).toThrow(/environment variable HF_TOKEN is not set/);
   });
 
-  it('a --env value is used for that run and never written', () => {
+  it('a --env value for it is refused, never used or written: on a command line, ps shows it', () => {
     const c = convert('run: x\nenvs: {HF_TOKEN: null}', { HF_TOKEN: 'hf_secret_value' });
-    expect(c.toml).not.toContain('hf_secret_value');
-    expect(c.outcomes.find((o) => o.path === 'envs.HF_TOKEN')).toMatchObject({
-      kind: 'warned',
-      why: expect.stringContaining('the --env value is used for this run and not written'),
+    expect(c.toml).toBeNull();
+    const o = c.outcomes.find((x) => x.path === 'envs.HF_TOKEN');
+    expect(o).toMatchObject({
+      kind: 'refused',
+      why: expect.stringContaining('readable by every process on this machine (ps)'),
+      fix: expect.stringContaining('--secret HF_TOKEN=@file'),
     });
+    expect(JSON.stringify(c.outcomes)).not.toContain('hf_secret_value');
   });
 });
 
@@ -77,7 +80,7 @@ describe('tender run task.yaml names every value missing at launch', () => {
     ['none given', {}, {}, 'GH_TOKEN, HF_TOKEN, WANDB_API_KEY have no value in the task and are not set in the environment'],
     ['one left', { HF_TOKEN: 'a', GH_TOKEN: 'c' }, {}, 'WANDB_API_KEY has no value in the task and is not set in the environment'],
     ['an empty variable is not given', { HF_TOKEN: '', WANDB_API_KEY: 'b', GH_TOKEN: 'c' }, {}, 'HF_TOKEN has no value'],
-    ['the environment and --env', { HF_TOKEN: 'a', GH_TOKEN: 'c' }, { WANDB_API_KEY: 'b' }, null],
+    ['all in the environment (where tender run puts --secret values)', { HF_TOKEN: 'a', GH_TOKEN: 'c', WANDB_API_KEY: 'b' }, {}, null],
   ];
   it.each(cases)('%s', (_what, env, flags, message) => {
     if (message === null) {
@@ -89,7 +92,7 @@ describe('tender run task.yaml names every value missing at launch', () => {
       run(env, flags);
     } catch (err) {
       expect((err as { hint?: string }).hint).toMatch(
-        /^export .*=… before tender run, or pass --env /,
+        /^export .*=… before tender run, or give (it|them) from a file: --secret \w+=@path/,
       );
     }
   });

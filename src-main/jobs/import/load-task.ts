@@ -41,7 +41,7 @@ export function isTaskFile(file: string): boolean {
 export interface TaskLoadOptions {
   knownProviders: readonly string[];
   env?: NodeJS.ProcessEnv;
-  /** `--env K=V`. */
+  /** `--env K=V`: plain variables. */
   envFlags?: Record<string, string>;
   /** The command line's pool flags, laid over the converted `[pool]` before its checks. */
   poolFlags?: (pool: PoolSpec) => PoolSpec;
@@ -114,6 +114,6 @@ function missingError(file: string, names: string[]): BadInputError {
     names.length > 1 ? 'have no value in the task and are' : 'has no value in the task and is';
   return new BadInputError(`${file}: ${list} ${verb} not set in the environment`, {
     file,
-    hint: `export ${names.map((n) => `${n}=…`).join(' ')} before tender run, or pass ${names.map((n) => `--env ${n}=…`).join(' ')}`,
+    hint: `export ${names.map((n) => `${n}=…`).join(' ')} before tender run, or give ${names.length > 1 ? 'them' : 'it'} from a file: ${names.map((n) => `--secret ${n}=@path`).join(' ')} (--secret ${names[0]} alone asks on a terminal)`,
   });
 }

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { checkName } from '../job-file/job-file-env';
 import { nameFromFile, workdirText, type ImportContext } from './context';
 import { emptyDraft, type JobDraft } from './draft';
-import { applyEnv, envText, type EnvEntry } from './env-input';
+import { applyEnv, envText, secretOnCommandLine, type EnvEntry } from './env-input';
 import { pickGpu } from './gpu-pick';
 import { keyPath, Outcomes } from './key-outcomes';
 import { bucketMount, expandHome, linkLocalPath, type PathContext } from './mounts';
@@ -115,24 +115,20 @@ export function importSkypilot(doc: Record<string, unknown>, ctx: ImportContext)
               continue;
             }
             secretNames.add(k);
+            if (ctx.env[k] !== undefined) {
+              out.refused(p, ...secretOnCommandLine(k, 'is declared under secrets:'));
+              continue;
+            }
             draft.job.env[k] = { secret: true, from_env: k };
             const text = envText(v);
             if (typeof text === 'string' && text !== '') secretDefaults[k] = text;
-            const given =
-              ctx.env[k] !== undefined
-                ? '; the --env value is used for this run and not written'
-                : '';
             const yamlValue =
               typeof text === 'string' && text !== ''
                 ? `; the YAML's value is not copied into the job file (\`tender run\` on the YAML uses it when $${k} is unset)`
                 : '';
             const to = `job.env.${k} = { secret = true, from_env = "${k}" }`;
-            if (given || yamlValue)
-              out.warned(
-                p,
-                `a secret, read from $${k} when the run starts${yamlValue}${given}`,
-                to,
-              );
+            if (yamlValue)
+              out.warned(p, `a secret, read from $${k} when the run starts${yamlValue}`, to);
             else out.mapped(p, `${to}: read from $${k} when the run starts`);
           }
         break;

@@ -13,7 +13,7 @@ export interface RunStartRequest {
   /** A sweep's cells as given (a rerun of the failed ones keeps their ids); default: the
    *  job's `[sweep]` expanded. */
   cells?: SweepCell[];
-  /** Secret values given by name beside a stored job (`--secret K=V`). */
+  /** Secret values given by name beside a stored job (`--secret K`). */
   given?: Record<string, string>;
 }
 
@@ -96,7 +96,7 @@ function withSecrets(job: JobSpec, secrets: Record<string, string>, runId: strin
       throw new TenderError(
         'bad_input',
         `run ${runId} had the secret ${name}, which Tender does not keep`,
-        `rerun it from its job file (\`tender rerun\` reads secrets from it when it is still there), or give it with --secret ${name}=…`,
+        `rerun it from its job file (\`tender rerun\` reads secrets from it when it is still there), or give it again (\`--secret ${name}\` reads $${name}, \`--secret ${name}=@file\` a file)`,
       );
     env[name] = { secret: true, value: given };
   }
