@@ -5,13 +5,12 @@ import {
   type SweepEstimate,
   type JobSpec,
   type PolicyInput,
-  type PoolSpec,
   type RunView,
 } from '../../contract';
 import { TenderCore } from '../../core/tender-core';
 import { TenderError } from '../../base/tender-error';
 import { parseConstraint } from '../../contract/constraint';
-import { HOSTS_PROVIDER, KNOWN_PROVIDERS } from '../../providers/known';
+import { HOSTS_PROVIDER } from '../../providers/known';
 import { findHost } from '../../providers/ssh/hosts-file';
 import { call, type CliContext } from '../context';
 import { EXIT } from '../exit-codes';
