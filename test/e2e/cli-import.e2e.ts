@@ -184,7 +184,7 @@ describe('import writes what it can', () => {
     expect(missing.stderr).toContain(
       'HF_TOKEN has no value in the task and is not set in the environment',
     );
-    expect(missing.stderr).toContain('--env HF_TOKEN=…');
+    expect(missing.stderr).toContain('--secret HF_TOKEN=@path');
     expect(existsSync(join(home, 'ledger.sqlite'))).toBe(false);
 
     const given = await runCli(['run', join(dir, 'task.yaml'), '--json'], {
