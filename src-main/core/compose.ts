@@ -22,6 +22,7 @@ import { nodeMail } from '../services/nodes/node-mail';
 import { NotifyService } from '../services/notify/notify-service';
 import { SecretMemory } from '../services/notify/secret-memory';
 import { Reconciler } from '../services/reconcile/reconciler';
+import { DestroyRetries } from '../services/leases/destroy-retries';
 import { RunService } from '../services/runs/run-service';
 import { SshConfigKeeper } from '../services/ssh-config/ssh-config-keeper';
 import { FileSecretStore, providerKeys } from '../services/settings/secret-store';
@@ -141,6 +142,12 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
         }
       : {}),
   });
+  const destroyRetries = new DestroyRetries({
+    ledger,
+    factory,
+    drivenManagerOf: (id) => runs.managerOf(id),
+    maxAttempts: () => timing.current().teardownMaxAttempts,
+  });
   const reconciler = new Reconciler({
     ledger,
     providers,
@@ -148,6 +155,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     everyMs: timing.current().reconcileEveryMs,
     canWrite: isWriter,
     deliver: nodeMail({ ledger, factory, managerOf: (id) => runs.managerOf(id) }),
+    retryDestroy: (nodeId, provider) => destroyRetries.retry(nodeId, provider),
   });
   const runs: RunService = new RunService({
     home,
@@ -192,6 +200,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     hooks,
     secrets,
     jobSecrets,
+    destroyRetries,
     timing,
     bus,
     datastream,

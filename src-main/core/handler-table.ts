@@ -14,6 +14,7 @@ import { hostHandlers } from '../services/hosts/host-handlers';
 import { jobFileHandlers } from '../services/job-files/job-file-handlers';
 import { bidHandlers } from '../services/leases/bid-handlers';
 import { leaseHandlers } from '../services/leases/lease-handlers';
+import type { DestroyRetries } from '../services/leases/destroy-retries';
 import { agentBackfill } from '../services/logs/agent-backfill';
 import { logHandlers } from '../services/logs/log-handlers';
 import { cellAttribution } from '../services/metrics/cell-attribution';
@@ -58,6 +59,7 @@ export interface HandlerParts {
   factory: NodeFactory;
   runs: RunService;
   reconciler: Reconciler;
+  destroyRetries: DestroyRetries;
   gpuSamples: GpuSamples;
   workspaceSessions: WorkspaceSessions;
   terminals: Terminals;
@@ -108,6 +110,8 @@ export function handlerTable(p: HandlerParts): Handlers {
       runs,
       requireWriter,
       survey: () => reconciler.survey('teardown', 0),
+      maxAttempts: () => p.timing.current().teardownMaxAttempts,
+      retries: p.destroyRetries,
       afterDestroy: () => reconciler.forgetListings(),
     }),
     ...bidHandlers({

@@ -225,11 +225,13 @@ export class SshdFixture {
     this.listenLater(ms);
   }
 
-  /** Restarts sshd on the same port, as `systemctl restart ssh` does: sessions live. */
-  async restart(opts: { newHostKey?: boolean } = {}): Promise<void> {
+  /** Restarts sshd on the same port, as `systemctl restart ssh` does: sessions live.
+   *  `previousHostKey`: back to the key it had before the last `newHostKey`. */
+  async restart(opts: { newHostKey?: boolean; previousHostKey?: boolean } = {}): Promise<void> {
     this.cancelPending();
     await this.stopListener();
     if (opts.newHostKey) this.newHostKey();
+    if (opts.previousHostKey) this.previousHostKey();
     this.ready = this.listen(1);
     await this.ready;
   }
@@ -382,8 +384,24 @@ export class SshdFixture {
     if (pid > 0 && processTable().has(pid)) await killAndReap([pid]);
   }
 
+  private previousKey: { priv: string; pub: string } | null = null;
+
+  private previousHostKey(): void {
+    if (!this.previousKey) throw new Error('no earlier host key to go back to');
+    const key = join(this.dir, 'host_ed25519');
+    writeFileSync(key, this.previousKey.priv, { mode: 0o600 });
+    writeFileSync(`${key}.pub`, this.previousKey.pub);
+    this.hostPub = this.previousKey.pub.trim();
+    this.hostFp = run('ssh-keygen', ['-l', '-f', `${key}.pub`]).split(' ')[1]!;
+  }
+
   private newHostKey(): void {
     const key = join(this.dir, 'host_ed25519');
+    if (existsSync(key))
+      this.previousKey = {
+        priv: readFileSync(key, 'utf8'),
+        pub: readFileSync(`${key}.pub`, 'utf8'),
+      };
     rmSync(key, { force: true });
     rmSync(`${key}.pub`, { force: true });
     run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'tender-test-host', '-f', key]);

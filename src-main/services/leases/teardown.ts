@@ -8,6 +8,7 @@ import type { ProviderRegistry } from '../../providers/registry';
 import type { NodeFactory } from '../nodes/node-factory';
 import type { ReconcileReport } from '../reconcile/reconciler';
 import type { RunService } from '../runs/run-service';
+import type { DestroyRetries } from './destroy-retries';
 
 export interface TeardownDeps {
   ledger: Ledger;
@@ -18,6 +19,11 @@ export interface TeardownDeps {
   /** Every provider's labelled leases (orphans among them), listed now. */
   survey: () => Promise<Pick<ReconcileReport, 'orphans' | 'unreachable'>>;
   requireWriter: () => void;
+  /** Destroy attempts a teardown waits for before it reports a lease not confirmed
+   *  (the timing's teardownMaxAttempts; 4 when not given). */
+  maxAttempts?: () => number;
+  /** The destroys the reconciler is retrying (a down waits on those managers). */
+  retries?: Pick<DestroyRetries, 'adopt'>;
 }
 
 const NODE_DEADLINE_MS = 10 * 60_000;
@@ -75,13 +81,15 @@ export function nodesOfTarget(ledger: TeardownDeps['ledger'], target: string): N
 }
 
 /** Destroys the leases of these nodes through their NodeManagers (the one a driver in this
- *  process owns, or a fresh one) and waits for each to be confirmed or given up on. */
+ *  process owns, or a fresh one) and waits for each to be confirmed or given up on. A
+ *  lease left `destroying` (an earlier teardown gave up on it) is tried again: its wait
+ *  counts only the attempts made now, so what it reports is this teardown's own error. */
 export function destroyNodes(
   core: TeardownDeps,
   records: NodeRecord[],
   reason: string,
 ): Promise<DestroyOutcome[]> {
-  const maxAttempts = 4;
+  const maxAttempts = core.maxAttempts?.() ?? 4;
   const owned = new Map<string, NodeManager>();
   for (const rec of records) {
     const m = core.runs.managerOf(rec.id);
@@ -91,15 +99,19 @@ export function destroyNodes(
   return Promise.all(
     records.map(async (rec): Promise<DestroyOutcome> => {
       const provider = core.providers.get(rec.desired.provider);
-      const manager = owned.get(rec.id) ?? core.factory.manager(rec, provider);
-      // A destroy a dead process began is picked up again; Destroy itself would be ignored.
-      if (!owned.has(rec.id) && rec.stage === 'destroying') manager.resume();
+      // A destroy the reconciler is retrying is taken over (one manager per node).
+      const manager =
+        owned.get(rec.id) ?? core.retries?.adopt(rec.id) ?? core.factory.manager(rec, provider);
+      const before = manager.record.destroyAttempts;
+      // A destroy a dead process began (or an earlier teardown gave up on) is tried again
+      // now; Destroy itself would be ignored in that stage.
+      if (!owned.has(rec.id) && manager.record.stage === 'destroying') manager.resume();
       else manager.send({ type: 'Destroy', reason });
       const settled = await Promise.race([
         manager.waitFor(
           (r) =>
             r.stage === 'destroyed' ||
-            (r.stage === 'destroying' && r.destroyAttempts >= maxAttempts),
+            (r.stage === 'destroying' && r.destroyAttempts >= before + maxAttempts),
         ),
         new Promise<null>((r) => setTimeout(() => r(null), NODE_DEADLINE_MS).unref()),
       ]);

@@ -93,4 +93,23 @@ describe('Reconciler: the writer adopts and marks lost; a reader only looks', ()
     expect(ledger.journal).toEqual([]);
     expect(p.isGoneCalls).toBe(0);
   });
+
+  it.each([
+    { listed: true, gone: false, canWrite: true, retried: true },
+    { listed: false, gone: false, canWrite: true, retried: true },
+    { listed: false, gone: true, canWrite: true, retried: false }, // destroyed instead
+    { listed: true, gone: false, canWrite: false, retried: false },
+  ])(
+    'a destroying lease (listed $listed, isGone $gone, canWrite $canWrite): its destroy retried $retried',
+    async ({ listed, gone, canWrite, retried }) => {
+      const p = new FakeProvider('p');
+      if (listed) p.list('r1-node-0');
+      p.gone = gone;
+      const { reconciler, ledger, clock, retried: got } = setup([p], { canWrite });
+      ledger.add('p', 'r1-node-0', 'destroying', { node: true, createdAt: T0 });
+      clock.t = T0 + 3 * 60_000;
+      await reconciler.tick('interval');
+      expect(got).toEqual(retried ? ['r-r1-node-0/node-0'] : []);
+    },
+  );
 });

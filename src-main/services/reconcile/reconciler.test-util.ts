@@ -196,6 +196,7 @@ export function setup(providers: FakeProvider[], opts: { canWrite?: boolean } = 
   const clock = { t: T0 };
   const ledger = new MemoryLedger();
   const delivered: Delivered[] = [];
+  const retried: string[] = [];
   const deps: ReconcilerDeps = {
     ledger,
     providers: { all: () => providers },
@@ -203,6 +204,7 @@ export function setup(providers: FakeProvider[], opts: { canWrite?: boolean } = 
     everyMs: 30_000,
     canWrite: opts.canWrite ?? true,
     deliver: (nodeId, provider, msg) => delivered.push({ nodeId, provider: provider.kind, msg }),
+    retryDestroy: (nodeId) => retried.push(nodeId),
   };
-  return { reconciler: new Reconciler(deps), ledger, clock, delivered };
+  return { reconciler: new Reconciler(deps), ledger, clock, delivered, retried };
 }

@@ -52,6 +52,8 @@ export interface ReconcilerDeps {
   /** Hands a fact about a node to its NodeManager (the one a run driver owns, or a
    *  short-lived one that records it). */
   deliver(nodeId: string, provider: Provider, msg: NodeMsg): void;
+  /** A lease left `destroying` that the provider still holds: try its destroy again. */
+  retryDestroy?(nodeId: string, provider: Provider): void;
 }
 
 /**
@@ -64,6 +66,8 @@ export interface ReconcilerDeps {
  *   being destroyed, destroyed);
  * - a labelled lease the ledger does not hold as live (`LIVE_LEASE_STATES`) is an orphan:
  *   journaled once; `tender status` shows and `tender down --orphans` destroys it;
+ * - a lease left `destroying` that is not gone is handed back to its destroy (retried to a
+ *   confirmed end, services/leases/destroy-retries.ts);
  * - a created lease the listing shows outbid, stopped or exited is marked interrupted (and
  *   `lease.interrupted` journaled) in that same pass; listed running again, it is cleared.
  *   Nothing else is done about it here: recovery reads the mark and the journal.
@@ -210,7 +214,10 @@ export class Reconciler {
         const young = lease.createdAt !== null && now() - lease.createdAt < LIST_GRACE_MS;
         if (young && !self) continue;
         // Absent from a list is not proof: only the provider saying it is gone is.
-        if (!(await provider.isGone(rec.lease.destroyHandle, signal))) continue;
+        if (!(await provider.isGone(rec.lease.destroyHandle, signal))) {
+          if (lease.state === 'destroying') this.deps.retryDestroy?.(rec.id, provider);
+          continue;
+        }
         this.deps.deliver(
           rec.id,
           provider,
@@ -219,6 +226,8 @@ export class Reconciler {
             : { type: 'LeaseLost', reason: 'the provider no longer lists it' },
         );
         report.lost.push(lease.label);
+      } else if (lease.state === 'destroying') {
+        this.deps.retryDestroy?.(rec.id, provider);
       }
     }
     if (this.deps.canWrite) this.recordConditions(mine, listed, report);
