@@ -63,7 +63,9 @@ class FakeProvider implements ManagedCalls {
     this.listed.set(l.leaseId, l);
     return Promise.resolve({ lease: l, endpoint });
   };
-  endpointOf: () => Promise<NodeEndpoint | null> = () => Promise.resolve(endpoint);
+  /** `report`: the provider's status line while the lease provisions. */
+  endpointOf: (report?: (status: string) => void) => Promise<NodeEndpoint | null> = () =>
+    Promise.resolve(endpoint);
   /** The next this-many destroy calls fail. */
   destroyFailures = 0;
   /** Whether a destroyed lease stops being listed. */
@@ -76,10 +78,14 @@ class FakeProvider implements ManagedCalls {
     this.calls.push(`createLease in ${this.stageNow()}`);
     return this.create(req);
   }
-  lookupEndpoint(_lease: LeaseFacts, signal: AbortSignal): Promise<NodeEndpoint | null> {
+  lookupEndpoint(
+    _lease: LeaseFacts,
+    signal: AbortSignal,
+    report?: (status: string) => void,
+  ): Promise<NodeEndpoint | null> {
     this.calls.push(`lookupEndpoint in ${this.stageNow()}`);
     this.lookupSignals.push(signal);
-    return this.endpointOf();
+    return this.endpointOf(report);
   }
   destroyLease(handle: DestroyHandle): Promise<void> {
     this.calls.push(`destroyLease in ${this.stageNow()}`);

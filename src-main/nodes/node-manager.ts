@@ -211,9 +211,16 @@ export class NodeManager {
   private async lookupEndpoint(lease: LeaseFacts, signal: AbortSignal): Promise<void> {
     const { timing, provider, now } = this.deps;
     const deadline = now() + timing.endpointDeadlineMs;
+    // The provider's own words while the lease provisions, told once per change.
+    let said: string | null = null;
+    const report = (status: string) => {
+      if (status === said || signal.aborted) return;
+      said = status;
+      this.deps.log(this.rec, 'info', `${provider.kind}: ${status}`);
+    };
     while (!signal.aborted) {
       try {
-        const endpoint = await provider.lookupEndpoint(lease, signal);
+        const endpoint = await provider.lookupEndpoint(lease, signal, report);
         if (endpoint) return this.send({ type: 'EndpointKnown', endpoint });
       } catch (err) {
         if (signal.aborted) return;

@@ -149,8 +149,14 @@ export interface Provider {
   createLease(req: CreateLeaseRequest, signal: AbortSignal): Promise<CreateLeaseResult>;
 
   /** One look at the lease: its endpoint when usable, null while not yet. Never polls.
-   *  Throws `ProviderError` with `fatal: true` when the lease can never become usable. */
-  lookupEndpoint(lease: LeaseFacts, signal: AbortSignal): Promise<NodeEndpoint | null>;
+   *  Throws `ProviderError` with `fatal: true` when the lease can never become usable.
+   *  `report`: the provider's own words for what the lease is doing while not yet usable
+   *  (Vast.ai: `loading: pulling image…`), where it says; shown while the lease provisions. */
+  lookupEndpoint(
+    lease: LeaseFacts,
+    signal: AbortSignal,
+    report?: (status: string) => void,
+  ): Promise<NodeEndpoint | null>;
 
   /** Destroys the lease. Returns when the provider has accepted the request. A lease that
    *  no longer exists is not an error. Never polls. */

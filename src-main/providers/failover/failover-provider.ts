@@ -221,8 +221,12 @@ export class FailoverProvider implements Provider {
 
   // Everything about a lease goes to the member that made it.
 
-  lookupEndpoint(lease: LeaseFacts, signal: AbortSignal): Promise<NodeEndpoint | null> {
-    return this.member(lease.provider).lookupEndpoint(lease, signal);
+  lookupEndpoint(
+    lease: LeaseFacts,
+    signal: AbortSignal,
+    report?: (status: string) => void,
+  ): Promise<NodeEndpoint | null> {
+    return this.member(lease.provider).lookupEndpoint(lease, signal, report);
   }
 
   destroyLease(handle: DestroyHandle, signal: AbortSignal): Promise<void> {

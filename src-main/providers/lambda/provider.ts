@@ -147,7 +147,11 @@ export class LambdaProvider implements Provider {
     );
   }
 
-  async lookupEndpoint(lease: LeaseFacts, signal: AbortSignal): Promise<NodeEndpoint | null> {
+  async lookupEndpoint(
+    lease: LeaseFacts,
+    signal: AbortSignal,
+    report?: (status: string) => void,
+  ): Promise<NodeEndpoint | null> {
     const id = this.instanceId(lease.destroyHandle);
     const inst = await this.client().getInstance(id, signal);
     if (!inst) {
@@ -170,6 +174,7 @@ export class LambdaProvider implements Provider {
         );
       }
       case 'starting':
+        report?.(state.detail);
         return null;
       case 'running':
         return sshEndpoint(

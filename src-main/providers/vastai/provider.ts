@@ -215,7 +215,11 @@ export class VastProvider implements Provider {
     );
   }
 
-  async lookupEndpoint(lease: LeaseFacts, signal: AbortSignal): Promise<NodeEndpoint | null> {
+  async lookupEndpoint(
+    lease: LeaseFacts,
+    signal: AbortSignal,
+    report?: (status: string) => void,
+  ): Promise<NodeEndpoint | null> {
     const id = this.instanceId(lease.destroyHandle);
     const inst = await this.client().showInstance(id, signal);
     // Checked at the first look after create, before anything runs on it.
@@ -233,6 +237,7 @@ export class VastProvider implements Provider {
           hint: 'destroy it: it may still bill until then',
         });
       case 'starting':
+        report?.(state.detail);
         return null;
       case 'running': {
         const addr = inst ? sshAddressOf(inst) : null;

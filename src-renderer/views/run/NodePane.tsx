@@ -12,6 +12,8 @@ import { HostSetupField } from './HostSetupField';
 import { CopyIcon, FollowIcon, LogIcon, TerminalIcon } from './icons';
 import type { LogRouter } from './log-router';
 import { NodeTerminal } from './NodeTerminal';
+import { provisionWaitText } from './provision-wait';
+import { useNow } from '../../lib/use-now';
 import { terminalWhyNot } from './terminal-why';
 import { PaneSearch, WholeLogResults, type WholeLog } from './PaneSearch';
 import { useLogTerminal, type LogTerminal } from './use-log-terminal';
@@ -175,6 +177,7 @@ function NodeHeader(props: {
       {node.jobPhase && node.jobPhase !== 'done' && (
         <span className="badge plain blue">{node.jobPhase.replace('_', ' ')}</span>
       )}
+      <ProvisionWait node={node} />
       {node.exitCode !== null && (
         <span
           className={`badge plain ${node.exitCode === 0 ? 'green' : 'red'}`}
@@ -216,6 +219,18 @@ function NodeHeader(props: {
       )}
       <div className="pane-head-end">{props.children}</div>
     </header>
+  );
+}
+
+/** The time a provisioning lease has taken, ticking; the provider's words are in the log. */
+function ProvisionWait({ node }: { node: NodeView }): React.JSX.Element | null {
+  const now = useNow();
+  const text = provisionWaitText(node, now);
+  if (text === null) return null;
+  return (
+    <span className="pane-meta" data-testid="provision-wait" title="Since the lease was asked for">
+      {text}
+    </span>
   );
 }
 
