@@ -12,6 +12,7 @@ import { sshCore, sshJob } from '../helpers/ssh-core';
 import { startSshd, type SshdFixture } from '../helpers/sshd';
 import { vastSetups } from '../helpers/vast-setups';
 
+const SECRET = 'hf_never_on_disk_7f3a';
 const fixtures: SshdFixture[] = [];
 const closers: (() => Promise<void> | void)[] = [];
 beforeAll(requireBuilt);
@@ -28,7 +29,7 @@ async function keptRun() {
   closers.push(() => t.close());
   writeFileSync(join(t.work, 'hello.txt'), 'hello\n');
   const started = await t.core.client.invoke('run.start', {
-    job: sshJob(t.work),
+    job: sshJob(t.work, { env: { LR: "3e-4 it's", HF_TOKEN: { secret: true, value: SECRET } } }),
     pool: { provider: 'ssh', hosts: ['h0'] },
     keep: true,
   });
@@ -68,6 +69,14 @@ describe("the user's own ssh on a kept node (own host, real sshd)", () => {
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toBe(`on ${f.user}\n`);
     }
+    // The job's environment in the user's own shell: one command, secrets left out.
+    const env = await user.ssh([
+      alias,
+      '. ~/.tender/env && printf "%s|%s" "$LR" "${HF_TOKEN-unset}"',
+    ]);
+    expect(env.stdout).toBe("3e-4 it's|unset");
+    const onDisk = await user.ssh([alias, `grep -rl ${SECRET} .tender || echo none`]);
+    expect(onDisk.stdout).toBe('none\n');
     // The user's own known_hosts was neither read nor written.
     expect(() => statSync(join(user.home, '.ssh', 'known_hosts'))).toThrow();
 

@@ -15,6 +15,7 @@ import { ensureCacheDir } from '../environment/node-cache';
 import { createRedactor } from '../logs/redact';
 import { chosenEnvDir, startSetupWithEnv } from '../phases/setup-start';
 import { RequestError, oneOf, optionalNumber, requiredString, stringMap } from './request-checks';
+import { shellEnvScript, writeShellEnv } from '../environment/shell-env';
 import { buildTaskEnv, droppedKeysNotice } from '../environment/task-env';
 
 const DEFAULT_GRACE_MS = 10_000;
@@ -130,13 +131,17 @@ export const handlers: { [K in OpName]: Handler<K> } = {
     }
     const gpuCount = (await ctx.gpus).gpus.length;
     const redact = createRedactor(Object.values(job.secretEnv));
-    const launch = (envDir: string | undefined) => ({
-      command,
-      env: taskEnv(ctx, job, gpuCount, envDir).env,
-      cwd: ctx.paths.workspace,
-      redact,
-      ...(phase === 'run' && job.runSetup ? { runSetup: job.runSetup } : {}),
-    });
+    const launch = (envDir: string | undefined) => {
+      const env = taskEnv(ctx, job, gpuCount, envDir).env;
+      loadableEnv(ctx, env, Object.keys(job.secretEnv));
+      return {
+        command,
+        env,
+        cwd: ctx.paths.workspace,
+        redact,
+        ...(phase === 'run' && job.runSetup ? { runSetup: job.runSetup } : {}),
+      };
+    };
     if (phase === 'setup' && job.setupEnv)
       return startSetupWithEnv(ctx, job.setupEnv, command, launch);
     return ctx.supervisor.start(phase, launch(job.setupEnv ? chosenEnvDir(ctx) : undefined));
@@ -238,6 +243,16 @@ function portField(req: Fields, key: string): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 65535)
     throw new RequestError('bad_request', `${key} must be a port from 1 to 65535`);
   return v;
+}
+
+/** `source ~/.tender/env` in a shell of the user's loads this environment, secrets left
+ *  out (environment/shell-env.ts). A convenience: failing to write it fails nothing. */
+function loadableEnv(ctx: DaemonContext, env: Record<string, string>, secretKeys: string[]) {
+  try {
+    writeShellEnv(ctx.paths.dir, shellEnvScript(env, process.env, secretKeys));
+  } catch {
+    // a full or read-only disk: the job itself does not need the file
+  }
 }
 
 function taskEnv(

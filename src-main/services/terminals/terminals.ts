@@ -154,6 +154,11 @@ function openLocal(
   };
 }
 
+/** Printed as a terminal opens: the job's environment is one command away (the agent
+ *  writes it without secrets, src-agent/daemon/environment/shell-env.ts). */
+const LOAD_ENV_HINT =
+  "'tender: `source ~/.tender/env` loads the job environment (secrets left out)'";
+
 async function openRemote(
   shell: SshShell,
   rec: NodeRecord,
@@ -164,7 +169,9 @@ async function openRemote(
   const dir = rec.agent?.address.dirWord ?? '"$HOME"';
   const ch = await shell.openPty({
     ...size,
-    command: `cd ${dir}/workspace 2>/dev/null || cd ${dir}; exec "\${SHELL:-bash}" -l`,
+    command:
+      `cd ${dir}/workspace 2>/dev/null || cd ${dir}; ` +
+      `[ -f ${dir}/env.sh ] && echo ${LOAD_ENV_HINT}; exec "\${SHELL:-bash}" -l`,
   });
   ch.stdout.on('data', (d: Buffer) => output(d));
   void ch.exit.then((code) => {
