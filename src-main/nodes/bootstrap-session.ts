@@ -256,7 +256,7 @@ export class BootstrapSession {
       throw new BootstrapError(
         'boot_check_failed',
         `no Node.js ${MIN_NODE_MAJOR} or newer on the node (tried ${candidates.join(', ')}), and ` +
-          `Tender has no runtime to install for ${unameM}: install Node ${MIN_NODE_MAJOR}+ on the image (for the local provider: on this machine's PATH)`,
+          `Tender has no runtime to install for ${unameM}: install Node ${MIN_NODE_MAJOR}+ on the image`,
       );
     }
     const installedWord = `${this.spec.layout.cacheWord}/runtime/node-${pinned.version}-${pinned.gzSha256.slice(0, 12)}/bin/node`;

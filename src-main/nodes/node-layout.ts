@@ -25,7 +25,7 @@ export function layoutFor(endpoint: NodeEndpoint, label: string, home: string): 
       dirWord: shq(endpoint.dir),
       cacheWord: shq(join(home, 'local', 'cache')),
       rootWord: shq(join(home, 'local')),
-      runtimeHints: thisRuntime(),
+      runtimeHints: [thisRuntime()],
     };
   }
   return {
@@ -37,11 +37,10 @@ export function layoutFor(endpoint: NodeEndpoint, label: string, home: string): 
   };
 }
 
-/** The Node that runs Tender itself. Not inside Electron: the packaged app's RunAsNode fuse
- *  is off (electron-builder.yml), so its binary cannot act as Node; the local provider then
- *  uses `node` on PATH, or the pinned runtime Tender installs (Linux). */
-function thisRuntime(): string[] {
-  return process.versions.electron ? [] : [shq(process.execPath)];
+/** The Node that runs Tender itself: inside Electron, its binary acting as Node. */
+function thisRuntime(): string {
+  const exe = shq(process.execPath);
+  return process.versions.electron ? `ELECTRON_RUN_AS_NODE=1 ${exe}` : exe;
 }
 
 // Kept in the node record (the ledger's floor); named here too for the layout's users.

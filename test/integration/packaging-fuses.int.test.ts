@@ -44,7 +44,7 @@ async function fuseConfigOfBuilderYml(): Promise<object> {
 }
 
 describe('Electron fuses of the packaged app', () => {
-  it('turn off RunAsNode, NODE_OPTIONS and --inspect; turn on asar integrity, app.asar only and cookie encryption', async () => {
+  it('turn off NODE_OPTIONS and --inspect (RunAsNode stays on for the local agent); turn on asar integrity, app.asar only and cookie encryption', async () => {
     const fuses = require('@electron/fuses') as Fuses;
     const dir = mkdtempSync(join(tmpdir(), 'tender-fuses-'));
     dirs.push(dir);
@@ -72,7 +72,7 @@ describe('Electron fuses of the packaged app', () => {
       OnlyLoadAppFromAsar: state('OnlyLoadAppFromAsar'),
       EnableCookieEncryption: state('EnableCookieEncryption'),
     }).toEqual({
-      RunAsNode: 'off',
+      RunAsNode: 'on',
       EnableNodeOptionsEnvironmentVariable: 'off',
       EnableNodeCliInspectArguments: 'off',
       EnableEmbeddedAsarIntegrityValidation: 'on',
