@@ -9,6 +9,9 @@ import { KNOWN_PROVIDERS } from '../../providers/known';
 import type { CliContext } from '../context';
 import { info } from '../output';
 import { secretWays } from '../secret-input';
+import { pushConsentProblems } from '../../jobs/workspace/push-consent';
+import { scanWorkspace } from '../../jobs/workspace/scan';
+import path from 'node:path';
 
 /** A tender.toml, or a SkyPilot/dstack task converted on the way (its warnings printed).
  *  `--env` sets a plain job variable over the file's; `--secret` a secret one, which also
@@ -69,4 +72,28 @@ export function loadJobOrTask(
   for (const [name, value] of Object.entries(secrets))
     loaded.job.env[name] = { secret: true, value };
   return loaded;
+}
+
+/** Refuses a push of likely secrets, or of a workdir outside the job file's folder, that
+ *  neither the job file nor a flag chose knowingly (jobs/workspace/push-consent.ts). */
+export async function checkPushConsent(
+  loaded: LoadedJobFile,
+  flags: { pushSecrets: boolean; workdirOutside: boolean },
+): Promise<void> {
+  const ws = loaded.job.workspace;
+  if (!ws) return;
+  const fromFile = loaded.workspaceChoices ?? { pushSecrets: false, workdirOutside: false };
+  const choices = {
+    pushSecrets: flags.pushSecrets || fromFile.pushSecrets,
+    workdirOutside: flags.workdirOutside || fromFile.workdirOutside,
+  };
+  const scan = choices.pushSecrets ? null : await scanWorkspace(ws.workdir, ws.exclude);
+  const problems = pushConsentProblems(
+    { workdir: ws.workdir, jobDir: path.dirname(loaded.file), secrets: scan?.secrets ?? [] },
+    choices,
+  );
+  if (problems.length === 0) return;
+  const [first, ...rest] = problems;
+  for (const p of rest) info(`${p.text}\n  hint: ${p.hint}`);
+  throw new TenderError('bad_input', first!.text, first!.hint);
 }

@@ -21,10 +21,10 @@ import { makeLogPrinter } from '../log-printer';
 import { bold, green, info, red } from '../output';
 import { readEnvFlags } from '../env-flags';
 import { readSecretFlags } from '../secret-input';
-import { loadJobOrTask } from './run-input';
+import { checkPushConsent, loadJobOrTask } from './run-input';
 import { terminalPrompt } from '../hidden-prompt';
 
-export const RUN_USAGE = `tender run <job.toml | task.yaml> [--provider P] [--count N] [--hosts a,b] [--cluster C] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--interruptible [--bid X]] [--constraint EXPR]… [--grid NAME=v1,v2]… [--keep] [--fresh-setup] [--new-node] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--collect-grace 1h] [--env NAME=VALUE | NAME]… [--secret NAME | NAME=@file]… [--secret-file FILE]… [--detach] [--json]`;
+export const RUN_USAGE = `tender run <job.toml | task.yaml> [--provider P] [--count N] [--hosts a,b] [--cluster C] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--interruptible [--bid X]] [--constraint EXPR]… [--grid NAME=v1,v2]… [--keep] [--fresh-setup] [--new-node] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--collect-grace 1h] [--env NAME=VALUE | NAME]… [--secret NAME | NAME=@file]… [--secret-file FILE]… [--push-secrets] [--workdir-outside] [--detach] [--json]`;
 
 export async function runCommand(argv: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -59,6 +59,8 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
       verbose: { type: 'boolean', short: 'v', default: false },
       env: { type: 'string', multiple: true },
       secret: { type: 'string', multiple: true, default: [] },
+      'push-secrets': { type: 'boolean', default: false },
+      'workdir-outside': { type: 'boolean', default: false },
       'secret-file': { type: 'string', multiple: true, default: [] },
     },
   });
@@ -73,6 +75,10 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
     plain: readEnvFlags(values.env, ctx.env),
     secrets,
     poolFlags: poolFlags(values),
+  });
+  await checkPushConsent(loaded, {
+    pushSecrets: values['push-secrets'],
+    workdirOutside: values['workdir-outside'],
   });
   const pool = loaded.pool;
 

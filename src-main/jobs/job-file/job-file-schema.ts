@@ -23,6 +23,10 @@ export const WorkspaceTable = z
     /** Relative to the job file's folder, or absolute. */
     workdir: z.string().min(1).default('.'),
     exclude: z.array(z.string().min(1)).default([]),
+    /** Files that look like secrets (`.env`, `id_rsa` …) are pushed knowingly. */
+    push_secrets: z.boolean().optional(),
+    /** The workdir is knowingly outside the job file's folder (`..`, absolute, `~`). */
+    workdir_outside: z.boolean().optional(),
   })
   .strict();
 

@@ -51,6 +51,8 @@ export interface LoadedJobFile {
   /** `[policy]` as written (only the keys present); Settings fill in the rest. */
   policy: PolicyInput;
   file: string;
+  /** What `[job.workspace]` says was chosen knowingly (push-consent.ts checks it). */
+  workspaceChoices?: { pushSecrets: boolean; workdirOutside: boolean };
 }
 
 /**
@@ -139,7 +141,18 @@ export function parseJobToml(text: string, opts: ParseJobTomlOptions): LoadedJob
     outputs: outputs.outputs,
     env: env.env,
   });
-  return { job, pool, policy: policyInput(policy), file };
+  const workspaceChoices = {
+    pushSecrets: table.workspace?.push_secrets === true,
+    workdirOutside: table.workspace?.workdir_outside === true,
+  };
+  const isChosen = workspaceChoices.pushSecrets || workspaceChoices.workdirOutside;
+  return {
+    job,
+    pool,
+    policy: policyInput(policy),
+    file,
+    ...(isChosen ? { workspaceChoices } : {}),
+  };
 }
 
 /** `[policy]` → the contract's PolicyInput (durations in ms; keys left out stay out). */
