@@ -59,10 +59,13 @@ export function serveOutputDownload(
       (err as Error).message,
     );
   }
+  // The file may go between the look and the read (a rerun's clean slate, a manual delete).
+  const size = sizeOf(file);
+  if (size === null) return fail(404, `${path} is no longer there`);
   res.writeHead(200, {
     ...headers,
     'Content-Type': 'application/octet-stream',
-    'Content-Length': String(statSync(file).size),
+    'Content-Length': String(size),
     'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(basename(file))}`,
     'Cache-Control': 'no-store',
   });
@@ -70,6 +73,14 @@ export function serveOutputDownload(
     .on('error', () => res.destroy())
     .pipe(res);
   return true;
+}
+
+function sizeOf(file: string): number | null {
+  try {
+    return statSync(file).size;
+  } catch {
+    return null;
+  }
 }
 
 function isBearer(header: string | undefined, token: string): boolean {

@@ -2,6 +2,7 @@
 // timers, not the clock), and drops a waiting retry when it stops.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { baseTiming, cleanUpRigs, rig, upAndRunning } from './node-manager.test-util';
+import { NodeManager } from './node-manager';
 import { destroyRetryDelay } from './transition';
 
 afterEach(cleanUpRigs);
@@ -42,5 +43,25 @@ describe('NodeManager: destroy retries with backoff until confirmed', () => {
     await vi.advanceTimersByTimeAsync(10 * 60_000);
     expect(r.provider.calls.filter((c) => c.startsWith('destroyLease'))).toHaveLength(1);
     expect(r.manager.record.stage).toBe('destroying');
+  });
+});
+
+describe('NodeManager: a lease another manager destroyed is never destroyed twice', () => {
+  it('a stale manager told Destroy takes the ledger’s destroyed record instead', async () => {
+    const r = rig();
+    await upAndRunning(r);
+    // A teardown's own manager of the same node destroys the lease, confirmed.
+    const other = new NodeManager(r.manager.record, { ...r.manager['deps'] });
+    other.send({ type: 'Destroy', reason: 'tear down all' });
+    await other.waitFor((x) => x.stage === 'destroyed');
+    const destroys = () => r.provider.calls.filter((c) => c.startsWith('destroyLease')).length;
+    expect(destroys()).toBe(1);
+    expect(r.manager.record.stage).toBe('dormant'); // the kept job's manager still holds the old record
+
+    r.manager.send({ type: 'Destroy', reason: 'lease gone' });
+    await r.manager.waitFor((x) => x.stage === 'destroyed');
+    expect(destroys()).toBe(1);
+    expect(r.manager.record.destroyAttempts).toBe(other.record.destroyAttempts);
+    expect(r.journal().filter((m) => m === 'Destroy')).toHaveLength(1);
   });
 });

@@ -105,19 +105,33 @@ export class NodeManager {
   }
 
   private process(msg: NodeMsg): void {
+    if (msg.type === 'Destroy' && this.isDestroyedElsewhere()) return;
     const now = this.deps.now();
     const step = transition(this.rec, msg, now);
     if (step.ignored) return;
     const prev = this.rec;
     if (step.record !== prev) {
       this.deps.ledger.commitNodeStep(prev, step.record, msg.type, now, describe(msg));
-      this.rec = step.record;
-      this.deps.onChange(this.rec);
-      this.waiters = this.waiters.filter((w) =>
-        w.pred(this.rec) ? (w.resolve(this.rec), false) : true,
-      );
+      this.take(step.record);
     }
     for (const effect of step.effects) this.runEffect(effect);
+  }
+
+  /** Another manager of this node (a teardown's, the reconciler's retry) may have destroyed
+   *  its lease, confirmed, while this one held an older record (a kept node's job): the
+   *  ledger is the truth, so this one takes its record and never destroys the lease twice. */
+  private isDestroyedElsewhere(): boolean {
+    if (this.rec.stage === 'destroyed') return false;
+    const row = this.deps.ledger.getNode(this.rec.id);
+    if (row?.stage !== 'destroyed') return false;
+    this.take(row);
+    return true;
+  }
+
+  private take(rec: NodeRecord): void {
+    this.rec = rec;
+    this.deps.onChange(rec);
+    this.waiters = this.waiters.filter((w) => (w.pred(rec) ? (w.resolve(rec), false) : true));
   }
 
   private runEffect(effect: NodeEffect): void {
