@@ -1,5 +1,11 @@
 import { BrowserWindow, shell } from 'electron';
-import { isForwardUrl, isHttpsUrl, isRendererUrl, type RendererSource } from './trusted-urls';
+import {
+  isEditorUrl,
+  isForwardUrl,
+  isHttpsUrl,
+  isRendererUrl,
+  type RendererSource,
+} from './trusted-urls';
 
 /** The one window: our page only, sandboxed, isolated, no Node; nothing it does can load
  *  another page or open a window. */
@@ -28,11 +34,13 @@ export function createMainWindow(preloadPath: string, source: RendererSource): B
   wc.setWindowOpenHandler(({ url }) => {
     // A link to the web (docs, a provider's console) opens in the browser, never in here;
     // so does a port forward's (TensorBoard on http://127.0.0.1:16006).
-    if (isHttpsUrl(url) || isForwardUrl(url)) void shell.openExternal(url);
+    if (isHttpsUrl(url) || isForwardUrl(url) || isEditorUrl(url)) void shell.openExternal(url);
     return { action: 'deny' };
   });
   // A dropped file or a stray link must not replace the app; a dev-server reload may.
+  // A node's "Open in VS Code" link is a plain link (as in web mode): the editor opens it.
   wc.on('will-navigate', (e) => {
+    if (isEditorUrl(e.url)) void shell.openExternal(e.url);
     if (!(source.kind === 'dev' && isRendererUrl(e.url, source))) e.preventDefault();
   });
   wc.on('will-redirect', (e) => {

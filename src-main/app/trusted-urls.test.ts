@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   isForwardUrl,
+  isEditorUrl,
   isHttpsUrl,
   isRendererUrl,
   rendererSource,
@@ -100,5 +101,26 @@ describe('isHttpsUrl', () => {
     ]) {
       expect(isHttpsUrl(url)).toBe(false);
     }
+  });
+});
+
+describe('isEditorUrl', () => {
+  it.each([
+    'vscode://vscode-remote/ssh-remote+tender-r-k3x9a2mf-node-0/root/.tender/nodes/L/workspace',
+    'cursor://vscode-remote/ssh-remote+tender-r-1/home/me/my%20project',
+  ])('%s opens in the editor', (url) => {
+    expect(isEditorUrl(url)).toBe(true);
+  });
+
+  it.each([
+    'vscode://file/etc/passwd',
+    'vscode://ms-vscode.some-extension/run?x=1',
+    'vscode://vscode-remote/ssh-remote+evil-host/root',
+    'vscode://vscode-remote/ssh-remote+tender-r-1',
+    'vscode://vscode-remote/wsl+tender-r-1/root',
+    'cursor://vscode-remote/ssh-remote+tender-r 1/x',
+    'zed://vscode-remote/ssh-remote+tender-r-1/x',
+  ])('%s does not', (url) => {
+    expect(isEditorUrl(url)).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseEditorUrl } from '../contract/editor-url';
 
 /** Where the window's page comes from: the built renderer on disk, or (electron-vite dev)
  *  the Vite dev server named by ELECTRON_RENDERER_URL. Only this page may call the core. */
@@ -78,4 +79,12 @@ export function isHttpsUrl(url: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A node's editor link (`vscode://vscode-remote/ssh-remote+<alias>/<folder>`, Cursor's
+ *  `cursor://…`): exactly the shape `editorUrl` builds, a Tender alias, nothing else of
+ *  those schemes (no `vscode://file/…`, no extension URLs). */
+export function isEditorUrl(url: string): boolean {
+  const parsed = parseEditorUrl(url);
+  return parsed !== null && parsed.alias.startsWith('tender-');
 }

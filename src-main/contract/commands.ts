@@ -5,6 +5,7 @@ import { leaseCommands } from './commands-leases';
 import { logCommands } from './commands-logs';
 import { runCommands } from './commands-run';
 import { settingsCommands } from './commands-settings';
+import { sshAccessCommands } from './ssh-access';
 import { ForwardsChanged } from './forward-view';
 import { LeaseView } from './lease-view';
 import { LogBatch } from './log-record';
@@ -22,6 +23,7 @@ export const commands = {
   ...fileCommands,
   ...settingsCommands,
   ...interactiveCommands,
+  ...sshAccessCommands,
 } as const;
 
 export const events = {

@@ -21,6 +21,8 @@ export * from './policy';
 export * from './receipt';
 export * from './run-view';
 export * from './settings-view';
+export * from './ssh-access';
+export * from './editor-url';
 export * from './stages';
 export * from './status-view';
 export * from './sweep';

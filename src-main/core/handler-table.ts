@@ -29,6 +29,7 @@ import { runHandlers } from '../services/runs/run-handlers';
 import type { RunService } from '../services/runs/run-service';
 import type { SecretStore } from '../services/settings/secret-store';
 import { settingsHandlers } from '../services/settings/settings-handlers';
+import { sshAccessHandlers } from '../services/ssh-config/ssh-access-handlers';
 import type { TimingStore } from '../services/settings/timing-store';
 import { statusHandlers } from '../services/status/status-handlers';
 import { terminalHandlers } from '../services/terminals/terminal-handlers';
@@ -145,6 +146,7 @@ export function handlerTable(p: HandlerParts): Handlers {
       requireWriter,
       applyDefaults: () => p.timing.reload(),
     }),
+    ...sshAccessHandlers({ home, ledger }),
     ...costHandlers({ ledger, now }),
     ...nodeSetupHandlers({ ledger, factory }),
   };

@@ -8,6 +8,7 @@ import { ClustersSection } from './settings/ClustersSection';
 import { DefaultsSection } from './settings/DefaultsSection';
 import { HostsSection } from './settings/HostsSection';
 import { NotifySection } from './settings/NotifySection';
+import { SshConfigSection } from './ssh/SshConfigSection';
 import './settings/settings.css';
 
 /** Provider keys, defaults for new runs, notifications, your own machines and Slurm
@@ -43,6 +44,7 @@ export function SettingsView(): React.JSX.Element {
           <NotifySection key={settings.data.notify.webhookUrl ?? ''} settings={settings.data} />
           <HostsSection publicKey={settings.data.sshPublicKey} />
           <ClustersSection dataFolder={settings.data.dataFolder} />
+          <SshConfigSection />
           <DataSection folder={settings.data.dataFolder} shell={settings.data.shell} />
         </div>
       )}

@@ -12,6 +12,7 @@ import { HostSetupField } from './HostSetupField';
 import { CopyIcon, FollowIcon, LogIcon, TerminalIcon } from './icons';
 import type { LogRouter } from './log-router';
 import { NodeTerminal } from './NodeTerminal';
+import { NodeEditors } from '../ssh/NodeEditors';
 import { provisionWaitText } from './provision-wait';
 import { useNow } from '../../lib/use-now';
 import { terminalWhyNot } from './terminal-why';
@@ -142,6 +143,7 @@ export function NodePane(props: {
         )}
       </div>
       {terminalOk && <HostSetupField node={node} />}
+      <NodeEditors node={node} />
       <div className="pane-foot">
         {tab === 'log'
           ? `Keeps the last ${LOG_SCROLLBACK.toLocaleString('en-US')} lines; the whole log is on disk (Whole log searches it).`

@@ -1,0 +1,62 @@
+import type { Handlers, SshIncludeView } from '../../contract';
+import type { NodeRecord } from '../../ledger/node-record';
+import { nodeWorkdir } from './editor-url';
+import { nodeAlias } from './ssh-config-entries';
+import { renderSshConfig, sshConfigPaths, type SshConfigLedger } from './ssh-config-store';
+import {
+  includeLine,
+  installInclude,
+  isIncludeInstalled,
+  uninstallInclude,
+  userSshConfigPath,
+} from './ssh-include';
+
+export interface SshAccessDeps {
+  home: string;
+  ledger: SshConfigLedger & { nodesOfRun(runId: string): NodeRecord[] };
+  /** The user's ~/.ssh/config (tests: one in a temporary HOME). */
+  userConfig?: () => string;
+}
+
+type SshAccessHandlers = Pick<
+  Handlers,
+  'sshConfig.get' | 'sshConfig.install' | 'sshConfig.uninstall' | 'node.sshAccess'
+>;
+
+/** The app's side of `tender ssh-config` and `tender open`: the same Include code as the
+ *  CLI, and each node's alias and folder from the entries the ledger gives now. */
+export function sshAccessHandlers(d: SshAccessDeps): SshAccessHandlers {
+  const ours = sshConfigPaths(d.home).config;
+  const userConfig = d.userConfig ?? (() => userSshConfigPath());
+  const view = (): SshIncludeView => ({
+    installed: isIncludeInstalled(ours, userConfig()),
+    line: includeLine(ours),
+    userConfig: userConfig(),
+  });
+  return {
+    'sshConfig.get': async () => view(),
+    'sshConfig.install': async () => {
+      installInclude(ours, userConfig());
+      return view();
+    },
+    'sshConfig.uninstall': async () => {
+      uninstallInclude(ours, userConfig());
+      return view();
+    },
+    'node.sshAccess': async ({ runId, logicalId }) => {
+      const alias = nodeAlias(runId, logicalId);
+      const rec = d.ledger.nodesOfRun(runId).find((n) => n.logicalId === logicalId);
+      const { config } = renderSshConfig(d.home, d.ledger);
+      const hasEntry = new RegExp(`^Host ${escaped(alias)}( |$)`, 'm').test(config);
+      const why = hasEntry
+        ? null
+        : (new RegExp(`^# ${escaped(alias)}: (.*)$`, 'm').exec(config)?.[1] ??
+          (rec ? 'its lease has ended' : `no node ${logicalId} in run ${runId}`));
+      return { alias, hasEntry, why, workdir: rec ? nodeWorkdir(rec) : null, include: view() };
+    },
+  };
+}
+
+function escaped(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
