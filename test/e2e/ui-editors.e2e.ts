@@ -66,6 +66,10 @@ describe('editor buttons on a kept node', () => {
     ).toEqual({ ...parsed, editor: 'cursor' });
     expect(await editors.getByTestId('ssh-alias').innerText()).toBe(`ssh ${alias}`);
 
+    await pane.scrollIntoViewIfNeeded();
+    await page.waitForTimeout(300);
+    await pane.screenshot({ path: join(SCREENSHOTS, 'ui-editors-node.png') });
+
     // Copy before the Include is there: offered once, installed, then copied.
     const userConfig = join(userHome, '.ssh', 'config');
     await editors.getByTestId('copy-ssh').click();
@@ -85,11 +89,6 @@ describe('editor buttons on a kept node', () => {
     const open = await runCli(['open', runId], { home, env });
     expect(open.code, open.stderr).toBe(0);
     expect(open.stdout.trim()).toBe(href);
-
-    await expect.poll(() => editors.getByTestId('copy-ssh').innerText()).toBe('Copy ssh command');
-    await pane.scrollIntoViewIfNeeded();
-    await page.waitForTimeout(300);
-    await pane.screenshot({ path: join(SCREENSHOTS, 'ui-editors-node.png') });
 
     // Settings: the line, its state, Uninstall removes exactly it.
     await page.getByTestId('nav-settings').click();

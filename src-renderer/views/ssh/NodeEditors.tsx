@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { editorUrl, sshCommand, type Editor, type NodeView } from '../../../src-main/contract';
 import { call, describeError } from '../../api/backend';
@@ -41,9 +41,14 @@ export function NodeEditors({ node }: { node: NodeView }): React.JSX.Element {
     void copyText(sshCommand(a!.alias)).then((ok) => {
       if (!ok) return toast('Could not copy: select the command and copy it by hand', 'error');
       setCopied(true);
-      setTimeout(() => setCopied(false), 1500);
     });
   });
+  // "Copied" for a moment after a copy.
+  useEffect(() => {
+    if (!copied) return;
+    const t = setTimeout(() => setCopied(false), 1500);
+    return () => clearTimeout(t);
+  }, [copied]);
 
   return (
     <div className="node-editors" data-testid="node-editors">
