@@ -100,7 +100,7 @@ export function NodeEditors({ node }: { node: NodeView }): React.JSX.Element {
         </code>
       ) : (
         why && (
-          <span className="node-editors-why" data-testid="node-editors-why">
+          <span className="node-editors-why" data-testid="node-editors-why" title={why}>
             {why}
           </span>
         )
