@@ -1,4 +1,5 @@
 import type { JobLink } from '../node-job/job-link';
+import { LinkClosedError } from '../../nodes/agent-client';
 import type { AgentAddress } from '../../nodes/node-layout';
 import type { JobEvent } from '../fsm/job-fsm';
 import { pullOutputs, type PulledOutputs } from '../outputs/pull';
@@ -89,26 +90,36 @@ export async function pushJobWorkspace(
 
 /** Pulls the job's outputs into `outputsDir`. A failed pull is an outcome, not a fault:
  *  teardown follows either way. `onCollected` runs once they are in place. */
+/** Waits before each further try of the final collection: a cut link (its spare shell
+ *  included) is opened anew; a stream the node sends wrong is refused each time. */
+export const COLLECT_RETRY_MS = [500, 1_500];
+
 export async function pullJobOutputs(
   d: TransferDeps,
   outputs: string[],
   outputsDir: string,
   onCollected: (pulled: PulledOutputs) => void,
 ): Promise<Extract<JobEvent, { type: 'OutputsCollected' | 'OutputsFailed' }>> {
-  return d.link.withBulkShell(async (shell) => {
+  for (let attempt = 0; ; attempt++) {
     try {
       // Only what changed since the last pull while the job ran.
-      const pulled = await pullOutputs(shell, d.address(), outputs, outputsDir, {
-        incremental: true,
-      });
+      const pulled = await d.link.withBulkShell((shell) =>
+        pullOutputs(shell, d.address(), outputs, outputsDir, { incremental: true }),
+      );
       d.note(outputsNote(pulled));
       onCollected(pulled);
       return { type: 'OutputsCollected', missing: pulled.missing };
     } catch (err) {
-      d.note(`outputs not collected: ${(err as Error).message}`);
-      return { type: 'OutputsFailed', error: (err as Error).message };
+      const message = (err as Error).message;
+      const wait = COLLECT_RETRY_MS[attempt];
+      if (wait === undefined || err instanceof LinkClosedError) {
+        d.note(`outputs not collected: ${message}`);
+        return { type: 'OutputsFailed', error: message };
+      }
+      d.note(`outputs not collected yet (${message}); trying again in ${wait / 1000} s`);
+      await new Promise((r) => setTimeout(r, wait));
     }
-  });
+  }
 }
 
 /** The outputs as they stand while the job runs (periodic-pulls.ts): what changed since
