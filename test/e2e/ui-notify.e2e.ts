@@ -86,7 +86,8 @@ const notifySaved = () =>
 
 async function reloadSettings(page: Page): Promise<void> {
   await page.reload();
-  await page.getByTestId('ledger').waitFor();
+  // A reload stays on the page's own route (#/settings), not the Ledger.
+  await page.getByTestId('nav-settings').waitFor();
   await page.getByTestId('nav-settings').click();
   await page.getByTestId('settings-notify').waitFor();
 }

@@ -12,6 +12,7 @@ import { CellServer, type SweepWiring } from '../sweep/cell-server';
 import type { Attempt } from './attempt';
 import { drainLogs, type JobHost, transfersOf } from './job-host';
 import type { JobLink } from './job-link';
+import { AgentRequestError } from '../../nodes/agent-client';
 import { pullCheckpointsNow, pullWhileRunning } from './node-transfers';
 
 // A node's job's setup and run phases on its agent: host setup awaited, the agent
@@ -63,7 +64,7 @@ export async function runPhase(
   }
   const command = phase === 'setup' ? job.setup! : job.run;
   const exited = attempt.phases.exited(phase);
-  await link.request('start', { phase, command });
+  await startPhase(h, attempt, link, phase, command);
   if (phase === 'run') {
     h.markRunStarted();
     h.deps.crashPoint('job-running');
@@ -164,4 +165,29 @@ export async function cancelPhases(h: JobHost): Promise<null> {
   await Promise.all(running.map((p) => attempt.phases.exited(p)));
   await drainLogs(h, link);
   return null;
+}
+
+/** Between two starts of a setup whose environment another job on the machine is building. */
+const ENV_LOCK_LOOK_MS = 1_000;
+
+/** Starts `phase`. A setup whose environment another job on this machine is building (two
+ *  local nodes, two jobs on one host: the same key) waits for that build and starts again:
+ *  skipped once it is ready, built here if that build failed. */
+async function startPhase(
+  h: JobHost,
+  attempt: Attempt,
+  link: JobLink,
+  phase: Phase,
+  command: string,
+): Promise<void> {
+  for (let waited = false; ; waited = true) {
+    try {
+      return void (await link.request('start', { phase, command }));
+    } catch (err) {
+      const locked = err instanceof AgentRequestError && err.code === 'env_locked';
+      if (!locked || attempt.isDisposed) throw err;
+      if (!waited) h.note(`${err.message.replace(/: start setup again.*$/, '')}: waiting for it`);
+      await new Promise((r) => setTimeout(r, ENV_LOCK_LOOK_MS));
+    }
+  }
 }
