@@ -47,7 +47,9 @@ describe('the served page', () => {
     await connected(page);
     const token = new URL(url).searchParams.get('token')!;
     // What stays is the page and the app's own route (#/ledger, #/runs/<id>), never the token.
-    expect(await page.evaluate(() => location.href)).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/(#/[a-z]+)?$`));
+    expect(await page.evaluate(() => location.href)).toMatch(
+      new RegExp(`^http://127\\.0\\.0\\.1:${port}/(#/[a-z]+)?$`),
+    );
     // replaceState rewrote the history entry itself: back, then forward, lands on the
     // address without the token (the tab's session storage still connects it).
     await page.goBack();
