@@ -6,6 +6,7 @@ import { Receipt } from './receipt';
 import { CellView } from './sweep';
 import { JobSpec, PoolSpec } from './job';
 import { PolicyInput } from './policy';
+import { RunOrigin } from './run-origin';
 import { RunPlan, RunView } from './run-view';
 import { StatusView } from './status-view';
 
@@ -21,6 +22,9 @@ export const runCommands = {
       policy: PolicyInput.default({}),
       /** Where the job came from, for display only. */
       source: z.string().optional(),
+      /** Who starts it (contract/run-origin.ts): `cli`, `app`, `mcp:<client>`. Shown with
+       *  the run; left out: none. */
+      origin: RunOrigin.optional(),
       /** Rebuild the job's persistent environment even when one is ready. */
       freshSetup: z.boolean().default(false),
       /** Claim a warm node (kept after an earlier job, same host key and pool) instead of
@@ -39,6 +43,8 @@ export const runCommands = {
       secrets: z.record(z.string(), z.string()).default({}),
       /** A sweep: only its cells that failed or were cancelled (same ids and values). */
       failed: z.boolean().default(false),
+      /** Who starts the new run (not the earlier run's origin), as for `run.start`. */
+      origin: RunOrigin.optional(),
     }),
     output: RunView,
   },
@@ -52,6 +58,8 @@ export const runCommands = {
       secrets: z.record(z.string(), z.string()).default({}),
       freshSetup: z.boolean().default(false),
       reuseWarm: z.boolean().default(true),
+      /** Who starts the new run, as for `run.start`. */
+      origin: RunOrigin.optional(),
     }),
     output: z.object({
       run: RunView,

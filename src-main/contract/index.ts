@@ -29,3 +29,4 @@ export * from './sweep';
 export * from './terminal';
 export * from './workspace-preview';
 export * from './handlers';
+export * from './run-origin';

@@ -10,6 +10,7 @@ export function runView(
     id: 'r-abc123',
     jobName: 'train',
     source: null,
+    origin: null,
     provider: 'local',
     count: 1,
     status: 'running',

@@ -13,6 +13,9 @@ export const RunView = z.object({
   jobName: z.string(),
   /** Where the job came from (a job file's path), when known. */
   source: z.string().nullable().optional(),
+  /** Who started it (contract/run-origin.ts): `cli`, `app`, `mcp:<client>`; null for runs
+   *  made before origins were kept, or started without one. */
+  origin: z.string().nullable().default(null),
   provider: z.string(),
   count: z.number(),
   status: JobStatus,

@@ -9,6 +9,8 @@ import { LATEST_SCHEMA_VERSION } from './migrations';
 import {
   cleanUpLedgers,
   commit,
+  newRun,
+  nodeRecord,
   raw,
   reader,
   RUN,
@@ -36,8 +38,8 @@ describe('schema', () => {
     const version = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get();
     db.close();
 
-    expect(LATEST_SCHEMA_VERSION).toBe(8);
-    expect(version).toEqual({ value: '8' });
+    expect(LATEST_SCHEMA_VERSION).toBe(9);
+    expect(version).toEqual({ value: '9' });
     for (const table of [
       'meta',
       'jobs',
@@ -69,6 +71,7 @@ describe('schema', () => {
         'ALTER TABLE leases DROP COLUMN min_bid; ' +
         'ALTER TABLE leases DROP COLUMN rates_json; ' +
         'DROP TABLE cells; ' +
+        'ALTER TABLE runs DROP COLUMN origin; ' +
         "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
     );
     db.close();
@@ -92,6 +95,7 @@ describe('schema', () => {
         'ALTER TABLE leases DROP COLUMN min_bid; ' +
         'ALTER TABLE leases DROP COLUMN rates_json; ' +
         'DROP TABLE cells; ALTER TABLE host_keys DROP COLUMN public_key; ' +
+        'ALTER TABLE runs DROP COLUMN origin; ' +
         "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
     );
     db.close();
@@ -114,6 +118,7 @@ describe('schema', () => {
         'ALTER TABLE leases DROP COLUMN min_bid; ' +
         'ALTER TABLE leases DROP COLUMN rates_json; ' +
         'DROP TABLE cells; ALTER TABLE host_keys DROP COLUMN public_key; ' +
+        'ALTER TABLE runs DROP COLUMN origin; ' +
         "UPDATE meta SET value = '3' WHERE key = 'schema_version'",
     );
     db.close();
@@ -136,6 +141,7 @@ describe('schema', () => {
         'ALTER TABLE leases DROP COLUMN min_bid; ' +
         'ALTER TABLE leases DROP COLUMN rates_json; ' +
         'DROP TABLE cells; ALTER TABLE host_keys DROP COLUMN public_key; ' +
+        'ALTER TABLE runs DROP COLUMN origin; ' +
         "UPDATE meta SET value = '4' WHERE key = 'schema_version'",
     );
     db.close();
@@ -157,6 +163,7 @@ describe('schema', () => {
     db.exec(
       'ALTER TABLE leases DROP COLUMN rates_json; ' +
         'DROP TABLE cells; ALTER TABLE host_keys DROP COLUMN public_key; ' +
+        'ALTER TABLE runs DROP COLUMN origin; ' +
         "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
     );
     db.close();
@@ -175,6 +182,7 @@ describe('schema', () => {
     const db = raw(home);
     db.exec(
       'DROP TABLE cells; ALTER TABLE host_keys DROP COLUMN public_key; ' +
+        'ALTER TABLE runs DROP COLUMN origin; ' +
         "UPDATE meta SET value = '6' WHERE key = 'schema_version'",
     );
     db.close();
@@ -200,12 +208,41 @@ describe('schema', () => {
     const db = raw(home);
     db.exec(
       'ALTER TABLE host_keys DROP COLUMN public_key; ' +
+        'ALTER TABLE runs DROP COLUMN origin; ' +
         "UPDATE meta SET value = '7' WHERE key = 'schema_version'",
     );
     db.close();
 
     const again = writer(home);
     expect(again.getHostKey('host:a')).toMatchObject({ fingerprint: 'SHA256:a', publicKey: null });
+    again.close();
+  });
+
+  it('upgrades a v8 ledger: its runs have no origin, new runs keep theirs', () => {
+    const home = tempHome();
+    const first = writer(home);
+    seedRun(first, 'node-0');
+    first.close();
+    const db = raw(home);
+    db.exec(
+      'ALTER TABLE runs DROP COLUMN origin; ' +
+        "UPDATE meta SET value = '8' WHERE key = 'schema_version'",
+    );
+    db.close();
+
+    const again = writer(home);
+    expect(again.getRun(RUN)?.origin).toBeNull();
+    again.createRun(
+      { ...newRun(1), id: 'r-2', jobId: 'j-2', origin: 'mcp:claude-code' },
+      [{ ...nodeRecord('node-0'), id: 'r-2/node-0', runId: 'r-2', label: 'lbl-r2' }],
+      T0 + 1,
+    );
+    expect(again.getRun('r-2')?.origin).toBe('mcp:claude-code');
+    expect(again.listRuns(10).map((r) => [r.id, r.origin])).toEqual([
+      ['r-2', 'mcp:claude-code'],
+      [RUN, null],
+    ]);
+    expect(again.journal('r-2')[0]?.data).toMatchObject({ origin: 'mcp:claude-code' });
     again.close();
   });
 

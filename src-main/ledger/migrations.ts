@@ -206,6 +206,14 @@ CREATE INDEX cells_cache ON cells(cache_key, status);
 ALTER TABLE host_keys ADD COLUMN public_key TEXT;
 `,
   },
+  {
+    version: 9,
+    sql: `
+-- Who started each run (contract/run-origin.ts): 'cli', 'app', 'mcp:<client>'. NULL: a run
+-- made before origins were kept, or started without one.
+ALTER TABLE runs ADD COLUMN origin TEXT;
+`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

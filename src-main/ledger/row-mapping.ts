@@ -23,6 +23,7 @@ export interface RawRun {
   failed_reason: string | null;
   outputs_dir: string;
   policy_json: string | null;
+  origin: string | null;
 }
 
 export function toRunRow(r: RawRun): RunRow {
@@ -43,6 +44,7 @@ export function toRunRow(r: RawRun): RunRow {
     failedReason: r.failed_reason,
     outputsDir: r.outputs_dir,
     policy: r.policy_json ? (JSON.parse(r.policy_json) as LeasePolicy) : null,
+    origin: r.origin,
   };
 }
 

@@ -27,6 +27,8 @@ export interface RunRow {
   outputsDir: string;
   /** null for runs made before policies existed. */
   policy: LeasePolicy | null;
+  /** Who started it: `cli`, `app`, `mcp:<client>` (contract/run-origin.ts); null: unknown. */
+  origin: string | null;
 }
 
 export interface AttemptRow {

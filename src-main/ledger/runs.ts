@@ -21,6 +21,8 @@ export interface NewRun {
   keep: boolean;
   outputsDir: string;
   policy: LeasePolicy;
+  /** Who started it (contract/run-origin.ts); left out or null: unknown. */
+  origin?: string | null;
   /** A sweep's cells, all queued. */
   cells?: NewCell[];
 }
@@ -44,8 +46,8 @@ export function createRun(
     ).run(run.jobId, run.jobName, JSON.stringify(run.jobSpec), run.source, now);
     db.prepare(
       `INSERT INTO runs (id, job_id, provider, count, pool_json, keep, status, detached,
-         driver_pid, created_at, outputs_dir, policy_json)
-         VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`,
+         driver_pid, created_at, outputs_dir, policy_json, origin)
+         VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?)`,
     ).run(
       run.id,
       run.jobId,
@@ -57,6 +59,7 @@ export function createRun(
       now,
       run.outputsDir,
       JSON.stringify(run.policy),
+      run.origin ?? null,
     );
     for (const node of nodes) {
       // A node that takes over a warm node's lease: the hand-over is part of this same
@@ -74,7 +77,12 @@ export function createRun(
       runId: run.id,
       nodeId: null,
       kind: 'run.created',
-      data: { job: run.jobName, provider: run.provider, count: run.count },
+      data: {
+        job: run.jobName,
+        provider: run.provider,
+        count: run.count,
+        ...(run.origin ? { origin: run.origin } : {}),
+      },
     });
   })();
 }

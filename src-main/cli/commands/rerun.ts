@@ -6,7 +6,7 @@ import { loadJobFile } from '../../jobs/job-file/job-file';
 import { KNOWN_PROVIDERS } from '../../providers/known';
 import { call, type CliContext } from '../context';
 import { followRun, type FollowOptions } from './run';
-import { compareOutputs, Receipt, type CommandOutput } from '../../contract';
+import { CLI_ORIGIN, compareOutputs, Receipt, type CommandOutput } from '../../contract';
 import { BadInputError } from '../../base/bad-input-error';
 import { EXIT } from '../exit-codes';
 import { green, info, red, yellow } from '../output';
@@ -78,6 +78,7 @@ export async function rerunCommand(argv: string[], ctx: CliContext): Promise<num
         reuseWarm: !values['new-node'],
         failed: values.failed,
         secrets: { ...secretsFromSource(before.source ?? null, ctx), ...given },
+        origin: CLI_ORIGIN,
       });
     },
     follow,
@@ -141,6 +142,7 @@ async function rerunReceipt(
         secrets: { ...secretsFromSource(source, ctx), ...given },
         freshSetup: opts.freshSetup,
         reuseWarm: opts.reuseWarm,
+        origin: CLI_ORIGIN,
       });
       runId = run.id;
       for (const line of workspaceWarning(workspace)) info(line);

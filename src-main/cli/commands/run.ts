@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import {
+  CLI_ORIGIN,
   parseGridFlag,
   SweepSpec,
   type SweepEstimate,
@@ -115,6 +116,7 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
         keep: values.keep,
         policy,
         source: loaded.file,
+        origin: CLI_ORIGIN,
         freshSetup: values['fresh-setup'],
         reuseWarm: !values['new-node'],
       });

@@ -27,7 +27,7 @@ export async function statusCommand(argv: string[], ctx: CliContext): Promise<nu
     if (values.json) process.stdout.write(JSON.stringify(status) + '\n');
     else
       process.stdout.write(
-        render(status, core.isWriter ? null : 'read-only: another Tender process is the writer'),
+        statusText(status, core.isWriter ? null : 'read-only: another Tender process is the writer'),
       );
     return EXIT.ok;
   } finally {
@@ -59,7 +59,7 @@ async function collectEnded(core: TenderCore, quiet: boolean): Promise<void> {
 }
 
 /** Orphans and leases that are still billing first, in red; then runs and their nodes. */
-function render(s: StatusView, note: string | null): string {
+export function statusText(s: StatusView, note: string | null): string {
   const out = (line = '') => lines.push(line);
   const lines: string[] = [];
   const o = process.stdout;
@@ -168,7 +168,20 @@ function render(s: StatusView, note: string | null): string {
   }
   if (s.runs.length > 0) {
     const rows = [
-      ['RUN', 'JOB', 'STATUS', 'NODE', 'STAGE', 'PHASE', 'EXIT', 'GPU', 'CACHE', 'AGE', 'COST'],
+      [
+        'RUN',
+        'JOB',
+        'STATUS',
+        'ORIGIN',
+        'NODE',
+        'STAGE',
+        'PHASE',
+        'EXIT',
+        'GPU',
+        'CACHE',
+        'AGE',
+        'COST',
+      ],
     ];
     for (const r of s.runs.slice(0, 20)) {
       const status =
@@ -180,6 +193,8 @@ function render(s: StatusView, note: string | null): string {
           i === 0 ? r.id : '',
           i === 0 ? r.jobName : '',
           i === 0 ? status : '',
+          // Who started it: cli, app, mcp:<client>; '-' for runs from before origins.
+          i === 0 ? (r.origin ?? '-') : '',
           n.logicalId,
           n.stage,
           n.jobPhase ?? '-',

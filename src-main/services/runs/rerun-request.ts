@@ -51,7 +51,7 @@ export function receiptRequest(
 function againArgs(
   run: RunRow,
   job: JobSpec,
-  args: { freshSetup: boolean; reuseWarm: boolean },
+  args: { freshSetup: boolean; reuseWarm: boolean; origin?: string | undefined },
 ): CommandArgs<'run.start'> {
   return {
     job,
@@ -61,6 +61,8 @@ function againArgs(
     source: run.source ?? undefined,
     freshSetup: args.freshSetup,
     reuseWarm: args.reuseWarm,
+    // Who starts this run, not who started the earlier one.
+    ...(args.origin !== undefined ? { origin: args.origin } : {}),
   };
 }
 

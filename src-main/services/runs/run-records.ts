@@ -95,6 +95,7 @@ export function createRunRecords(
           keep: args.keep,
           outputsDir: join(homePaths(d.home).runs, runId),
           policy: c.policy,
+          origin: args.origin ?? null,
           ...(c.cells ? { cells: c.cells } : {}),
         },
         nodes,

@@ -27,6 +27,7 @@ const earlier: RunRow = {
   failedReason: null,
   outputsDir: '/nowhere',
   policy: null,
+  origin: 'app',
 };
 const stored = JobSpec.parse({
   name: 'j',
@@ -159,6 +160,20 @@ describe('run start: one path for run.start, run.rerun and run.fromReceipt', () 
     ])
       expect(await refusal(attempt)).toMatchObject({ code: 'bad_input', message: market });
     expect(refused.started).toEqual([]);
+  });
+
+  it("a rerun's origin is who starts it again, never the earlier run's", async () => {
+    const { handlers, started } = setup();
+    await handlers['run.start']({ ...startArgs('s'), origin: 'mcp:claude-code' });
+    await handlers['run.rerun']({ ...rerunArgs('s'), origin: 'cli' });
+    await handlers['run.fromReceipt']({ ...receiptArgs('s'), origin: 'mcp:cursor' });
+    await handlers['run.rerun'](rerunArgs('s'));
+    expect(started.map((s) => s.args.origin)).toEqual([
+      'mcp:claude-code',
+      'cli',
+      'mcp:cursor',
+      undefined, // the earlier run's 'app' is not carried over
+    ]);
   });
 
   it('a reader is refused before the provider is asked', async () => {

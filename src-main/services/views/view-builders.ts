@@ -115,6 +115,7 @@ export function runView(
     id: run.id,
     jobName: run.jobName,
     source: run.source,
+    origin: run.origin,
     provider: run.provider,
     count: run.count,
     status: run.status,

@@ -74,6 +74,7 @@ describe('draftToStartInput', () => {
       },
       pool: { provider: 'local', count: 1, verify: [] },
       keep: true,
+      origin: 'app', // the app starts it: shown with the run
       policy: { afterJob: 'keep_warm' },
       source: '/home/me/proj/tender.toml',
     });

@@ -5,7 +5,7 @@ import type {
   OfferFilterInput,
   PoolSpecInput,
 } from '../../../src-main/contract';
-import { parseConstraint } from '../../../src-main/contract';
+import { APP_ORIGIN, parseConstraint } from '../../../src-main/contract';
 import type { ComposerDraft } from '../../store/ui';
 import { limitsToPolicy } from './draft-limits';
 import { distributedProblem, masterPortValue } from './distributed-rules';
@@ -64,6 +64,7 @@ export function draftToStartInput(draft: ComposerDraft): StartInput {
       afterJob: draft.keep ? 'keep_warm' : 'destroy',
     },
     ...(draft.source ? { source: draft.source } : {}),
+    origin: APP_ORIGIN,
     ...(draft.freshSetup && draft.setupCache ? { freshSetup: true } : {}),
     ...(draft.newNode ? { reuseWarm: false } : {}),
   };

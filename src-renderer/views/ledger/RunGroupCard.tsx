@@ -74,6 +74,12 @@ export function RunGroupCard(props: {
         <span className="lg-run-meta">
           {run.provider} · {run.count} node{run.count === 1 ? '' : 's'} · started{' '}
           {clockTime(run.createdAt)}
+          {run.origin && (
+            <span data-testid="run-group-origin">
+              {' '}
+              by <span className="mono">{run.origin}</span>
+            </span>
+          )}
           {ended !== null && ` · ran ${duration(ended - run.createdAt)}`}
         </span>
         <span className="grow" />

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { ErrorData, RunView } from '../../../src-main/contract';
+import { APP_ORIGIN, type ErrorData, type RunView } from '../../../src-main/contract';
 import { call, errorData } from '../../api/backend';
 import { keys } from '../../api/queries';
 import { toast } from '../../components/toasts';
@@ -27,7 +27,12 @@ export function useRerun(run: RunView, opts: { failed?: boolean } = {}): Rerun {
   const [secrets, setSecrets] = useState<Record<string, string>>({});
   const m = useMutation({
     mutationFn: (given: Record<string, string>) =>
-      call('run.rerun', { runId: run.id, secrets: given, ...(failed ? { failed } : {}) }),
+      call('run.rerun', {
+        runId: run.id,
+        secrets: given,
+        origin: APP_ORIGIN,
+        ...(failed ? { failed } : {}),
+      }),
     onSuccess: (next) => {
       setError(null);
       setSecrets({});

@@ -95,6 +95,13 @@ export function RunHeader({ run, asOf }: { run: RunView; asOf: number }): React.
             {new Date(run.createdAt).toLocaleDateString('en-CA')} {clockTime(run.createdAt)}
           </span>
         </Fact>
+        {run.origin && (
+          <Fact label="Started by">
+            <span className="mono" data-testid="run-origin">
+              {run.origin}
+            </span>
+          </Fact>
+        )}
         <Fact label={run.endedAt ? 'Took' : 'Running for'}>
           <span className="tabular">{elapsed(ended - run.createdAt)}</span>
         </Fact>
