@@ -69,6 +69,8 @@ describe('the UI in web mode, local provider', () => {
 
     await page.getByTestId('run-button').click();
     await page.getByTestId('run-view').waitFor();
+    // Started from the app: the run says so (an agent's would say mcp:<client>).
+    await expect.poll(() => page.getByTestId('run-origin').innerText()).toBe('app');
     const pane = page.getByTestId('log-pane').first();
     await expect
       .poll(() => pane.locator('.xterm-rows').innerText(), { timeout: 60_000 })
@@ -108,6 +110,7 @@ describe('the UI in web mode, local provider', () => {
     await page.getByTestId('nav-ledger').click();
     const row = page.getByTestId('node-row').first();
     await expect.poll(() => row.getAttribute('data-stage'), { timeout: 30_000 }).toBe('destroyed');
+    expect(await page.getByTestId('run-group-origin').first().innerText()).toMatch(/^\s*by app$/);
     await screenshot(page, 'ledger');
 
     await page.getByTestId('nav-settings').click();
