@@ -27,7 +27,10 @@ export async function statusCommand(argv: string[], ctx: CliContext): Promise<nu
     if (values.json) process.stdout.write(JSON.stringify(status) + '\n');
     else
       process.stdout.write(
-        statusText(status, core.isWriter ? null : 'read-only: another Tender process is the writer'),
+        statusText(
+          status,
+          core.isWriter ? null : 'read-only: another Tender process is the writer',
+        ),
       );
     return EXIT.ok;
   } finally {
