@@ -75,6 +75,12 @@ describe('tender run --interruptible and tender bid', () => {
       `lease ${leaseId} is outbid: bid $0.231/h, now min $0.290/h — \`tender bid ${leaseId} 0.319\` or let recovery move it`,
     );
     expect(status.stdout).toMatch(/created, outbid/);
+    // Started by the CLI: its ORIGIN column says so, and so does --json.
+    const json = await runCli(['status', '--json'], { home, env: env(f) });
+    const runs = (JSON.parse(json.stdout) as { runs: { id: string; origin: string | null }[] })
+      .runs;
+    expect(runs.map((r) => r.origin)).toEqual(['cli']);
+    expect(status.stdout).toMatch(new RegExp(`^${runs[0]!.id}  +j  +[^\n]*?  cli  `, 'm'));
 
     const tooHigh = await runCli(['bid', leaseId, '0.5'], { home, env: env(f) });
     expect(tooHigh.code, tooHigh.stderr).toBe(2);
