@@ -4,8 +4,7 @@
 // last pull (`OutputsHave`); a file whose size and mtime are unchanged is not sent again,
 // only listed as `kept` (a pull every few minutes during a run costs what changed).
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, realpathSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { createReadStream } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { STREAM_MARKER } from '../wire/marker';
@@ -13,14 +12,14 @@ import { decodeOutputsSpec } from '../outputs-spec';
 import { nodePaths } from '../wire/paths';
 import {
   MANIFEST_PATH,
-  OUTPUT_DIR_PREFIX,
   type OutputsHave,
   type OutputsManifest,
   type OutputsSpec,
 } from '../wire/protocol';
 import { UsageError } from '../args';
 import { createTarWriter, type TarWriter } from '../wire/tar/writer';
-import { type FoundEntry, isInside, walkOutputs } from './output-walk';
+import type { FoundEntry } from './output-walk';
+import { findOutputSet } from './output-set';
 
 /** A file modified this recently may change again within the same mtime: always sent. */
 const SETTLED_MS = 2_000;
@@ -38,34 +37,12 @@ export async function runPackOutputs(
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const manifest: OutputsManifest = { files: [], missing: [], refused: [] };
-  const entries: FoundEntry[] = [];
-  const workspace = existsSync(paths.workspace) ? realpathSync(paths.workspace) : undefined;
-  for (const declared of spec.paths) {
-    const target = workspace && join(workspace, declared);
-    if (isAbsolute(declared) || (target && !isInside(workspace, target))) {
-      manifest.refused.push(declared);
-      continue;
-    }
-    if (!workspace || !target) {
-      manifest.missing.push(declared);
-      continue;
-    }
-    const found = walkOutputs(workspace, target, '');
-    if (found === 'missing') manifest.missing.push(declared);
-    else if (found === 'outside') manifest.refused.push(declared);
-    else entries.push(...found);
-  }
-  if (existsSync(paths.output)) {
-    const output = realpathSync(paths.output);
-    const found = walkOutputs(output, output, OUTPUT_DIR_PREFIX.slice(0, -1));
-    if (Array.isArray(found)) entries.push(...found);
-  }
+  const { entries, manifest } = findOutputSet(paths, spec);
 
   process.stdout.write(STREAM_MARKER);
   const tar = createTarWriter();
   const sent = pipeline(tar, process.stdout);
-  await writeEntries(tar, dedupe(entries), manifest, have, Date.now());
+  await writeEntries(tar, entries, manifest, have, Date.now());
   const body = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
   await tar.addFile(MANIFEST_PATH, { size: body.length, mode: 0o644 }, body);
   await tar.finish();
@@ -114,12 +91,6 @@ async function writeEntries(
       mtimeMs,
     });
   }
-}
-
-/** Overlapping declarations ("out/" and "out/a.txt") give each path once, first wins. */
-function dedupe(entries: FoundEntry[]): FoundEntry[] {
-  const seen = new Set<string>();
-  return entries.filter((e) => !seen.has(e.archivePath) && seen.add(e.archivePath));
 }
 
 /** The app's `OutputsHave` on stdin; anything unreadable counts as holding nothing. */

@@ -8,6 +8,7 @@ import type { HelloResult, StatusResult } from './protocol-agent';
 import type { ConfigureParams } from './protocol-job';
 import type { HostSetupAppend, HostSetupSecrets, HostSetupStatus } from './protocol-host-setup';
 import type { LeaseParams, LeaseResult, TeardownRecord } from './protocol-dead-man';
+import type { OutputsGlance, OutputsSpec } from './protocol-outputs';
 
 /** Every op: its request fields (besides `id` and `op`) and its result. */
 export interface Ops {
@@ -38,6 +39,9 @@ export interface Ops {
   };
   /** …and rank 0 stops listening before the job starts (the port is the job's). */
   'probe.close': { params: { port: number }; result: Record<string, never> };
+  /** What a pull of these outputs would find (a final collection that would bring nothing
+   *  is skipped: no `pack-outputs` process started on the node). */
+  'outputs.glance': { params: OutputsSpec; result: OutputsGlance };
 }
 export type OpName = keyof Ops;
 export const OP_NAMES: readonly OpName[] = [
@@ -56,6 +60,7 @@ export const OP_NAMES: readonly OpName[] = [
   'probe.listen',
   'probe.connect',
   'probe.close',
+  'outputs.glance',
 ];
 
 export type RequestId = number | string;

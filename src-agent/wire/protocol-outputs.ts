@@ -26,3 +26,15 @@ export interface OutputsManifest {
 }
 export const MANIFEST_PATH = '.tender/manifest.json';
 export const OUTPUT_DIR_PREFIX = '_output/';
+
+/** `outputs.glance`: what a pull of `OutputsSpec` would find, nothing sent. */
+export interface OutputsGlance {
+  files: number;
+  bytes: number;
+  /** Folders of the set (archive paths), at most a few hundred… */
+  dirs: string[];
+  /** …and whether there were more. */
+  moreDirs: boolean;
+  missing: string[];
+  refused: string[];
+}

@@ -76,7 +76,7 @@ export class AgentLink {
   /** A shell to the node for bulk channels (workspace push, output pull), beside the
    *  control connection so a big transfer never queues the agent's messages. One is kept
    *  open ahead of need: the handshake is paid while the job does something else. */
-  async bulkShell(opts: { beforeJoin?: boolean } = {}): Promise<NodeShell> {
+  async bulkShell(opts: { beforeJoin?: boolean; last?: boolean } = {}): Promise<NodeShell> {
     const spare = this.spare;
     this.spare = null;
     const fresh = spare && Date.now() - spare.at < SPARE_MAX_AGE_MS;
@@ -90,14 +90,19 @@ export class AgentLink {
       void shell.then((s) => s.close()).catch(() => {});
       throw new LinkClosedError('the link was closed');
     }
-    this.prepareSpare();
+    // `last`: the job's last bulk transfer (its final collection): no spare behind it,
+    // whose handshake would only hold the process up at exit.
+    if (!opts.last) this.prepareSpare();
     return shell;
   }
 
   /** Runs `work` on a bulk shell (`bulkShell`) and closes the shell after, whatever
    *  happens. */
-  async withBulkShell<T>(work: (shell: NodeShell) => Promise<T>): Promise<T> {
-    const shell = await this.bulkShell();
+  async withBulkShell<T>(
+    work: (shell: NodeShell) => Promise<T>,
+    opts: { last?: boolean } = {},
+  ): Promise<T> {
+    const shell = await this.bulkShell(opts);
     try {
       return await work(shell);
     } finally {

@@ -46,6 +46,21 @@ describe('NodeManager: destroy retries with backoff until confirmed', () => {
   });
 });
 
+describe('NodeManager: a destroy that answers "gone" is its own confirmation', () => {
+  it.each([
+    [false, 1],
+    [true, 0],
+  ])('the destroy answers gone: %s → isGone asked %i time(s)', async (answersGone, asked) => {
+    const r = rig();
+    await upAndRunning(r);
+    r.provider.destroyAnswersGone = answersGone;
+    r.manager.send({ type: 'Destroy', reason: 'run ended' });
+    await r.manager.waitFor((x) => x.stage === 'destroyed');
+    expect(r.provider.calls.filter((c) => c.startsWith('destroyLease'))).toHaveLength(1);
+    expect(r.provider.isGoneAsked).toBe(asked);
+  });
+});
+
 describe('NodeManager: a lease another manager destroyed is never destroyed twice', () => {
   it('a stale manager told Destroy takes the ledger’s destroyed record instead', async () => {
     const r = rig();

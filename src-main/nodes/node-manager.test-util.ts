@@ -70,6 +70,9 @@ class FakeProvider implements ManagedCalls {
   destroyFailures = 0;
   /** Whether a destroyed lease stops being listed. */
   isDestroyHonoured = true;
+  /** The destroy's own answer confirms the lease gone (the ssh provider's). */
+  destroyAnswersGone = false;
+  isGoneAsked = 0;
   lookupSignals: AbortSignal[] = [];
 
   constructor(private readonly stageNow: () => string) {}
@@ -87,16 +90,17 @@ class FakeProvider implements ManagedCalls {
     this.lookupSignals.push(signal);
     return this.endpointOf(report);
   }
-  destroyLease(handle: DestroyHandle): Promise<void> {
+  destroyLease(handle: DestroyHandle): Promise<void | 'gone'> {
     this.calls.push(`destroyLease in ${this.stageNow()}`);
     if (this.destroyFailures > 0) {
       this.destroyFailures--;
       return Promise.reject(new ProviderError('HTTP 500 from the fake'));
     }
     if (this.isDestroyHonoured) this.listed.delete(handle.leaseId);
-    return Promise.resolve();
+    return Promise.resolve(this.destroyAnswersGone && this.isDestroyHonoured ? 'gone' : undefined);
   }
   isGone(handle: DestroyHandle): Promise<boolean> {
+    this.isGoneAsked++;
     return Promise.resolve(!this.listed.has(handle.leaseId));
   }
   listLabeled(prefix: string): Promise<LeaseFacts[]> {

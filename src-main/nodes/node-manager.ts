@@ -303,11 +303,11 @@ export class NodeManager {
     const signal = new AbortController().signal; // destroy is never abandoned by CancelWork
     try {
       this.deps.crashPoint('before-destroy-call');
-      await provider.destroyLease(handle, signal);
+      const answer = await provider.destroyLease(handle, signal);
       this.deps.crashPoint('after-destroy-call');
       // Destroyed only once the provider says the lease is gone: until then it may bill.
       const deadline = now() + timing.destroyConfirmDeadlineMs;
-      while (!(await provider.isGone(handle, signal))) {
+      while (answer !== 'gone' && !(await provider.isGone(handle, signal))) {
         if (now() >= deadline)
           throw new Error('the provider still lists the lease after the destroy call');
         await this.sleep(timing.destroyPollMs, signal);

@@ -159,8 +159,10 @@ export interface Provider {
   ): Promise<NodeEndpoint | null>;
 
   /** Destroys the lease. Returns when the provider has accepted the request. A lease that
-   *  no longer exists is not an error. Never polls. */
-  destroyLease(handle: DestroyHandle, signal: AbortSignal): Promise<void>;
+   *  no longer exists is not an error. Never polls. `'gone'`: the provider's own answer to
+   *  the destroy already confirms the lease is gone (the ssh provider's script looks after
+   *  removing it), so no `isGone` is asked; otherwise the caller confirms with `isGone`. */
+  destroyLease(handle: DestroyHandle, signal: AbortSignal): Promise<void | 'gone'>;
 
   /** What ended a lease that is gone, in the provider's words (Slurm: the time limit, a
    *  node failure, preemption), and what it means to the recovery rules: `node_lost` and

@@ -3,6 +3,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { finishPendingApply } from '../../commands/delta-apply';
+import { glanceOutputSet } from '../../commands/output-set';
 import { PROTOCOL_VERSION, type OpName, type Ops, PHASES } from '../../wire/protocol';
 import { AGENT_VERSION } from '../../version';
 import { capabilities } from '../probes/capabilities';
@@ -231,6 +232,13 @@ export const handlers: { [K in OpName]: Handler<K> } = {
   'probe.close'(ctx, req) {
     ctx.probe.close(portField(req, 'port'));
     return {};
+  },
+
+  'outputs.glance'(ctx, req) {
+    const paths = req.paths;
+    if (!Array.isArray(paths) || !paths.every((p) => typeof p === 'string'))
+      throw new RequestError('bad_request', 'paths must be a list of strings');
+    return glanceOutputSet(ctx.paths, { paths });
   },
 };
 

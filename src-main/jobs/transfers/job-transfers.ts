@@ -2,6 +2,7 @@ import type { JobLink } from '../node-job/job-link';
 import { LinkClosedError } from '../../nodes/agent-client';
 import type { AgentAddress } from '../../nodes/node-layout';
 import type { JobEvent } from '../fsm/job-fsm';
+import { collectEmptyOutputs } from '../outputs/glance';
 import { pullOutputs, type PulledOutputs } from '../outputs/pull';
 import {
   outputsNote,
@@ -102,10 +103,15 @@ export async function pullJobOutputs(
 ): Promise<Extract<JobEvent, { type: 'OutputsCollected' | 'OutputsFailed' }>> {
   for (let attempt = 0; ; attempt++) {
     try {
-      // Only what changed since the last pull while the job ran.
-      const pulled = await d.link.withBulkShell((shell) =>
-        pullOutputs(shell, d.address(), outputs, outputsDir, { incremental: true }),
-      );
+      // Nothing to bring: said by the agent, no process started on the node. Else only
+      // what changed since the last pull while the job ran; no spare shell opened behind
+      // it (the job's last bulk transfer).
+      const pulled =
+        (attempt === 0 ? await collectEmptyOutputs(d.link, outputs, outputsDir) : null) ??
+        (await d.link.withBulkShell(
+          (shell) => pullOutputs(shell, d.address(), outputs, outputsDir, { incremental: true }),
+          { last: true },
+        ));
       d.note(outputsNote(pulled));
       onCollected(pulled);
       return { type: 'OutputsCollected', missing: pulled.missing };

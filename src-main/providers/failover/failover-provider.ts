@@ -229,7 +229,7 @@ export class FailoverProvider implements Provider {
     return this.member(lease.provider).lookupEndpoint(lease, signal, report);
   }
 
-  destroyLease(handle: DestroyHandle, signal: AbortSignal): Promise<void> {
+  destroyLease(handle: DestroyHandle, signal: AbortSignal): Promise<void | 'gone'> {
     return this.member(handle.provider).destroyLease(handle, signal);
   }
 

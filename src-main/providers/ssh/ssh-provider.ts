@@ -71,11 +71,14 @@ export class SshProvider implements Provider {
     return endpointOf(this.host(lease.metadata.host ?? ''));
   }
 
-  async destroyLease(handle: DestroyHandle, signal: AbortSignal): Promise<void> {
+  /** The script looks for the folder after removing it: its "gone" is the confirmation
+   *  (one connection where a destroy and an `isGone` took two). */
+  async destroyLease(handle: DestroyHandle, signal: AbortSignal): Promise<'gone'> {
     const nonce = newNonce();
     const out = await this.run(handle.host ?? '', destroyScript(labelOf(handle), nonce), signal);
     if (!out.includes(`TENDER-GONE-${nonce}`))
       throw new ProviderError(`the lease folder on ${handle.host} could not be removed`);
+    return 'gone';
   }
 
   async isGone(handle: DestroyHandle, signal: AbortSignal): Promise<boolean> {

@@ -143,8 +143,8 @@ async function destroyOrphans(core: TeardownDeps): Promise<DestroyOutcome[]> {
     let error: string | null = null;
     try {
       const signal = AbortSignal.timeout(NODE_DEADLINE_MS);
-      await provider.destroyLease(o.facts.destroyHandle, signal);
-      while (!(await provider.isGone(o.facts.destroyHandle, signal)))
+      const answer = await provider.destroyLease(o.facts.destroyHandle, signal);
+      while (answer !== 'gone' && !(await provider.isGone(o.facts.destroyHandle, signal)))
         await new Promise((r) => setTimeout(r, 500));
     } catch (err) {
       error = (err as Error).message;

@@ -1,0 +1,62 @@
+import { existsSync, rmSync } from 'node:fs';
+import { join, normalize, sep } from 'node:path';
+import type { OutputsGlance } from '../../../src-agent/wire/protocol';
+import { mkdirPrivate } from '../../base/private-files';
+import type { JobLink } from '../node-job/job-link';
+import type { PulledOutputs } from './pull';
+import { readPullIndex, writePullIndex } from './pull-index';
+
+/** The agent answers a glance on the control link within this, or the pull goes as usual. */
+export const GLANCE_TIMEOUT_MS = 3_000;
+
+/** The final collection of an output set that holds no file: asked of the agent on the
+ *  control link (`outputs.glance`), its folders made here, and no `pack-outputs` process
+ *  started on the node. The landing folder ends as a full pull would leave it (the same
+ *  folders, an empty pull index). Null — pull as usual — when the set holds a file, an
+ *  earlier pull brought files (the pull settles what is gone), there are too many folders
+ *  to name, or the agent cannot say (an older one, a link that is not up). */
+export async function collectEmptyOutputs(
+  link: Pick<JobLink, 'request'>,
+  outputs: string[],
+  destDir: string,
+): Promise<PulledOutputs | null> {
+  if (readPullIndex(destDir).size > 0) return null;
+  const glance = await glanceWithin(link, outputs, GLANCE_TIMEOUT_MS);
+  if (!glance || glance.files > 0 || glance.moreDirs) return null;
+  const inside = glance.dirs.map((d) => safeInside(destDir, d));
+  if (inside.some((d) => d === null)) return null;
+  if (existsSync(destDir)) rmSync(destDir, { recursive: true, force: true });
+  mkdirPrivate(destDir);
+  for (const dir of inside) mkdirPrivate(dir!);
+  writePullIndex(destDir, new Map());
+  return {
+    dir: destDir,
+    files: [],
+    missing: [...glance.missing, ...glance.refused],
+    bytes: 0,
+    kept: 0,
+    bytesSent: 0,
+  };
+}
+
+async function glanceWithin(
+  link: Pick<JobLink, 'request'>,
+  outputs: string[],
+  timeoutMs: number,
+): Promise<OutputsGlance | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), timeoutMs)));
+  try {
+    const asked = link.request('outputs.glance', { paths: outputs }, timeoutMs).catch(() => null);
+    return await Promise.race([asked, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function safeInside(root: string, rel: string): string | null {
+  const n = normalize(rel);
+  if (n === '.' || n.startsWith('..') || n.startsWith(sep) || n.includes(`${sep}..${sep}`))
+    return null;
+  return join(root, n);
+}
