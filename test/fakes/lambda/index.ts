@@ -84,6 +84,8 @@ export interface FaultKnobs {
   launchRateLimit(ms: number): void;
   /** An instance turns unhealthy (sshd refuses) or active again. */
   setStatus(instanceId: string, status: 'active' | 'unhealthy'): Promise<void>;
+  /** The instance's machine answers with a new host key (reinstalled behind the address). */
+  newHostKey(instanceId: string): Promise<void>;
   /** Disarms every knob. */
   reset(): void;
 }
@@ -157,6 +159,12 @@ export async function startFakeLambda(opts: FakeLambdaOptions = {}): Promise<Fak
       void (cloud.faults.terminateFailures = { remaining: count, status }),
     launchRateLimit: (ms) => void (cloud.faults.launchLimitMs = ms),
     setStatus: (id, status) => cloud.setStatus(id, status),
+    newHostKey: async (id) => {
+      const inst = cloud.instances.get(id);
+      if (!inst || inst.terminatedAt !== null)
+        throw new Error(`fake lambda: no live instance ${id}`);
+      await inst.node.newHostKey();
+    },
     reset: () => void (cloud.faults = freshFaults()),
   };
 

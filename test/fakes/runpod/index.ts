@@ -89,6 +89,8 @@ export interface FakeRunpod {
     preempt(podId: string): Promise<void>;
     /** The next `count` podTerminate calls answer `status` and terminate nothing. */
     failTerminates(count?: number, status?: number): void;
+    /** The pod's machine answers with a new host key (reinstalled behind the address). */
+    newHostKey(podId: string): Promise<void>;
   };
   addGpuTypes(...seeds: GpuTypeSeed[]): void;
   /** Ends every node (sshd, user, processes) and the server. */
@@ -165,6 +167,11 @@ export async function startFakeRunpod(opts: FakeRunpodOptions = {}): Promise<Fak
       },
       failTerminates: (count = 1, status = 500) => {
         faults.terminateFailures = { remaining: count, status };
+      },
+      newHostKey: async (podId) => {
+        const p = store.find(podId);
+        if (!p) throw new Error(`fake runpod: no pod ${podId}`);
+        await p.node.newHostKey();
       },
     },
     addGpuTypes: (...seeds) => {

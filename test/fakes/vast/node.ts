@@ -115,6 +115,13 @@ export class VastNode {
     if (this.state !== 'stopped') this.state = 'listening';
   }
 
+  /** The machine behind the address was reinstalled: sshd restarts with a new host key
+   *  (sessions live). A client that pinned the old key must refuse it. */
+  async newHostKey(): Promise<void> {
+    if (this.state !== 'listening') throw new Error('fake node: not listening');
+    await this.fixture.restart({ newHostKey: true });
+  }
+
   /** The container stopped or the host went away: sessions die, connections are refused. */
   async pause(): Promise<void> {
     if (this.state !== 'listening') return;
