@@ -4,6 +4,7 @@ import {
   forwardLabel,
   forwardUrl,
   lastToken,
+  notebookUrl,
   parseForwards,
   parsePortForward,
   parseRemoteForward,
@@ -158,5 +159,21 @@ describe('tokens', () => {
     expect(lastToken(log, 6006)).toBeNull();
     expect(lastToken([...log, `token=${a}`], 6006)).toBe(a);
     expect(lastToken([])).toBeNull();
+  });
+});
+
+describe('notebookUrl', () => {
+  const t = '3fa1b2c3d4e5f60718293a4b';
+  it.each([
+    [forwardUrl(18888), `http://127.0.0.1:18888/?token=${t}`],
+    ['http://127.0.0.1:8888/', `http://127.0.0.1:8888/?token=${t}`],
+    ['http://127.0.0.1:8888/lab', `http://127.0.0.1:8888/lab?token=${t}`],
+    ['http://127.0.0.1:8888/lab?token=old', `http://127.0.0.1:8888/lab?token=${t}`],
+    ['http://127.0.0.1:8888/tree?x=1', `http://127.0.0.1:8888/tree?x=1&token=${t}`],
+  ])('%s', (address, url) => {
+    expect(notebookUrl(address, t)).toBe(url);
+  });
+  it('a token that is not a plain word is escaped, never a second parameter', () => {
+    expect(notebookUrl(forwardUrl(1), 'a&b=c')).toBe('http://127.0.0.1:1/?token=a%26b%3Dc');
   });
 });

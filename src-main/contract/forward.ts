@@ -123,6 +123,15 @@ export function forwardUrl(localPort: number): string {
   return `http://127.0.0.1:${localPort}`;
 }
 
+/** The link that logs in to a notebook behind a forward (`http://127.0.0.1:18888/?token=…`):
+ *  the forward's address with the token the job printed, replacing one already on it.
+ *  What "Open notebook" opens and `tender forward` prints. */
+export function notebookUrl(address: string, token: string): string {
+  const u = new URL(address);
+  u.searchParams.set('token', token);
+  return u.toString();
+}
+
 /** The fix for a local port another program holds: the next port up. */
 export function portInUseMessage(remotePort: number, localPort: number): string {
   const next = localPort < 65535 ? localPort + 1 : 1024;

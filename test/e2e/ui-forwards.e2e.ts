@@ -5,7 +5,7 @@
 // the run view links its forward ("port N — localhost:M", the token the job printed on
 // it), the test fetches through the link's URL, opens a second forward with "Open a
 // port…", fetches through that too, closes it, cancels the run and sees the links gone
-// (and the listener closed). Screenshots: test/e2e/screenshots/ui-forwards-run.png,
+// (and the listener closed); "Open notebook" opens the tokened address in a new tab. Screenshots: test/e2e/screenshots/ui-forwards-run.png,
 // ui-distributed-composer.png.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
@@ -190,6 +190,7 @@ describe('forwards and distributed jobs in the UI, local provider', () => {
     await expect
       .poll(() => fetchText(second), { timeout: 15_000, interval: 500 })
       .toMatch(/^200 <p>hello from the node<\/p>/);
+    expect(await row2.getByTestId('forward-open-notebook').count()).toBe(0);
     await page.getByTestId('forwards').scrollIntoViewIfNeeded();
     await screenshot(page, 'ui-forwards-run');
 
@@ -198,6 +199,19 @@ describe('forwards and distributed jobs in the UI, local provider', () => {
     await expect.poll(() => links.count(), { timeout: 15_000 }).toBe(1);
     await expect.poll(() => fetchText(second)).toMatch(/^error .*ECONNREFUSED/);
     expect(await links.first().innerText()).toBe(text);
+
+    // "Open notebook" on the forward whose job printed a token (none on the other): a new
+    // tab at the forward's address with the token, which the node's server answers. The
+    // app hands the same window.open to the system browser (main-window.ts).
+    const row1 = page.locator(`[data-testid="forward"][data-remote-port="${p1}"]`);
+    const [tab] = await Promise.all([
+      page.context().waitForEvent('page'),
+      row1.getByTestId('forward-open-notebook').click(),
+    ]);
+    await tab.waitForLoadState();
+    expect(tab.url()).toBe(`${first}/?token=${TOKEN}`);
+    expect(await tab.locator('body').innerText()).toContain('hello from the node');
+    await tab.close();
 
     // The run cancelled: its forwards close at teardown, and the card with them.
     await page.getByTestId('cancel-run').click();

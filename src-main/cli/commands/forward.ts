@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import {
   ForwardSyntaxError,
+  notebookUrl,
   parseForwards,
   type PortForwardSpec,
   type RemoteForwardSpec,
@@ -125,9 +126,10 @@ function untilStopped(core: TenderCore, runId: string): Promise<string | null> {
   const told = new Set<string>();
   const tell = (views: ForwardView[]) => {
     for (const v of views) {
-      if (!v.token || !v.url || told.has(`${v.remotePort}:${v.token}`)) continue;
-      told.add(`${v.remotePort}:${v.token}`);
-      process.stdout.write(`${tokenLine(v)}\n`);
+      const { token, url } = v;
+      if (!token || !url || told.has(`${v.remotePort}:${token}`)) continue;
+      told.add(`${v.remotePort}:${token}`);
+      process.stdout.write(`${tokenLine(url, token)}\n`);
     }
   };
   return new Promise((resolve) => {
@@ -166,7 +168,8 @@ export function forwardLine(v: ForwardView, logicalId: string): string {
   return `forwarding ${v.url} → ${logicalId}:${v.remotePort} (${v.label})`;
 }
 
-/** `  token 3f…: http://127.0.0.1:8888/?token=3f…` (the link that logs in). */
-function tokenLine(v: ForwardView): string {
-  return `  token ${v.token}: ${v.url}/?token=${v.token}`;
+/** `  token 3f…: http://127.0.0.1:8888/?token=3f…` (the link that logs in: the one the
+ *  app's "Open notebook" opens). */
+function tokenLine(url: string, token: string): string {
+  return `  token ${token}: ${notebookUrl(url, token)}`;
 }

@@ -5,6 +5,7 @@ import { call, describeError } from '../../api/backend';
 import { keys, useForwards, useSettings } from '../../api/queries';
 import { toast } from '../../components/toasts';
 import { logicalOf } from '../../lib/format';
+import { openExternal } from '../../lib/open-external';
 import { copyText } from './clipboard';
 import { forwardHref, forwardKey, forwardText, shortToken, sortForwards } from './forward-text';
 import { CloseIcon, CopyIcon, PlusIcon } from './icons';
@@ -111,6 +112,16 @@ export function ForwardsCard(props: {
                   </span>
                 )}
                 {f.token && <TokenTag token={f.token} />}
+                {f.token && href && (
+                  <button
+                    className="btn btn-sm btn-primary"
+                    data-testid="forward-open-notebook"
+                    title={`Opens ${href} in your browser: the notebook, logged in with its token`}
+                    onClick={() => openExternal(href)}
+                  >
+                    Open notebook
+                  </button>
+                )}
                 <div className="grow" />
                 <button
                   className="icon-btn"

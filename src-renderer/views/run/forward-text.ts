@@ -1,4 +1,5 @@
 import type { ForwardView } from '../../../src-main/contract';
+import { notebookUrl } from '../../../src-main/contract/forward';
 
 /** How a forward reads in the run view (docs/forwards.md): a local one as its label and
  *  where it listens here ("TensorBoard — localhost:16006"), a reverse one as the node's port
@@ -16,14 +17,11 @@ export function forwardText(
 export function forwardHref(f: Pick<ForwardView, 'url' | 'token'>): string | null {
   if (f.url === null) return null;
   if (f.token === null) return f.url;
-  let u: URL;
   try {
-    u = new URL(f.url);
+    return notebookUrl(f.url, f.token);
   } catch {
     return f.url;
   }
-  u.searchParams.set('token', f.token);
-  return u.toString();
 }
 
 /** A token as shown beside its link: its first 8 characters (the whole one is copied). */
