@@ -12,8 +12,9 @@ export const SshIncludeView = z.object({
 });
 export type SshIncludeView = z.infer<typeof SshIncludeView>;
 
-/** A node as the user's own ssh sees it: its alias when Tender's ssh config has an entry
- *  for it, else why not (a Slurm compute node, a local folder, a destroyed lease…). */
+/** A node (or a run: its first node with an entry) as the user's own ssh sees it: its
+ *  alias when Tender's ssh config has an entry for it, else why not (a Slurm compute node,
+ *  a local folder, a destroyed lease…). */
 export const NodeSshAccess = z.object({
   alias: z.string(),
   /** An entry for `alias` is in Tender's ssh config now. */
@@ -22,6 +23,8 @@ export const NodeSshAccess = z.object({
   why: z.string().nullable(),
   /** The node's workspace on the node; null: not known (the agent has not said). */
   workdir: z.string().nullable(),
+  /** The node the alias reaches; null when none does. */
+  logicalId: z.string().nullable(),
   include: SshIncludeView,
 });
 export type NodeSshAccess = z.infer<typeof NodeSshAccess>;
@@ -36,6 +39,11 @@ export const sshAccessCommands = {
   /** One node's alias, folder and whether it has an entry (rebuilt from the ledger now). */
   'node.sshAccess': {
     input: z.object({ runId: z.string().min(1), logicalId: z.string().min(1) }),
+    output: NodeSshAccess,
+  },
+  /** The run's alias `tender-<runId>` (its first node with an entry), as `tender open <runId>`. */
+  'run.sshAccess': {
+    input: z.object({ runId: z.string().min(1) }),
     output: NodeSshAccess,
   },
 } as const;

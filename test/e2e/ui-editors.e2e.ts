@@ -2,7 +2,9 @@
 // "Open in VS Code", "Open in Cursor" and "Copy ssh command" for a node with an ssh entry
 // (your own host over a real sshd); the links are the ones `tender open` prints; the first
 // use before ~/.ssh/config reads Tender's entries offers the Include once; Settings says the
-// line and installs / uninstalls it. Screenshot: ui-editors-node.png.
+// line and installs / uninstalls it. The run header has the same row for the run's alias
+// `tender-<run>`; a local run's is disabled and says why. Screenshots: ui-editors-node.png,
+// ui-editors-run.png, ui-editors-run-local.png.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -39,6 +41,12 @@ describe('editor buttons on a kept node', () => {
     expect(run.code, run.stderr).toBe(0);
     const runId = (JSON.parse(run.stdout.trim().split('\n').pop()!) as { runId: string }).runId;
     const alias = `tender-${runId}-node-0`;
+    // A run on the local provider: its node is a folder here, no ssh entry can exist.
+    const localJob = writeJob(root, 'lws', `[job]\nname = "here"\nrun = "echo here"\n`);
+    const localRun = await runCli(['run', localJob, '--json'], { home, env });
+    expect(localRun.code, localRun.stderr).toBe(0);
+    const localId = (JSON.parse(localRun.stdout.trim().split('\n').pop()!) as { runId: string })
+      .runId;
 
     serve = new CliProcess(['serve'], { home, env });
     await serve.waitFor('stdout', /^Tender web UI: (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)\n/);
@@ -51,6 +59,18 @@ describe('editor buttons on a kept node', () => {
     const page = await context.newPage();
     const errors = watchErrors(page);
     await page.goto(`${url}#/runs/${runId}`);
+    // The run's own row in its header: the run alias `tender-<run>`, its first node's folder.
+    const runTools = page.getByTestId('run-header').getByTestId('run-editors');
+    const runCode = runTools.getByTestId('open-code');
+    await expect.poll(() => runCode.getAttribute('href'), { timeout: 30_000 }).toMatch(/^vscode:/);
+    const runHref = (await runCode.getAttribute('href'))!;
+    expect(await runTools.getByTestId('ssh-alias').innerText()).toBe(`ssh tender-${runId}`);
+    expect(await runCode.getAttribute('title')).toMatch(
+      new RegExp(`^Opens /\\S+/workspace on tender-${runId} \\(node-0\\) in VS Code`),
+    );
+    await page.getByTestId('run-header').screenshot({
+      path: join(SCREENSHOTS, 'ui-editors-run.png'),
+    });
     const pane = page.getByTestId('log-pane').first();
     const editors = pane.getByTestId('node-editors');
 
@@ -61,6 +81,11 @@ describe('editor buttons on a kept node', () => {
     const parsed = parseEditorUrl(href)!;
     expect(parsed).toMatchObject({ editor: 'code', alias });
     expect(parsed.folder).toMatch(/^\/.*\/\.tender\/nodes\/[^/]+\/workspace$/);
+    // The run's link: the same folder through the run's alias; Cursor's the same again.
+    expect(parseEditorUrl(runHref)).toEqual({ ...parsed, alias: `tender-${runId}` });
+    expect(
+      parseEditorUrl((await runTools.getByTestId('open-cursor').getAttribute('href'))!),
+    ).toEqual({ ...parsed, alias: `tender-${runId}`, editor: 'cursor' });
     expect(
       parseEditorUrl((await editors.getByTestId('open-cursor').getAttribute('href'))!),
     ).toEqual({ ...parsed, editor: 'cursor' });
@@ -85,10 +110,29 @@ describe('editor buttons on a kept node', () => {
     await editors.getByTestId('copy-ssh').click(); // installed: no offer again
     expect(await offer.count()).toBe(0);
 
-    // The CLI, installed now and without `code` on PATH, prints the very same URL.
-    const open = await runCli(['open', runId], { home, env });
+    // The CLI, installed now and without `code` on PATH, prints the very same URLs.
+    const open = await runCli(['open', runId, '--node', '0'], { home, env });
     expect(open.code, open.stderr).toBe(0);
     expect(open.stdout.trim()).toBe(href);
+    const openRun = await runCli(['open', runId], { home, env });
+    expect(openRun.stdout.trim()).toBe(runHref);
+
+    // The local run: every button disabled, the reason said (and the CLI says the same).
+    await page.goto(`${url}#/runs/${localId}`);
+    const localTools = page.getByTestId('run-header').getByTestId('run-editors');
+    const reason = localTools.getByTestId('editor-buttons-why');
+    await expect.poll(() => reason.innerText()).toMatch(/local-provider node is a folder/);
+    for (const id of ['open-code', 'open-cursor', 'copy-ssh'])
+      expect(await localTools.getByTestId(id).isDisabled()).toBe(true);
+    expect(await localTools.getByTestId('open-code').getAttribute('title')).toBe(
+      await reason.innerText(),
+    );
+    await page.getByTestId('run-header').screenshot({
+      path: join(SCREENSHOTS, 'ui-editors-run-local.png'),
+    });
+    const openLocal = await runCli(['open', localId], { home, env });
+    expect(openLocal.code).not.toBe(0);
+    expect(openLocal.stderr).toMatch(/has no ssh entry: a local-provider node is a folder/);
 
     // Settings: the line, its state, Uninstall removes exactly it.
     await page.getByTestId('nav-settings').click();

@@ -96,11 +96,12 @@ describe("the user's own ssh on a kept node (own host, real sshd)", () => {
     const check = await user.ssh([alias, 'cat a.txt synced/sub/b.txt']);
     expect(check.stdout).toBe('scp me\nrsync me\n');
 
-    // `tender open`: no editor on PATH prints the URL; `code` on PATH gets the folder URI.
+    // `tender open`: no editor on PATH prints the URL (the run's alias: its first node);
+    // `code` on PATH gets the folder URI.
     const noEditor = await user.tender(['open', run.id], { PATH: '/usr/bin:/bin' });
     expect(noEditor.code, noEditor.stderr).toBe(0);
     const opened = parseEditorUrl(noEditor.stdout.trim());
-    expect(opened).toMatchObject({ editor: 'code', alias: `${alias}-node-0` });
+    expect(opened).toMatchObject({ editor: 'code', alias });
     expect(opened!.folder).toMatch(/\/\.tender\/nodes\/.+\/workspace$/);
     const inWorkspace = await user.ssh([opened!.alias, `cat '${opened!.folder}/hello.txt'`]);
     expect(inWorkspace.stdout).toBe('hello\n');

@@ -5,14 +5,9 @@ import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { TenderError } from '../../base/tender-error';
 import { Ledger } from '../../ledger/ledger';
-import {
-  EDITORS,
-  editorArgs,
-  editorUrl,
-  nodeWorkdir,
-  type Editor,
-} from '../../services/ssh-config/editor-url';
-import { nodeAlias } from '../../services/ssh-config/ssh-config-entries';
+import type { NodeRecord } from '../../ledger/node-record';
+import { EDITORS, editorArgs, editorUrl, type Editor } from '../../services/ssh-config/editor-url';
+import { nodeAccess, runAccess } from '../../services/ssh-config/ssh-access';
 import { lookSshConfig, sshConfigPaths } from '../../services/ssh-config/ssh-config-store';
 import {
   includeLine,
@@ -27,8 +22,8 @@ import { info } from '../output';
 export const OPEN_USAGE = 'tender open <runId> [--node N] [--editor code|cursor]';
 
 /** Opens a node's workspace in VS Code or Cursor over Remote-SSH, through the node's entry
- *  in the user's ssh config: launches the editor when its command is on PATH, else prints
- *  the URL to open. */
+ *  in the user's ssh config (without --node: the run's alias, its first node with an
+ *  entry): launches the editor when its command is on PATH, else prints the URL to open. */
 export async function openCommand(argv: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -43,39 +38,31 @@ export async function openCommand(argv: string[], ctx: CliContext): Promise<numb
   const runId = positionals[0]!;
   const ledger = Ledger.openReader(ctx.home);
   if (!ledger) throw new TenderError('not_found', `no run ${runId}`);
-  let folder: string | null;
-  let logicalId: string;
+  let nodes: NodeRecord[];
   try {
-    const nodes = ledger.nodesOfRun(runId);
-    if (nodes.length === 0) throw new TenderError('not_found', `no run ${runId}`);
-    const wanted =
-      values.node === undefined
-        ? nodes[0]!.logicalId
-        : values.node.startsWith('node-')
-          ? values.node
-          : `node-${values.node}`;
-    const rec = nodes.find((n) => n.logicalId === wanted);
-    if (!rec)
-      throw new TenderError(
-        'bad_input',
-        `run ${runId} has no node ${values.node}`,
-        `nodes: ${nodes.map((n) => n.logicalId).join(', ')}`,
-      );
-    logicalId = rec.logicalId;
-    folder = nodeWorkdir(rec);
+    nodes = ledger.nodesOfRun(runId);
   } finally {
     ledger.close();
   }
-  const alias = nodeAlias(runId, logicalId);
+  if (nodes.length === 0) throw new TenderError('not_found', `no run ${runId}`);
+  const wanted = values.node === undefined ? null : logicalIdOf(values.node);
+  if (wanted !== null && !nodes.some((n) => n.logicalId === wanted))
+    throw new TenderError(
+      'bad_input',
+      `run ${runId} has no node ${values.node}`,
+      `nodes: ${nodes.map((n) => n.logicalId).join(', ')}`,
+    );
+  // Without --node: the run's alias (its first node with an entry), as the app's run view.
   const { config } = lookSshConfig(ctx.home, (h) => Ledger.openReader(h));
-  if (!config.includes(`Host ${alias}`)) {
-    const why = new RegExp(`^# ${alias}: (.*)$`, 'm').exec(config)?.[1];
+  const access =
+    wanted === null ? runAccess(config, runId, nodes) : nodeAccess(config, runId, nodes, wanted);
+  const { alias, workdir: folder } = access;
+  if (!access.hasEntry)
     throw new TenderError(
       'conflict',
-      `${logicalId} of ${runId} has no ssh entry: ${why ?? 'its lease has ended'}`,
-      `\`tender ssh ${runId} --node ${logicalId}\` still opens a shell where one can run.`,
+      `${wanted ? `${wanted} of ${runId}` : `run ${runId}`} has no ssh entry: ${access.why}`,
+      `\`tender ssh ${runId}${wanted ? ` --node ${wanted}` : ''}\` still opens a shell where one can run.`,
     );
-  }
   await ensureInstalled(ctx.home);
   const url = folder ? editorUrl(editor, alias, folder) : null;
   const args = folder ? editorArgs(alias, folder) : ['--remote', `ssh-remote+${alias}`];
@@ -112,6 +99,12 @@ async function ensureInstalled(home: string): Promise<void> {
       `\`tender ssh-config --install\` does it later.`,
     );
   installInclude(ours, userConfig);
+}
+
+/** `1`, `node-1` or `r-…/node-1`: the node's logical id. */
+function logicalIdOf(node: string): string {
+  const last = node.replace(/^.*\//, '');
+  return last.startsWith('node-') ? last : `node-${last}`;
 }
 
 function onPath(cmd: string, env: NodeJS.ProcessEnv): boolean {

@@ -108,6 +108,33 @@ describe('node.sshAccess', () => {
   });
 });
 
+describe('run.sshAccess', () => {
+  it.each<[string, (ledger: Ledger, rec: NodeRecord) => void, boolean, RegExp | null]>([
+    ['a reached ssh node', (l, r) => leased(l, r, ssh(r.label), true), true, null],
+    [
+      'a local run',
+      (l, r) => leased(l, r, { kind: 'local', dir: '/tmp/x' }, false),
+      false,
+      /local-provider node is a folder/,
+    ],
+    [
+      'a Slurm run',
+      (l, r) => leased(l, r, { ...ssh(r.label), slurmJobId: '42' } as NodeEndpoint, true),
+      false,
+      /Slurm compute node has no sshd/,
+    ],
+  ])('%s', async (_name, arrange, hasEntry, why) => {
+    const { ledger, h } = setup();
+    const [n0] = seedRun(ledger, 'node-0');
+    arrange(ledger, n0!);
+    const a = await h['run.sshAccess']({ runId: RUN });
+    expect(a).toMatchObject({ alias: `tender-${RUN}`, hasEntry });
+    expect(a.logicalId).toBe(hasEntry ? 'node-0' : null);
+    if (why) expect(a.why).toMatch(why);
+    else expect(a.why).toBeNull();
+  });
+});
+
 describe('sshConfig.install / uninstall', () => {
   it('adds and removes exactly the Include line the CLI does', async () => {
     const { home, h, userConfig } = setup();

@@ -1,7 +1,6 @@
 import type { Handlers, SshIncludeView } from '../../contract';
 import type { NodeRecord } from '../../ledger/node-record';
-import { nodeWorkdir } from './editor-url';
-import { nodeAlias } from './ssh-config-entries';
+import { nodeAccess, runAccess } from './ssh-access';
 import { renderSshConfig, sshConfigPaths, type SshConfigLedger } from './ssh-config-store';
 import {
   includeLine,
@@ -20,11 +19,11 @@ export interface SshAccessDeps {
 
 type SshAccessHandlers = Pick<
   Handlers,
-  'sshConfig.get' | 'sshConfig.install' | 'sshConfig.uninstall' | 'node.sshAccess'
+  'sshConfig.get' | 'sshConfig.install' | 'sshConfig.uninstall' | 'node.sshAccess' | 'run.sshAccess'
 >;
 
 /** The app's side of `tender ssh-config` and `tender open`: the same Include code as the
- *  CLI, and each node's alias and folder from the entries the ledger gives now. */
+ *  CLI, and each node's (and run's) alias and folder from the entries the ledger gives now. */
 export function sshAccessHandlers(d: SshAccessDeps): SshAccessHandlers {
   const ours = sshConfigPaths(d.home).config;
   const userConfig = d.userConfig ?? (() => userSshConfigPath());
@@ -44,19 +43,13 @@ export function sshAccessHandlers(d: SshAccessDeps): SshAccessHandlers {
       return view();
     },
     'node.sshAccess': async ({ runId, logicalId }) => {
-      const alias = nodeAlias(runId, logicalId);
-      const rec = d.ledger.nodesOfRun(runId).find((n) => n.logicalId === logicalId);
       const { config } = renderSshConfig(d.home, d.ledger);
-      const hasEntry = new RegExp(`^Host ${escaped(alias)}( |$)`, 'm').test(config);
-      const why = hasEntry
-        ? null
-        : (new RegExp(`^# ${escaped(alias)}: (.*)$`, 'm').exec(config)?.[1] ??
-          (rec ? 'its lease has ended' : `no node ${logicalId} in run ${runId}`));
-      return { alias, hasEntry, why, workdir: rec ? nodeWorkdir(rec) : null, include: view() };
+      const a = nodeAccess(config, runId, d.ledger.nodesOfRun(runId), logicalId);
+      return { ...a, include: view() };
+    },
+    'run.sshAccess': async ({ runId }) => {
+      const { config } = renderSshConfig(d.home, d.ledger);
+      return { ...runAccess(config, runId, d.ledger.nodesOfRun(runId)), include: view() };
     },
   };
-}
-
-function escaped(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

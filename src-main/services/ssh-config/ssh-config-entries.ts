@@ -92,13 +92,9 @@ function unreachable(node: SshConfigNode): string | null {
   const ep = node.endpoint;
   if (ep === null)
     return 'no address yet (its lease is being created); it gets an entry once known';
-  if (ep.kind === 'local')
-    return `a local-provider node is a folder on this machine (${ep.dir}), not an ssh host`;
-  if (allocationOf(ep) !== null)
-    return (
-      `a Slurm compute node has no sshd of its own: \`tender ssh ${node.runId} --node ${node.logicalId}\` ` +
-      'reaches it through srun on the login node'
-    );
+  const never = neverAnEntry(ep, node.runId, node.logicalId);
+  if (never !== null) return never;
+  if (ep.kind !== 'ssh') return null; // unreachable: a local endpoint was answered above
   const bad = unsafeField(ep, node.pin);
   if (bad !== null)
     return `its ${bad} has characters an ssh config line could misread; no entry is written for it`;
@@ -108,6 +104,19 @@ function unreachable(node: SshConfigNode): string | null {
     return (
       'its host key was pinned before Tender kept whole keys (only the fingerprint), so your ssh could not ' +
       `check it: \`tender ssh ${node.runId} --node ${node.logicalId}\` works, and the entry appears once Tender connects again`
+    );
+  return null;
+}
+
+/** Why a node at this endpoint can never have an entry, whether its lease lives or not (a
+ *  local folder, a Slurm compute node); null for a plain ssh host. */
+export function neverAnEntry(ep: NodeEndpoint, runId: string, logicalId: string): string | null {
+  if (ep.kind === 'local')
+    return `a local-provider node is a folder on this machine (${ep.dir}), not an ssh host`;
+  if (allocationOf(ep) !== null)
+    return (
+      `a Slurm compute node has no sshd of its own: \`tender ssh ${runId} --node ${logicalId}\` ` +
+      'reaches it through srun on the login node'
     );
   return null;
 }

@@ -9,6 +9,7 @@ import { JobBadge } from '../../components/StageBadge';
 import { toast } from '../../components/toasts';
 import { clockTime, duration, money, perHour } from '../../lib/format';
 import { useNow } from '../../lib/use-now';
+import { RunEditors } from '../ssh/RunEditors';
 import { PlayIcon, StopIcon } from './icons';
 import { canRerun } from './rerun';
 import { RerunError, useRerun } from './Rerun';
@@ -134,6 +135,7 @@ export function RunHeader({ run, asOf }: { run: RunView; asOf: number }): React.
           </Fact>
         )}
       </dl>
+      <RunEditors run={run} />
       <RerunError rerun={rerun} />
       {cost.budgetWarning && isActive(run) && (
         <div className="alert warn run-budget-warning" role="status" data-testid="budget-warning">
