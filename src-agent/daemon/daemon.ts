@@ -13,6 +13,8 @@ import { Connection } from './socket/connection';
 import type { DaemonContext } from './context';
 import { setUpDeadMan } from './dead-man/dead-man-setup';
 import { GpuSampler, sampleEveryMs } from './telemetry/gpu-sampler';
+import { GpuIdleWatch, STOP_GRACE_MS } from './telemetry/gpu-idle-watch';
+import { readJobGpuIdle } from './job/job-config';
 import { HostSetup } from './host/host-setup';
 import type { DeclaredOptions } from './host/host-setup-queue';
 import { loadHostIdentity } from './host/host-identity';
@@ -89,6 +91,21 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     gpu: gpuSampler,
     ctx: () => ctx,
   });
+  // The job's GPU idle rule: configure's, or the one D/job.json kept across a restart.
+  const restoredGpuIdle = readJobGpuIdle(paths.jobJson);
+  const gpuIdle = new GpuIdleWatch({
+    log,
+    rule: () => (ctx.job ? ctx.job.gpuIdle : restoredGpuIdle),
+    // As for the dead-man switch's GPU-idle rule: only the run phase, never during a
+    // host-setup entry (a driver install idles the GPUs by nature).
+    isRunPhaseRunning: () =>
+      supervisor.states().run?.state === 'running' && ctx.hostSetup.isDrained(),
+    idleSince: (threshold) => gpuSampler.idle.belowSince(threshold),
+    nowMono: () => performance.now(),
+    now: Date.now,
+    stopJob: (reason) => void supervisor.cancel('run', STOP_GRACE_MS, reason),
+    fireDeadMan: (firing) => deadMan.switch.fireNow(firing),
+  });
   let resolveExit!: (code: number) => void;
   const exited = new Promise<number>((resolve) => (resolveExit = resolve));
   const sockets = new Set<Socket>();
@@ -138,6 +155,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     isShuttingDown: false,
     shutdown: (graceMs) => {
       deadMan.switch.disarm();
+      gpuIdle.stop();
       gpuSampler.stop();
       metrics.stop();
       probe.closeAll();
@@ -172,6 +190,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   void ctx.gpus.then(({ gpus }) => {
     if (!ctx.isShuttingDown) gpuSampler.setEnabled(gpus.length > 0);
   });
+  gpuIdle.start();
   hostSetup.recover();
   hostSetup.seed(ctx.hostDeclaration?.host_setup ?? [], options.hostSetup ?? []);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

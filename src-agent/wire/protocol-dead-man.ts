@@ -21,9 +21,9 @@ export type SelfTeardown =
   | { kind: 'remove-files' };
 
 /** `uncollected`: the job ended with nobody attached and no Tender collected its outputs
- *  within the collect grace. */
+ *  within the collect grace. `gpu_idle`: the job's GPU idle rule (`then = "teardown"`). */
 export type TeardownCause =
-  'unreachable' | 'max_duration' | 'budget' | 'job_done' | 'idle' | 'uncollected';
+  'unreachable' | 'max_duration' | 'budget' | 'job_done' | 'idle' | 'uncollected' | 'gpu_idle';
 
 /** Arms or renews the switch. Every `lease` call is a renewal: the switch fires `graceMs` after
  *  the last one. Durations are relative to when the agent receives the call and are measured on

@@ -1,6 +1,7 @@
 // A job's configuration as the agent is given it (`configure`) and keeps it (`D/job.json`).
 // Part of the agent's protocol (docs/agent-protocol.md), re-exported by protocol.ts; types
 // and constants only.
+import type { GpuIdleRule } from './gpu-idle';
 
 export interface ConfigureParams {
   jobId: string;
@@ -17,6 +18,9 @@ export interface ConfigureParams {
   runSetup?: string;
   /** A distributed run's rank environment: TENDER_NODE_RANK, MASTER_ADDR… (GANG_ENV_KEY). */
   gang?: Record<string, string>;
+  /** `[policy] gpu_idle`: what the agent does when the run phase leaves every GPU idle
+   *  (gpu-idle.ts); absent: no rule. */
+  gpuIdle?: GpuIdleRule;
 }
 
 export interface SetupEnvRequest {
@@ -42,6 +46,8 @@ export interface JobFile {
   runSetup?: string;
   /** A distributed run's rank environment (GANG_ENV_KEY names only). */
   gang?: Record<string, string>;
+  /** Kept so a restarted daemon still enforces it. */
+  gpuIdle?: GpuIdleRule;
 }
 
 /** What a distributed run tells each rank (the app's jobs/distributed/gang-env.ts): the

@@ -18,6 +18,9 @@ export interface PhaseState {
   /** e.g. 'SIGKILL' when killed by a signal. */
   signal: string | null;
   cancelled: boolean;
+  /** Stopped by the agent on a rule of the job's policy (the GPU idle rule), not by a
+   *  request: the words for it. */
+  stoppedBy?: string;
   /** Setup only: skipped, its persistent environment was ready (nothing was spawned). */
   cached?: boolean;
 }

@@ -6,6 +6,7 @@ export * from './constraint';
 export * from './cost-report';
 export * from './errors';
 export * from './forward-view';
+export * from './gpu-idle';
 export * from './gpu-text';
 export * from './host';
 export * from './job';

@@ -5,8 +5,8 @@ import { z } from 'zod';
 /** `host_setup`: the node's host-setup FIFO (docs/host-setup.md); `run_setup`: the job's
  *  run_setup, at the start of each run; `gpu`: a GPU sample of the node's agent (one JSON
  *  line, src-agent/wire/gpu-sample.ts); `metrics`: a line the job appended to
- *  `$TENDER_METRICS` (contract/metrics.ts). The last two are data, never printed as the
- *  job's output. */
+ *  `$TENDER_METRICS` (contract/metrics.ts); `gpu_idle`: the GPU idle rule fired
+ *  (contract/gpu-idle.ts). The last three are data, never printed as the job's output. */
 export const LogSource = z.enum([
   'bootstrap',
   'setup',
@@ -17,12 +17,14 @@ export const LogSource = z.enum([
   'run_setup',
   'gpu',
   'metrics',
+  'gpu_idle',
 ]);
 export type LogSource = z.infer<typeof LogSource>;
-/** Whether a record is data riding the log (a GPU sample, a metrics line) rather than a
- *  line of it: every printer, tail and search of the log leaves these out. */
+/** Whether a record is data riding the log (a GPU sample, a metrics line, a GPU idle
+ *  rule's firing — whose words the agent also logs as a line) rather than a line of it:
+ *  every printer, tail and search of the log leaves these out. */
 export function isDataSource(source: LogSource): boolean {
-  return source === 'gpu' || source === 'metrics';
+  return source === 'gpu' || source === 'metrics' || source === 'gpu_idle';
 }
 export const LogChannel = z.enum(['bootstrap', 'agent', 'events']);
 export type LogChannel = z.infer<typeof LogChannel>;

@@ -1,6 +1,7 @@
 // A node of a run as the UI and the CLI see it: its stage and how it got there, its lease,
 // its job, its link, and its GPUs as its agent last sampled them.
 import { z } from 'zod';
+import { GpuIdleFired } from './gpu-idle';
 import { BootstrapStage, JobPhase, JobStatus, NodeStage } from './stages';
 
 /** A node's key, `r-…/node-0` (`${runId}/${logicalId}`): what `nodeId` holds. */
@@ -75,5 +76,8 @@ export const NodeView = z.object({
   /** Its GPUs' latest sample and sparkline, while its agent is up; null or absent: no
    *  sample (no GPU, not joined yet, gone, or not streamed to this process). */
   gpu: NodeGpu.nullable().optional(),
+  /** The run's GPU idle rule fired on this node: when, why and what its agent did (the
+   *  journal's latest `gpu_idle.fired`); null or absent: it has not. */
+  gpuIdleFired: GpuIdleFired.nullable().optional(),
 });
 export type NodeView = z.infer<typeof NodeView>;

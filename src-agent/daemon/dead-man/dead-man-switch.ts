@@ -71,6 +71,17 @@ export class DeadManSwitch {
     this.state = jobEnded ? noteJobEnded(this.state, now) : noteBusy(this.state, now);
   }
 
+  /** Fires now, for a rule outside the switch's own deadlines (the GPU idle rule's
+   *  `teardown`), with the teardown the last renewal named. false: the switch is not armed
+   *  (no Tender ever renewed it) or the daemon is stopping, so nothing was started. */
+  fireNow(firing: Firing): boolean {
+    if (!this.state || this.deps.isShuttingDown()) return false;
+    const { teardown } = this.state.policy;
+    this.disarm();
+    this.deps.onFire(firing, teardown);
+    return true;
+  }
+
   disarm(): void {
     clearInterval(this.timer);
     this.timer = undefined;

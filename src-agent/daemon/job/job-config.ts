@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../../atomic-file';
 import type { JobFile } from '../../wire/protocol';
 import { GANG_ENV_KEY } from '../../wire/protocol';
+import { type GpuIdleRule, isGpuIdleRule } from '../../wire/gpu-idle';
 import { RequestError, requiredInteger, requiredString, stringMap } from '../socket/request-checks';
 
 export interface JobConfig extends JobFile {
@@ -20,7 +21,19 @@ export function parseConfigure(req: Record<string, unknown>): JobConfig {
     ...setupEnvOf(req),
     ...runSetupOf(req),
     ...gangOf(req),
+    ...gpuIdleOf(req),
   };
+}
+
+function gpuIdleOf(req: Record<string, unknown>): Pick<JobConfig, 'gpuIdle'> {
+  if (req.gpuIdle === undefined || req.gpuIdle === null) return {};
+  if (!isGpuIdleRule(req.gpuIdle))
+    throw new RequestError(
+      'bad_request',
+      'gpuIdle must be { belowPct: 0 < x ≤ 100, forMs: > 0, then: "notify" | "stop" | "teardown" }',
+    );
+  const { belowPct, forMs, then } = req.gpuIdle;
+  return { gpuIdle: { belowPct, forMs, then } };
 }
 
 function gangOf(req: Record<string, unknown>): Pick<JobConfig, 'gang'> {
@@ -68,6 +81,7 @@ export function writeJobFile(path: string, job: JobConfig): void {
     ...(job.setupEnv ? { setupEnv: job.setupEnv } : {}),
     ...(job.runSetup ? { runSetup: job.runSetup } : {}),
     ...(job.gang ? { gang: job.gang } : {}),
+    ...(job.gpuIdle ? { gpuIdle: job.gpuIdle } : {}),
   };
   writeFileAtomic(path, `${JSON.stringify(file, null, 2)}\n`);
 }
@@ -77,6 +91,17 @@ export function readJobIdentity(path: string): { jobId: string; attempt: number 
   try {
     const { jobId, attempt } = JSON.parse(readFileSync(path, 'utf8')) as JobFile;
     return { jobId, attempt };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The GPU idle rule an earlier configure left in `D/job.json`: a restarted daemon still
+ *  enforces it on the job it finds running. */
+export function readJobGpuIdle(path: string): GpuIdleRule | undefined {
+  try {
+    const { gpuIdle } = JSON.parse(readFileSync(path, 'utf8')) as JobFile;
+    return isGpuIdleRule(gpuIdle) ? gpuIdle : undefined;
   } catch {
     return undefined;
   }

@@ -156,8 +156,9 @@ export class Supervisor {
   }
 
   /** SIGTERM to the phase's process group (every running phase when none is named), then
-   *  SIGKILL to whatever of the group is left after `graceMs`. */
-  async cancel(phase: Phase | undefined, graceMs: number): Promise<void> {
+   *  SIGKILL to whatever of the group is left after `graceMs`. `stoppedBy`: the agent stops
+   *  it on a rule of the job's policy (its words, kept in the phase's state). */
+  async cancel(phase: Phase | undefined, graceMs: number, stoppedBy?: string): Promise<void> {
     for (const p of phase ? [phase] : PHASES) {
       const t = this.phases.get(p);
       if (!t || t.state.state !== 'running' || t.state.pid === null) continue;
@@ -167,6 +168,7 @@ export class Supervisor {
       clearTimeout(t.killTimer);
       t.killAt = killAt;
       t.state.cancelled = true;
+      if (stoppedBy !== undefined) t.state.stoppedBy ??= stoppedBy;
       this.deps.log.append(
         'agent',
         'info',

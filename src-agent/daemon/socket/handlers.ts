@@ -15,6 +15,7 @@ import { parseLease } from '../dead-man/lease-params';
 import { ensureCacheDir } from '../environment/node-cache';
 import { createRedactor } from '../logs/redact';
 import { chosenEnvDir, startSetupWithEnv } from '../phases/setup-start';
+import { ruleWords } from '../telemetry/gpu-idle-rule';
 import { RequestError, oneOf, optionalNumber, requiredString, stringMap } from './request-checks';
 import { shellEnvScript, writeShellEnv } from '../environment/shell-env';
 import { buildTaskEnv, droppedKeysNotice } from '../environment/task-env';
@@ -90,8 +91,16 @@ export const handlers: { [K in OpName]: Handler<K> } = {
     if (sameJob && !('secretEnv' in req)) job.secretEnv = ctx.job!.secretEnv;
     writeJobFile(ctx.paths.jobJson, job);
     ctx.job = job;
-    const notice = droppedKeysNotice(taskEnv(ctx, job, (await ctx.gpus).gpus.length).dropped);
+    const gpuCount = (await ctx.gpus).gpus.length;
+    const notice = droppedKeysNotice(taskEnv(ctx, job, gpuCount).dropped);
     if (notice) ctx.log.append('agent', 'info', notice);
+    // Said once per job, never silently ignored: a rule no sample can ever satisfy.
+    if (job.gpuIdle && gpuCount === 0 && !sameJob)
+      ctx.log.append(
+        'agent',
+        'info',
+        `GPU idle rule (${ruleWords(job.gpuIdle)}) cannot apply: nvidia-smi found no GPU on this node`,
+      );
     return {};
   },
 

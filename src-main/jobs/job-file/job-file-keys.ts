@@ -1,4 +1,5 @@
 import {
+  GPU_IDLE_KEYS,
   JOB_KEYS,
   POLICY_KEYS,
   POOL_KEYS,
@@ -30,7 +31,7 @@ const table = (keys: readonly string[], inner: Record<string, Shape> = {}): Shap
 const JOB_FILE_SHAPE = table(TOP_KEYS, {
   job: table(JOB_KEYS, { workspace: table(WORKSPACE_KEYS), env: { kind: 'env' } }),
   pool: table(POOL_KEYS),
-  policy: table(POLICY_KEYS),
+  policy: table(POLICY_KEYS, { gpu_idle: table(GPU_IDLE_KEYS) }),
   recovery: table(RECOVERY_KEYS),
 });
 

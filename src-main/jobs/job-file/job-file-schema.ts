@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JobSpec, PoolSpec, RecoverySpec } from '../../contract/job';
+import { GpuIdleAction } from '../../contract/gpu-idle';
 import { AfterJob, parseDuration } from '../../contract/policy';
 
 /**
@@ -51,6 +52,24 @@ const DurationText = z.string().refine((t) => parseDuration(t) !== undefined, {
   message: 'not a duration: write e.g. "90s", "20m", "6h", "1h30m", or "none"',
 });
 
+/** `gpu_idle = { below = 10, for = "30m", then = "stop" }`: every key has a default, so
+ *  `gpu_idle = {}` is the rule as documented (docs/money-safety.md, "GPU idle rule"). */
+export const GPU_IDLE_DEFAULTS = { below: 10, for: '30m', then: 'stop' } as const;
+export const GpuIdleTable = z
+  .object({
+    /** Percent: a GPU reading below it is idle. */
+    below: z.number().gt(0).max(100).default(GPU_IDLE_DEFAULTS.below),
+    /** How long every GPU must stay below it while the job runs. At least 1s (short
+     *  windows are for tests: the samples come every 5 s). */
+    for: DurationText.refine((t) => (parseDuration(t) ?? 0) >= 1_000, {
+      message:
+        'for must be a duration of at least 1s, e.g. "30m" ("none" is not allowed: remove gpu_idle to turn the rule off)',
+    }).default(GPU_IDLE_DEFAULTS.for),
+    then: GpuIdleAction.default(GPU_IDLE_DEFAULTS.then),
+  })
+  .strict();
+export type GpuIdleTable = z.infer<typeof GpuIdleTable>;
+
 /** `[policy]`: the run's lease policy (docs/money-safety.md); what is left out comes from
  *  Settings. */
 export const PolicyTable = z
@@ -67,6 +86,8 @@ export const PolicyTable = z
     }).optional(),
     /** Percent: a job whose GPUs all sit below it for idle_timeout counts as idle. */
     idle_gpu_util_below: z.number().gt(0).max(100).optional(),
+    /** What the node does when the job leaves every GPU idle (GpuIdleTable). */
+    gpu_idle: GpuIdleTable.optional(),
   })
   .strict();
 export type PolicyTable = z.infer<typeof PolicyTable>;
@@ -89,5 +110,6 @@ export const POOL_KEYS = Object.keys(PoolSpec.shape);
 export const WORKSPACE_KEYS = Object.keys(WorkspaceTable.shape);
 export const SECRET_KEYS = Object.keys(SecretEntry.shape);
 export const POLICY_KEYS = Object.keys(PolicyTable.shape);
+export const GPU_IDLE_KEYS = Object.keys(GpuIdleTable.shape);
 export const RECOVERY_KEYS = Object.keys(RecoverySpec.shape);
 export const TOP_KEYS = Object.keys(JobFile.shape);

@@ -167,6 +167,10 @@ export function policyInput(t: PolicyTable): PolicyInput {
   if (t.budget_usd !== undefined) out.budgetUsd = t.budget_usd;
   if (t.idle_gpu_util_below !== undefined) out.idleGpuUtilBelow = t.idle_gpu_util_below;
   if (t.after_job !== undefined) out.afterJob = t.after_job;
+  if (t.gpu_idle !== undefined) {
+    const { below, for: window, then } = t.gpu_idle;
+    out.gpuIdle = { belowPct: below, forMs: parseDuration(window) ?? 0, then };
+  }
   return out;
 }
 

@@ -100,5 +100,6 @@ export function resolvePolicy(input: PolicyInput, d: Defaults): LeasePolicy {
     collectGraceMs: input.collectGraceMs ?? Math.round(d.collectGraceMin * 60_000),
     // Per run only (off unless its job file asks): no Settings default.
     ...(input.idleGpuUtilBelow !== undefined ? { idleGpuUtilBelow: input.idleGpuUtilBelow } : {}),
+    ...(input.gpuIdle !== undefined ? { gpuIdle: input.gpuIdle } : {}),
   };
 }
