@@ -31,6 +31,7 @@ import { TimingStore } from '../services/settings/timing-store';
 import { Terminals } from '../services/terminals/terminals';
 import { EventProjector } from '../services/views/event-projector';
 import { GpuSamples } from '../services/views/gpu-samples';
+import { journalGpuIdleFirings } from '../services/views/gpu-idle-firings';
 import { writerGuard } from '../services/writer-guard';
 import { handlerTable } from './handler-table';
 import { defaultProviders } from './default-providers';
@@ -61,6 +62,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
   const bus = new EventBus();
   const datastream = new Datastream(homePaths(home).datastream, (records) => {
     gpuSamples.feed(records);
+    journalGpuIdleFirings(gpuIdle, records); // the GPU idle rule fired: journaled, shown
     forwards.feed(records); // a token a job prints shows on its forwards
     bus.emit('log.lines', { records });
   });
@@ -78,6 +80,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     onChange: (nodeIds) => nodeIds.forEach((id) => projector.emitGpu(id)),
   });
   const gpuOf = gpuSamples.summary.bind(gpuSamples);
+  const gpuIdle = { ledger, isWriter, now, onChange: (id: string) => projector.emitNode(id) };
   const providers = new ProviderRegistry(
     (opts.providers ?? defaultProviders)({ home, now, ledger, env, secrets }),
   );

@@ -36,6 +36,28 @@ export function stageHistory(
   return out;
 }
 
+/** A node's latest journal row of `kind`, or null. */
+export function lastNodeEvent(
+  db: Database.Database,
+  nodeId: string,
+  kind: string,
+): JournalEvent | null {
+  const r = db
+    .prepare(
+      'SELECT * FROM events WHERE run_id = ? AND node_id = ? AND kind = ? ORDER BY seq DESC LIMIT 1',
+    )
+    .get(nodeId.slice(0, nodeId.indexOf('/')), nodeId, kind) as RawEvent | undefined;
+  if (!r) return null;
+  return {
+    seq: r.seq,
+    ts: r.ts,
+    runId: r.run_id,
+    nodeId: r.node_id,
+    kind: r.kind,
+    data: JSON.parse(r.data_json) as Record<string, unknown>,
+  };
+}
+
 export function readJournal(db: Database.Database, runId?: string): JournalEvent[] {
   const rows = (
     runId

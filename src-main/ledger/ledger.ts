@@ -316,6 +316,11 @@ export class Ledger {
     return journal.stageHistory(this.db, nodeId);
   }
 
+  /** A node's latest journal row of `kind` (`gpu_idle.fired`), or null. */
+  lastNodeEvent(nodeId: string, kind: string): JournalEvent | null {
+    return journal.lastNodeEvent(this.db, nodeId, kind);
+  }
+
   journal(runId?: string): JournalEvent[] {
     return journal.readJournal(this.db, runId);
   }

@@ -1,5 +1,11 @@
 import { parseArgs } from 'node:util';
-import { gpuText, type NodeView, type StatusView } from '../../contract';
+import {
+  gpuIdleFiredText,
+  gpuIdleRuleText,
+  gpuText,
+  type NodeView,
+  type StatusView,
+} from '../../contract';
 import { TenderCore } from '../../core/tender-core';
 import { formatBytes } from '../../jobs/workspace/human-units';
 import { call, type CliContext } from '../context';
@@ -211,6 +217,7 @@ export function statusText(s: StatusView, note: string | null): string {
       });
     }
     out(table(rows));
+    for (const line of gpuIdleLines(s.runs.slice(0, 20), o)) out(line);
   }
   if (note) out(`(${note})`);
   return lines.join('\n') + '\n';
@@ -223,6 +230,22 @@ function gpuCell(n: NodeView, o: NodeJS.WriteStream): string {
   const text = gpuText(n.gpu);
   if (n.gpu.stalled) return `${text} ${red('stalled?', o)}`;
   return n.gpu.stale ? `${text} (${ago(n.gpu.at)} ago)` : text;
+}
+
+/** Each run's GPU idle rule, and where it fired what its node did. */
+function gpuIdleLines(runs: StatusView['runs'], o: NodeJS.WriteStream): string[] {
+  const lines: string[] = [];
+  for (const r of runs) {
+    const rule = r.policy?.gpuIdle;
+    if (!rule) continue;
+    lines.push(`${r.id}: ${gpuIdleRuleText(rule)}`);
+    for (const n of r.nodes) {
+      if (!n.gpuIdleFired) continue;
+      const text = `  ${n.logicalId}: ${gpuIdleFiredText(n.gpuIdleFired)} (${ago(n.gpuIdleFired.at)} ago)`;
+      lines.push(n.gpuIdleFired.did === 'notified' ? text : red(text, o));
+    }
+  }
+  return lines;
 }
 
 function runCost(r: StatusView['runs'][number]): string {

@@ -19,6 +19,12 @@ const E: Record<string, JobEvent> = {
   exit0: { type: 'JobExited', code: 0, signal: null },
   exit3: { type: 'JobExited', code: 3, signal: null },
   killed: { type: 'JobExited', code: null, signal: 'SIGKILL' },
+  idleStopped: {
+    type: 'JobExited',
+    code: null,
+    signal: 'SIGTERM',
+    stoppedBy: 'GPU idle rule: every GPU under 10% for 30m while the job ran',
+  },
   collected: { type: 'OutputsCollected', missing: [] },
   collectFailed: { type: 'OutputsFailed', error: 'disk full' },
   fault: { type: 'NodeFault', reason: 'bootstrap failed' },
@@ -39,6 +45,8 @@ const rows: [JobState, keyof typeof E, string[], JobPhase, string][] = [
   [at('run'), 'exit0', ['CollectOutputs'], 'collecting', 'running'],
   [at('collecting'), 'collected', ['TeardownNode'], 'tearing_down', 'completed'],
   [at('run'), 'exit3', ['CollectOutputs'], 'collecting', 'failed'],
+  // Stopped by the node on its GPU idle rule: a stop by policy, failed, outputs collected.
+  [at('run'), 'idleStopped', ['CollectOutputs'], 'collecting', 'failed'],
   [at('collecting', { status: 'failed' }), 'collected', ['TeardownNode'], 'tearing_down', 'failed'],
   [
     at('collecting', { status: 'failed' }),
@@ -123,6 +131,13 @@ describe('job FSM: the event → command table', () => {
     expect(out.state).toMatchObject({ status: 'completed', reason: 'outputs missing: out/a.json' });
   });
 
+  it('a run the GPU idle rule stopped fails with the rule as its reason', () => {
+    expect(jobTransition(at('run'), E.idleStopped!).state).toMatchObject({
+      status: 'failed',
+      reason: 'GPU idle rule: every GPU under 10% for 30m while the job ran',
+    });
+  });
+
   it('ignores late and duplicate events instead of moving backwards', () => {
     for (const ev of Object.values(E)) {
       const out = jobTransition(at('done', { status: 'completed' }), ev);
@@ -149,6 +164,14 @@ describe('recovery ([recovery] max_restarts, on)', () => {
       ['RecoverNode'],
       1,
       'provisioning',
+    ],
+    [
+      'a stop by the GPU idle rule is never recovered, whatever its exit',
+      at('run', rules(['exit_code:143'])),
+      { type: 'JobExited', code: 143, signal: null, stoppedBy: 'GPU idle rule: …' },
+      ['CollectOutputs'],
+      0,
+      'collecting',
     ],
     [
       'an exit not listed fails',

@@ -6,7 +6,9 @@ export type JobEvent =
   | { type: 'NodeReady' }
   | { type: 'WorkspaceMaterialized' }
   | { type: 'SetupExited'; code: number | null; signal: string | null }
-  | { type: 'JobExited'; code: number | null; signal: string | null }
+  /** `stoppedBy`: the node's agent stopped the run on a rule of the job's policy (the GPU
+   *  idle rule): a stop by policy, failed with those words, never recovered. */
+  | { type: 'JobExited'; code: number | null; signal: string | null; stoppedBy?: string }
   | { type: 'OutputsCollected'; missing: string[] }
   | { type: 'OutputsFailed'; error: string }
   | { type: 'NodeFault'; reason: string }
@@ -116,6 +118,8 @@ export function jobTransition(s: JobState, e: JobEvent): JobStep {
     case 'JobExited':
       if (s.phase !== 'run') return ignore();
       if (e.code === 0) return collect({ ...s, exitCode: 0 });
+      if (e.stoppedBy !== undefined)
+        return collect({ ...s, status: 'failed', exitCode: e.code, reason: e.stoppedBy });
       return (
         (e.code !== null && recovered(s, `exit_code:${e.code}`, `run ${exitText(e)}`)) ||
         collect({ ...s, status: 'failed', exitCode: e.code, reason: `run ${exitText(e)}` })

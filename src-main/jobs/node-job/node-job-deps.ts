@@ -1,5 +1,5 @@
 import type { LeaseParams, TeardownRecord } from '../../../src-agent/wire/protocol';
-import type { JobSpec } from '../../contract';
+import type { GpuIdleRule, JobSpec } from '../../contract';
 import type { Datastream } from '../../datastream/datastream';
 import type { Ledger } from '../../ledger/ledger';
 import type { NodeManager } from '../../nodes/node-manager';
@@ -74,6 +74,9 @@ export interface NodeJobDeps {
   /** The node's dead-man switch: the agent destroys the node itself when the app stops
    *  renewing it (unreachable past the grace, budget, idle). null: none is armed. */
   deadMan: DeadManWiring | null;
+  /** The run's GPU idle rule (`[policy] gpu_idle`), given to the agent in `configure`: the
+   *  node enforces it. Absent: none. */
+  gpuIdle?: GpuIdleRule;
   /** A sweep: the node's run phase serves the run's queued cells (sweep/cell-server.ts)
    *  instead of running the job once. */
   sweep?: SweepWiring;

@@ -4,6 +4,7 @@ import { peerAddress } from '../distributed/peer-address';
 import { hostSetupScript } from '../host/host-declaration';
 import { type AgentRequest, waitForHostSetup } from '../host/host-setup-wait';
 import type { JobEvent } from '../fsm/job-fsm';
+import { gpuIdleRuleText, nodeNameOf } from '../../contract';
 import { configureParams } from '../secrets/job-secrets';
 import { sendHostSetupSecrets } from '../host/host-setup-secrets-send';
 import { shapeImage } from '../host/setup-env-request';
@@ -51,7 +52,9 @@ export async function runPhase(
     freshSetup: h.deps.freshSetup,
     attempt: h.current.attempt,
     image: shapeImage(h.deps.manager.record.desired.shape),
+    gpuIdle: h.deps.gpuIdle,
   });
+  if (phase === 'run' && !opts.isResumedInRun) noteGpuIdleRule(h);
   if (rank?.kind === 'go') params.gang = rank.env;
   await link.request('configure', params);
   // What the agent holds after configure is what counts: a warm node reports the phases
@@ -80,7 +83,8 @@ export async function runPhase(
     await journalNodeCache(h.deps.ledger, request, at);
   }
   const exit = { code: st.code, signal: st.signal };
-  return phase === 'setup' ? { type: 'SetupExited', ...exit } : { type: 'JobExited', ...exit };
+  if (phase === 'setup') return { type: 'SetupExited', ...exit };
+  return { type: 'JobExited', ...exit, ...(st.stoppedBy ? { stoppedBy: st.stoppedBy } : {}) };
 }
 
 /** This rank is set up: wait for the others and the pre-flight (distributed/gang.ts). A
@@ -106,6 +110,17 @@ async function arriveInGang(
     address: peerAddress(rec.connection),
     gpus: Number.isFinite(gpus) ? gpus : 0,
   });
+}
+
+/** At launch, the run's GPU idle rule where it cannot apply: a node without GPUs. */
+function noteGpuIdleRule(h: JobHost): void {
+  const rule = h.deps.gpuIdle;
+  if (!rule) return;
+  const gpus = Number(h.deps.manager.record.agent?.capabilities['gpu.count'] ?? 0);
+  if (gpus > 0) return;
+  h.note(
+    `warning: ${gpuIdleRuleText(rule)} cannot apply on ${nodeNameOf(h.nodeId)}: nvidia-smi found no GPU there`,
+  );
 }
 
 /** The job's `ports` and `remote_ports`, once its run has started (a failure to open

@@ -1,5 +1,5 @@
 import type { ConfigureParams } from '../../../src-agent/wire/protocol';
-import type { JobSpec } from '../../contract';
+import type { GpuIdleRule, JobSpec } from '../../contract';
 import { REDACTED } from './redact-job';
 import { setupEnvRequest, type SetupEnvOptions } from '../host/setup-env-request';
 
@@ -32,7 +32,7 @@ export function configureEnv(jobEnv: JobSpec['env']): ConfigureEnv {
 export function configureParams(
   agentJobId: string,
   job: JobSpec,
-  opts: SetupEnvOptions & { attempt?: number } = {},
+  opts: SetupEnvOptions & { attempt?: number; gpuIdle?: GpuIdleRule } = {},
 ): ConfigureParams {
   const split = configureEnv(job.env);
   if (!split.ok) throw new Error(split.error);
@@ -46,5 +46,6 @@ export function configureParams(
     params: job.params,
     ...(setupEnv ? { setupEnv } : {}),
     ...(job.run_setup ? { runSetup: job.run_setup } : {}),
+    ...(opts.gpuIdle ? { gpuIdle: opts.gpuIdle } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import type { JobSpec } from '../../contract';
+import type { GpuIdleRule, JobSpec } from '../../contract';
 import type { Datastream } from '../../datastream/datastream';
 import { initialJobState, type JobState } from '../../jobs/fsm/job-fsm';
 import { leaseCost } from '../../contract/billing';
@@ -213,6 +213,7 @@ export class NodeFactory {
         nextLabel: (attempt) =>
           `${leaseLabel(ctx.ledger.installId(), rec.runId, rec.logicalId)}-a${attempt}`,
         deadMan: deadManWiring(ctx, manager, provider),
+        ...gpuIdleOf(ctx.ledger.getRun(rec.runId)?.policy?.gpuIdle),
         recordBootFailure: (failed, reason) => this.recordBootFailure(provider, failed, reason),
         recordLostHost: (lost, reason) => {
           if (lost.lease) provider.rememberBootFailure?.(lost.lease, `lost mid-run: ${reason}`);
@@ -369,4 +370,8 @@ function stageNoter(
 function cellCost(ledger: Ledger, node: NodeRecord, from: number, to: number): number {
   const lease = ledger.getLease(node.label);
   return lease ? leaseCost(lease, to, from, to) : 0;
+}
+
+function gpuIdleOf(rule: GpuIdleRule | undefined): { gpuIdle?: GpuIdleRule } {
+  return rule ? { gpuIdle: rule } : {};
 }

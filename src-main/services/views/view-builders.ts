@@ -7,6 +7,7 @@ import type { Timing } from '../settings/timing';
 import { leaseCost, summarize } from '../../money/cost';
 import type { GpuSummaryFacts } from './gpu-samples';
 import { STALL_UTIL_BELOW } from './stall-rule';
+import { lastGpuIdleFiring } from './gpu-idle-firings';
 
 export type LinkState = 'none' | 'connected' | 'lost';
 export type LinkStateOf = (nodeId: string) => LinkState;
@@ -73,6 +74,7 @@ export function nodeView(
       ? { runId: rec.claimedFrom.runId, nodeId: rec.claimedFrom.nodeId }
       : null,
     releasedTo: rec.releasedTo ?? null,
+    gpuIdleFired: lastGpuIdleFiring(ledger, rec.id),
   };
 }
 
