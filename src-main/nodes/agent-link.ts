@@ -90,8 +90,9 @@ export class AgentLink {
       void shell.then((s) => s.close()).catch(() => {});
       throw new LinkClosedError('the link was closed');
     }
-    // `last`: the job's last bulk transfer (its final collection): no spare behind it,
-    // whose handshake would only hold the process up at exit.
+    // `last`: no bulk transfer is expected soon after this one (the final collection; the
+    // push of a job with nothing to collect): no spare behind it, whose handshake would
+    // only cost CPU beside a short job and hold the process up at exit.
     if (!opts.last) this.prepareSpare();
     return shell;
   }

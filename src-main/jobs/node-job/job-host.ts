@@ -45,7 +45,16 @@ export function transfersOf(h: JobHost, attempt: Attempt = h.attempt): TransferD
     address: () => agentAddress(h),
     note: h.note,
     now: h.deps.now,
+    spareAfterPush: needsBulkSoonAfterPush(h),
   };
+}
+
+/** Whether a bulk transfer may follow the push soon (a spare connection is worth opening
+ *  behind it): declared outputs to collect, checkpoints to restore, a sweep's cells. A job
+ *  without them collects only what a glance finds (outputs.glance), usually nothing. */
+function needsBulkSoonAfterPush(h: JobHost): boolean {
+  const { job, sweep } = h.deps;
+  return job.outputs.length > 0 || job.checkpoints !== undefined || sweep !== undefined;
 }
 
 /** How long a phase's exit waits for the agent's last log lines to be stored: lines that

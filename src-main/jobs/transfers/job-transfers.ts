@@ -25,6 +25,8 @@ export interface TransferDeps {
   address(): AgentAddress;
   note(line: string): void;
   now(): number;
+  /** Open a spare bulk connection behind the push's (another transfer may follow soon). */
+  spareAfterPush?: boolean;
 }
 
 /** A `serve-workspace` session on a bulk shell, opened before the push needs it. */
@@ -39,7 +41,7 @@ export interface EarlySession {
 export async function openEarlySession(d: TransferDeps): Promise<EarlySession | null> {
   let shell: NodeShell | undefined;
   try {
-    shell = await d.link.bulkShell({ beforeJoin: true });
+    shell = await d.link.bulkShell({ beforeJoin: true, last: d.spareAfterPush === false });
     const session = await WorkspaceSession.open(shell, d.address());
     session.prepare(); // the node checks its workspace while this side scans
     return { shell, session };
@@ -67,7 +69,7 @@ export async function pushJobWorkspace(
   },
   early: EarlySession | null = null,
 ): Promise<Extract<JobEvent, { type: 'WorkspaceMaterialized' }>> {
-  const shell = early?.shell ?? (await d.link.bulkShell());
+  const shell = early?.shell ?? (await d.link.bulkShell({ last: d.spareAfterPush === false }));
   try {
     d.note(pushStartNote(plan));
     let lastNote = d.now();
