@@ -13,6 +13,7 @@ import { openCommand, OPEN_USAGE } from './commands/open';
 import { forwardCommand, FORWARD_USAGE } from './commands/forward';
 import { nodeCommand, NODE_USAGE } from './commands/node-setup';
 import { logsCommand, LOGS_USAGE } from './commands/logs';
+import { mcpCommand, MCP_USAGE } from './commands/mcp';
 import { runCommand, RUN_USAGE } from './commands/run';
 import { importCommand, IMPORT_USAGE } from './commands/import';
 import { rerunCommand, RERUN_USAGE } from './commands/rerun';
@@ -55,6 +56,7 @@ usage:
   ${OPEN_USAGE}
   ${FORWARD_USAGE}
   ${NODE_USAGE}
+  ${MCP_USAGE}
 
 The data folder is TENDER_HOME (default: Tender's app-data folder).
 Exit codes: 0 completed, 1 job failed, 2 bad input, 3 infrastructure error.`;
@@ -86,6 +88,7 @@ const COMMANDS: Record<
   open: openCommand,
   forward: forwardCommand,
   node: nodeCommand,
+  mcp: mcpCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -48,6 +48,9 @@ export interface Composition {
   forwards: ForwardService;
   handlers: Handlers;
   client: TenderClient;
+  /** Scrubs the secret values of the jobs this process started and the provider keys from
+   *  text (what the notices are scrubbed of; the MCP server's answers too). */
+  redactor(): (text: string) => string;
   /** Stops every part, in the order that lets none act on a closed one. */
   close(): Promise<void>;
 }
@@ -230,6 +233,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     forwards,
     handlers,
     client: createInProcessClient(handlers, bus),
+    redactor: () => jobSecrets.redactor(providerKeys(secrets, env)),
     close: async () => {
       await notify?.close(); // journals what it sent while the ledger is open
       await reconciler.stop();

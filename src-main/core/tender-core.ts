@@ -90,6 +90,11 @@ export class TenderCore {
     return this.parts.runs.waitJobsStarted(runId);
   }
 
+  /** Scrubs job secrets and provider keys from text bound outside (services/notify/). */
+  secretRedactor(): (text: string) => string {
+    return this.parts.redactor();
+  }
+
   runView(runId: string): RunView {
     return this.parts.runs.view(runId);
   }

@@ -325,7 +325,7 @@ function sweepLine(s: NonNullable<RunView['sweep']>, runId: string): string {
 
 /** `--grid NAME=v1,v2` (repeatable): axes added to the job's [sweep] (an axis of the same
  *  name replaced), checked as the job file's are. */
-function withGrid(job: JobSpec, flags: string[]): JobSpec {
+export function withGrid(job: JobSpec, flags: string[]): JobSpec {
   let axes: Record<string, string[]>;
   try {
     axes = parseGridFlag(flags);

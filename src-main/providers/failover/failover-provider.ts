@@ -293,7 +293,7 @@ function chainShape(shape: NodeShape): ChainShape {
 }
 
 /** The offer search a pool's marketplace fields mean, as every marketplace reads it. */
-function filterOfPool(pool: PoolSpec): OfferFilter {
+export function filterOfPool(pool: PoolSpec): OfferFilter {
   return OfferFilterSchema.parse({
     gpu: pool.gpu,
     gpuCount: pool.gpu_count,
