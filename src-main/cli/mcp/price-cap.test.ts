@@ -28,6 +28,7 @@ function deps(offers: Offer[]) {
     asked,
     d: {
       bills: (kind: string) => kind !== 'local' && kind !== 'ssh',
+      takenBySession: 0,
       searchOffers: async (providers: string[], filter: OfferFilter) => {
         asked.push({ providers, filter });
         return offers;
@@ -69,6 +70,16 @@ describe('the price cap of a run', () => {
     expect((await capPrice(PoolSpec.parse({ provider: 'vastai' }), d)).capPerHour).toBe(0.3);
     const { d: d2 } = deps([offer(0.30011)]);
     expect((await capPrice(PoolSpec.parse({ provider: 'vastai' }), d2)).capPerHour).toBe(0.3002);
+  });
+
+  it('past the offers the earlier runs of the session are about to rent', async () => {
+    const { d } = deps([offer(0.35), offer(0.3), offer(0.45), offer(0.4)]);
+    const cap = await capPrice(PoolSpec.parse({ provider: 'vastai', count: 1 }), {
+      ...d,
+      takenBySession: 2,
+    });
+    expect(cap.capPerHour).toBe(0.4);
+    expect(cap.how).toMatch(/3rd cheapest/);
   });
 
   it('a chain searches every member', async () => {

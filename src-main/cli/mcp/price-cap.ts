@@ -14,6 +14,9 @@ export interface PriceCapDeps {
   bills(kind: string): boolean;
   /** Offers of these marketplaces, cheapest all-in first. */
   searchOffers(providers: string[], filter: OfferFilter): Promise<Offer[]>;
+  /** Nodes of the session's earlier runs still to rent: as many of the cheapest offers
+   *  may go to them first, so the cap is set past them. */
+  takenBySession: number;
 }
 
 export interface PriceCap {
@@ -43,18 +46,27 @@ export async function capPrice(pool: PoolSpec, d: PriceCapDeps): Promise<PriceCa
   const offers = await d.searchOffers(members, { ...filter, limit: OFFERS_LOOKED_AT });
   const prices = offers.map((o) => o.pricePerHour).sort((a, b) => a - b);
   const count = poolSize(pool);
-  const nth = prices[count - 1];
-  if (nth === undefined)
+  const nth = prices[count + d.takenBySession - 1];
+  if (nth === undefined) {
+    const others = d.takenBySession > 0 ? ` (and ${d.takenBySession} this session is renting)` : '';
     throw new TenderError(
       'provider',
-      `${prices.length === 0 ? 'no' : `only ${prices.length}`} offer${prices.length === 1 ? '' : 's'} of ${members.join(', ')} match${prices.length === 1 ? 'es' : ''} this pool, for ${count} node${count === 1 ? '' : 's'}`,
+      `${prices.length === 0 ? 'no' : `only ${prices.length}`} offer${prices.length === 1 ? '' : 's'} of ${members.join(', ')} match${prices.length === 1 ? 'es' : ''} this pool, for ${count} node${count === 1 ? '' : 's'}${others}`,
       'loosen gpu, gpus or the job file’s min_vram_gb/region; tender_offers shows what is there',
     );
+  }
   // Rounded up to the hundredth of a cent: the marketplace compares its own float.
   const cap = Math.ceil(nth * 10_000 - 1e-6) / 10_000;
   return {
     capPerHour: cap,
     pool: { ...pool, max_price: cap },
-    how: `no max_price given: capped at ${usd(cap)}/h, what the ${count === 1 ? 'cheapest matching offer costs' : `${count} cheapest matching offers cost at most`} now`,
+    how: `no max_price given: capped at ${usd(cap)}/h, the price of the ${ordinal(count + d.takenBySession)} cheapest matching offer now`,
   };
+}
+
+function ordinal(n: number): string {
+  if (n === 1) return '';
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+  return `${n}${suffix}`;
 }

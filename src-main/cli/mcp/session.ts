@@ -35,6 +35,8 @@ export interface Standing {
   committedUsd: number;
   leftUsd: number | null;
   liveNodes: number;
+  /** Nodes of the session's runs still to rent: the cheapest offers may be theirs. */
+  nodesAwaitingLease: number;
   maxNodes: number | null;
   runs: { runId: string; committedUsd: number; liveNodes: number; view: RunView }[];
 }
@@ -95,6 +97,7 @@ export class McpSession {
           runId: s.runId,
           committedUsd: runCommittedUsd(r.commitment, now),
           liveNodes: r.liveNodes,
+          awaiting: r.commitment.nodesAwaitingLease,
           view,
         };
       }),
@@ -106,6 +109,7 @@ export class McpSession {
       committedUsd,
       leftUsd: budgetUsd === null ? null : Math.max(0, budgetUsd - committedUsd),
       liveNodes: runs.reduce((n, r) => n + r.liveNodes, 0),
+      nodesAwaitingLease: runs.reduce((n, r) => n + r.awaiting, 0),
       maxNodes,
       runs,
     };
@@ -123,17 +127,20 @@ export class McpSession {
     const request = await readRunRequest(args, this.ctx);
     const refusal = providerRefusal(request.pool.provider, this.limits.providers);
     if (refusal) throw refusal;
+    const standing = await this.standing();
     const cap = await capPrice(request.pool, {
       bills: (kind) => this.core.bills(kind),
       searchOffers: async (providers, filter: OfferFilter) =>
         (await this.call('offers.searchAll', { providers, filter })).offers,
+      // Offers the session's earlier runs are about to rent are theirs, not this run's.
+      takenBySession: standing.nodesAwaitingLease,
     });
     const ask: RunAsk = {
       count: poolSize(cap.pool),
       priceCapPerHour: cap.capPerHour,
       maxDurationMs: request.policy.maxDurationMs,
     };
-    const verdict = judgeRun(ask, await this.standing(), this.limits);
+    const verdict = judgeRun(ask, standing, this.limits);
     if (!verdict.ok) throw new TenderError('conflict', verdict.message, verdict.hint);
 
     // Bounded on the node too: its switch ends the run at this budget even if this process,
