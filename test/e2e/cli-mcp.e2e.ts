@@ -95,6 +95,7 @@ describe('tender mcp over stdio', () => {
       expect(started.isError, text(started)).toBeFalsy();
       const runId = data(started).run.run_id as string;
       expect(data(started)).toMatchObject({ commits_usd: 0, max_duration: '2h' });
+      expect(data(started).run.origin).toBe('mcp:e2e-agent');
       expect(text(started)).toMatch(new RegExp(`started ${runId}`));
 
       const ended = await pollUntilEnded(agent.call, runId);
@@ -160,10 +161,17 @@ describe('tender mcp over stdio', () => {
     }
     // Nothing of the session is left billing or running.
     const status = await runCli(['status', '--json'], { home });
-    const live = (JSON.parse(status.stdout) as { leases: { state: string }[] }).leases.filter(
-      (l) => l.state !== 'destroyed',
-    );
-    expect(live).toEqual([]);
+    const seen = JSON.parse(status.stdout) as {
+      leases: { state: string }[];
+      runs: { origin: string | null }[];
+    };
+    expect(seen.leases.filter((l) => l.state !== 'destroyed')).toEqual([]);
+    // Attributable: every run of the session says who started it.
+    expect(seen.runs.map((r) => r.origin)).toEqual([
+      'mcp:e2e-agent',
+      'mcp:e2e-agent',
+      'mcp:e2e-agent',
+    ]);
     expect(readFileSync(`${root}/train/train.sh`, 'utf8')).toBe(TRAIN);
   });
 

@@ -103,6 +103,9 @@ describe('tender mcp: a budget the agent cannot exceed (Vast.ai fake)', () => {
       }
       expect(fake.state.liveInstances()).toEqual([]);
       expect(fake.state.instances()).toHaveLength(accepted.length);
+      // Attributable to the agent in the ledger.
+      for (const a of accepted)
+        expect(core.ledger.getRun(a.run.run_id)?.origin).toBe('mcp:runaway-agent');
     } finally {
       await agent.close();
     }

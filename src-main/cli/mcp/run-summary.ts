@@ -8,6 +8,8 @@ export const RunSummary = z.object({
   run_id: z.string(),
   job: z.string(),
   provider: z.string(),
+  /** Who started it: `mcp:<client>` for this server's runs, `cli`, `app`. */
+  origin: z.string().nullable(),
   status: z.enum(['pending', 'running', 'completed', 'failed', 'cancelled']),
   failed_reason: z.string().nullable(),
   /** No process drives it (it goes on on its nodes). */
@@ -43,6 +45,7 @@ export function runSummary(v: RunView): RunSummary {
     run_id: v.id,
     job: v.jobName,
     provider: v.provider,
+    origin: v.origin,
     status: v.status,
     failed_reason: v.failedReason,
     detached: v.detached,

@@ -22,7 +22,7 @@ export function createTenderMcp(core: McpCore, limits: McpLimits, ctx: CliContex
     { name: 'tender', version: TENDER_VERSION },
     { instructions: GUIDE, capabilities: { tools: {}, resources: {}, prompts: {} } },
   );
-  const session = new McpSession(core, limits, ctx, () => clientName(server));
+  const session = new McpSession(core, limits, ctx, () => server.server.getClientVersion()?.name);
   registerRunTools(server, session);
   registerReadingTools(server, session);
   registerResources(server, session);
@@ -37,10 +37,4 @@ export function mcpCoreOf(core: TenderCore): McpCore {
     redactor: () => core.secretRedactor(),
     now: Date.now,
   };
-}
-
-/** The client's name as its `initialize` gave it (`claude-code`, `cursor-vscode`…). */
-function clientName(server: McpServer): string {
-  const name = server.server.getClientVersion()?.name ?? 'unknown';
-  return name.replace(/[^\w.@/-]+/g, '_').slice(0, 64) || 'unknown';
 }

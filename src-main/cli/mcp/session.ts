@@ -12,6 +12,7 @@ import type {
   RunView,
   TenderClient,
 } from '../../contract';
+import { mcpOrigin } from '../../contract/run-origin';
 import { poolSize } from '../../jobs/job-file/job-file-distributed';
 import type { CliContext } from '../context';
 import { judgeRun, runCommittedUsd, type RunAsk } from './commitment';
@@ -61,7 +62,7 @@ export class McpSession {
     readonly limits: McpLimits,
     private readonly ctx: CliContext,
     /** The MCP client's name, once it has said it (initialize's clientInfo). */
-    private readonly clientName: () => string,
+    private readonly clientName: () => string | undefined,
   ) {}
 
   async call<C extends CommandName>(cmd: C, input: CommandInput<C>): Promise<CommandOutput<C>> {
@@ -148,9 +149,6 @@ export class McpSession {
     const fileBudget = request.policy.budgetUsd ?? null;
     const runBudgetUsd =
       verdict.commitsUsd > 0 ? Math.min(fileBudget ?? Infinity, verdict.commitsUsd) : fileBudget;
-    // ORIGIN (issue 30): once `run.start` takes an `origin`, this is the one place that sets
-    // it, to `mcp:<client name>`.
-    const _origin = `mcp:${this.clientName()}`;
     const run = await this.call('run.start', {
       job: request.job,
       pool: cap.pool,
@@ -164,6 +162,8 @@ export class McpSession {
       freshSetup: false,
       // A warm node bills for another run's share; an agent's run rents its own.
       reuseWarm: false,
+      // Attributable: `mcp:<client name>` in the ledger, `tender status` and the app.
+      origin: mcpOrigin(this.clientName()),
     });
     this.started.set(run.id, {
       runId: run.id,
