@@ -2,7 +2,7 @@
  *  timeout, a 5xx after sending): look the label up before retrying. `fatal: true` means the
  *  lease can never become usable. `noCapacity: true` means nothing matching the shape can be
  *  rented there now (no offer, out of stock, insufficient capacity): a pool that names
- *  several providers tries the next one. */
+ *  several providers tries the next one. `notTheHost: true`: no other host would do better. */
 export class ProviderError extends Error {
   constructor(
     message: string,
@@ -11,6 +11,9 @@ export class ProviderError extends Error {
       fatal?: boolean;
       hint?: string;
       noCapacity?: boolean;
+      /** With `fatal`: the failure is not the host's, so another host would fail the same
+       *  (a registry refusing the image's login): the boot is not replaced, the run fails. */
+      notTheHost?: boolean;
     } = {},
   ) {
     super(message);

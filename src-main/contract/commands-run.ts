@@ -30,6 +30,10 @@ export const runCommands = {
       /** Claim a warm node (kept after an earlier job, same host key and pool) instead of
        *  renting; false: always rent anew. */
       reuseWarm: z.boolean().default(true),
+      /** Values of secrets the pool names by variable (`image_login.password_env`), kept in
+       *  memory only; a name not given is read from the environment of the process that
+       *  runs Tender. */
+      secrets: z.record(z.string(), z.string()).default({}),
     }),
     output: RunView,
   },

@@ -9,6 +9,7 @@ export * from './forward-view';
 export * from './gpu-idle';
 export * from './gpu-text';
 export * from './host';
+export * from './image-login';
 export * from './job';
 export * from './lease-view';
 export * from './log-backfill';

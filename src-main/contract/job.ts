@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseConstraint } from './constraint';
 import { SweepSpec } from './sweep';
+import { ImageLogin } from './image-login';
 
 /** An environment value: plain, or a secret whose value is sent to the agent over the link
  *  only and is never stored in the ledger, printed, or put on a command line. */
@@ -202,6 +203,9 @@ export const PoolSpec = z
     min_vram_gb: z.number().positive().optional(),
     max_price: z.number().positive().optional(),
     image: z.string().min(1).optional(),
+    /** A private registry's login for `image` (contract/image-login.ts): the password is
+     *  read from `password_env` when the run starts, never kept here. */
+    image_login: ImageLogin.optional(),
     disk_gb: z.number().int().min(1).max(8192).optional(),
     min_reliability: z.number().min(0).max(1).optional(),
     min_down_mbps: z.number().positive().optional(),
@@ -219,6 +223,13 @@ export const PoolSpec = z
   })
   .strict()
   .superRefine((pool, ctx) => {
+    if (pool.image_login !== undefined && pool.image === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['image_login'],
+        message:
+          'image_login logs in to the registry of the pool\'s image: set image = "…" too (e.g. "ghcr.io/lab/train:1")',
+      });
     if (pool.bid !== undefined && pool.interruptible !== true)
       ctx.addIssue({
         code: 'custom',

@@ -22,6 +22,7 @@ import { nodeMail } from '../services/nodes/node-mail';
 import { NotifyService } from '../services/notify/notify-service';
 import { SecretMemory } from '../services/notify/secret-memory';
 import { Reconciler } from '../services/reconcile/reconciler';
+import { PoolSecrets } from '../services/runs/pool-secrets';
 import { DestroyRetries } from '../services/leases/destroy-retries';
 import { RunService } from '../services/runs/run-service';
 import { SshConfigKeeper } from '../services/ssh-config/ssh-config-keeper';
@@ -105,7 +106,10 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     },
     gpuOf,
   });
+  // The pool secrets given with a run's start (its image's registry login), in memory only.
+  const poolSecrets = new PoolSecrets(env);
   const factory = new NodeFactory({
+    poolSecret: (runId, name) => poolSecrets.lookup(runId, name),
     home,
     ledger,
     datastream,
@@ -164,6 +168,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     retryDestroy: (nodeId, provider) => destroyRetries.retry(nodeId, provider),
   });
   const runs: RunService = new RunService({
+    poolSecrets,
     home,
     gpuOf,
     ledger,

@@ -13,7 +13,9 @@ export type NodeMsg =
   | { type: 'LeaseFound'; lease: LeaseFacts; endpoint: NodeEndpoint | null }
   | { type: 'LeaseNotFound' }
   | { type: 'EndpointKnown'; endpoint: NodeEndpoint }
-  | { type: 'EndpointFailed'; reason: string }
+  /** `notTheHost`: another host would fail the same (a registry refused the image's
+   *  login): failed as `image: …`, which is no boot failure to replace. */
+  | { type: 'EndpointFailed'; reason: string; notTheHost?: boolean }
   | { type: 'BootstrapStarted'; sessionId: number }
   | {
       type: 'BootstrapObserved';

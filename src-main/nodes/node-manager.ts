@@ -24,6 +24,9 @@ export interface NodeManagerDeps {
   log(rec: NodeRecord, stream: 'stdout' | 'stderr' | 'info', line: string): void;
   lastBootstrapSeq(rec: NodeRecord): number;
   onChange(rec: NodeRecord): void;
+  /** A secret the node's pool names by variable (its image's registry login), read when a
+   *  create sends it; never stored. */
+  secret?(name: string): string | undefined;
   /** Test-only crash points (see core/crash-points.ts). */
   crashPoint(name: string): void;
   timing: {
@@ -185,6 +188,7 @@ export class NodeManager {
             ? { maxDurationMs: this.rec.desired.maxDurationMs }
             : {}),
           ...(isResumed ? { resumed: true } : {}),
+          secret: (name) => this.deps.secret?.(name),
           note: (line) => this.deps.log(this.rec, 'info', line),
         },
         signal,
@@ -239,7 +243,11 @@ export class NodeManager {
       } catch (err) {
         if (signal.aborted) return;
         if (err instanceof ProviderError && err.opts.fatal)
-          return this.send({ type: 'EndpointFailed', reason: err.message });
+          return this.send({
+            type: 'EndpointFailed',
+            reason: err.message,
+            ...(err.opts.notTheHost ? { notTheHost: true } : {}),
+          });
         this.deps.log(this.rec, 'stderr', `endpoint lookup: ${(err as Error).message}`);
       }
       if (now() >= deadline) {

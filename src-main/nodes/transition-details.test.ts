@@ -188,3 +188,17 @@ describe("LeaseLost explained by the node's own dead-man switch", () => {
     expect(out.effects.map((e) => e.type)).toEqual(['CancelWork']);
   });
 });
+
+describe('EndpointFailed that is not the host’s (a refused registry login)', () => {
+  it('fails the node as `image: …` (no boot failure to replace); other failures stay `endpoint: …`', () => {
+    const rec = recordIn('lease_created');
+    const refused = transition(
+      rec,
+      { type: 'EndpointFailed', reason: 'ghcr.io refused the login for lab-bot', notTheHost: true },
+      NOW,
+    );
+    expect(refused.record.failedReason).toBe('image: ghcr.io refused the login for lab-bot');
+    const other = transition(rec, { type: 'EndpointFailed', reason: 'exited' }, NOW);
+    expect(other.record.failedReason).toBe('endpoint: exited');
+  });
+});

@@ -60,7 +60,8 @@ export function transition(rec: NodeRecord, msg: NodeMsg, now: number): Step {
 
     case 'lease_created':
       if (msg.type === 'EndpointKnown') return endpointKnown(rec, msg.endpoint, now);
-      if (msg.type === 'EndpointFailed') return fail(rec, `endpoint: ${msg.reason}`, now);
+      if (msg.type === 'EndpointFailed')
+        return fail(rec, `${msg.notTheHost ? 'image' : 'endpoint'}: ${msg.reason}`, now);
       return ignore(rec, msg);
 
     case 'endpoint_known':

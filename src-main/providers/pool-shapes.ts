@@ -11,6 +11,7 @@ const MARKET_FIELDS = [
   'min_vram_gb',
   'max_price',
   'image',
+  'image_login',
   'disk_gb',
   'min_reliability',
   'min_down_mbps',

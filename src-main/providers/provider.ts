@@ -93,6 +93,10 @@ export interface CreateLeaseRequest {
   /** A create resumed after a crash: one may have happened before it (a provider list
    *  looks the label up on every member first). */
   resumed?: boolean;
+  /** The value of a secret the pool names by its variable (`image_login.password_env`):
+   *  given with the run's start, else from the environment of the process driving the run;
+   *  undefined when neither has it. Never stored, logged, or put in a lease's facts. */
+  secret?: (name: string) => string | undefined;
   /** Writes a line to the node's log (the ledger): a provider list says which member it
    *  tries, and why the one before could not rent. */
   note?: (line: string) => void;

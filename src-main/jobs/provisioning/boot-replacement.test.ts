@@ -41,6 +41,8 @@ describe('isBootFailure: the machine failed, not the provider or the job', () =>
     ['bootstrap boot_check_failed: no Node.js', {}, true],
     ['bootstrap: the session closed before the agent joined', {}, true],
     ['lease: no offers', {}, false],
+    // A registry that refused the image's login: another host would be refused too.
+    ['image: ghcr.io refused the login for lab-bot: check GHCR_TOKEN', {}, false],
     ['lease lost: the provider no longer lists it', { leaseLost: true }, false],
     ['endpoint: exited', { leaseLost: true }, false],
     ['endpoint: exited', { lease: null }, false],

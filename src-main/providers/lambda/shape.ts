@@ -42,6 +42,12 @@ export function shapeNodes(pool: PoolSpec): NodeShape[] {
       NO_INTERRUPTIBLE,
       'leave out interruptible and bid for provider "lambda" (its instances are on-demand), or use provider "vastai" to bid',
     );
+  if (pool.image_login !== undefined)
+    throw new TenderError(
+      'bad_input',
+      'image_login is for a container image, and a Lambda Cloud VM runs none',
+      'leave image_login out for provider "lambda", or use provider "vastai" or "runpod" for a private image',
+    );
   const shapes = countedShapes('lambda', pool);
   for (const s of shapes)
     if (s.offerId !== undefined && !LambdaShape.shape.offerId.safeParse(s.offerId).success)

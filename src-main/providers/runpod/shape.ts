@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { PoolSpec } from '../../contract';
 import { TenderError } from '../../base/tender-error';
 import { OfferFilter } from '../../contract/offer';
+import { ImageLogin } from '../../contract/image-login';
 import { countedShapes, type NodeShape } from '../pool-shapes';
 import { ProviderError } from '../provider';
 
@@ -17,6 +18,9 @@ export const RunpodShape = z.object({
   min_vram_gb: z.number().positive().optional(),
   max_price: z.number().positive().optional(),
   image: z.string().min(1).max(1024).optional(),
+  /** The image's registry login, its password by variable (a container registry auth
+   *  made for the lease: registry-auth.ts). */
+  image_login: ImageLogin.optional(),
   /** containerDiskInGb. */
   disk_gb: z.number().int().min(1).max(8192).optional(),
   /** True: secure cloud only (RunPod's own data centres); otherwise community too. */

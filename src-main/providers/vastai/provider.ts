@@ -37,6 +37,8 @@ import {
 import { selectOffers } from './offers';
 import { filterOfShape, parseShape, type VastShape } from './shape';
 import { classifyInstance, isGoneInstance } from './status';
+import { isPullRefusal, loginMetadata, pullRefused, resolveLogin } from '../image-login';
+import { vastLoginString } from './image-login';
 
 export { DEFAULT_IMAGE } from './create-body';
 
@@ -130,6 +132,10 @@ export class VastProvider implements Provider {
     if (existing)
       return { lease: shape.interruptible ? withBidIntent(existing) : existing, endpoint: null };
 
+    const image = shape.image ?? this.opts.defaultImage ?? DEFAULT_IMAGE;
+    // The registry's password, read now and sent only in the create's body.
+    const login = resolveLogin(shape.image_login, image, req);
+    const imageLogin = login ? { image_login: vastLoginString(login) } : {};
     const publicKey = this.publicKey();
     await this.ensureKeyOnAccount(publicKey, signal);
     const filter = filterOfShape(shape);
@@ -162,7 +168,6 @@ export class VastProvider implements Provider {
         hint: 'loosen max_price, min_vram_gb, gpu or min_reliability; `tender offers` shows what is there',
       });
 
-    const image = shape.image ?? this.opts.defaultImage ?? DEFAULT_IMAGE;
     const disk = effectiveDiskGb(filter.diskGb);
     const taken: string[] = [];
     // Several nodes of a run are created at once from the same search: each skips the
@@ -182,7 +187,10 @@ export class VastProvider implements Provider {
       try {
         instanceId = await api.createInstance(
           offer.offerId,
-          createBody(label, image, disk, bids.get(offer.offerId), req.openPorts),
+          {
+            ...createBody(label, image, disk, bids.get(offer.offerId), req.openPorts),
+            ...imageLogin,
+          },
           signal,
         );
       } catch (err) {
@@ -205,6 +213,7 @@ export class VastProvider implements Provider {
         disk_gb: String(disk),
         created_at: String(this.now()),
         ssh_key_attach: attach,
+        ...loginMetadata(shape.image_login, image),
       });
       const bid = bids.get(offer.offerId);
       return { lease: bid === undefined ? lease : bidFacts(lease, offer, bid), endpoint: null };
@@ -232,6 +241,10 @@ export class VastProvider implements Provider {
         throw new ProviderError(`Vast.ai instance ${id}: the instance is gone`, { fatal: true });
       }
       case 'failed':
+        // A registry that refused the pull: the login (or its lack) named, failing the run
+        // at once — another host would be refused too.
+        if (typeof inst?.status_msg === 'string' && isPullRefusal(inst.status_msg))
+          throw pullRefused(lease.metadata, lease.metadata.image ?? '', oneLine(inst.status_msg));
         throw new ProviderError(`Vast.ai instance ${id}: ${outbidReason(inst) ?? state.reason}`, {
           fatal: true,
           hint: 'destroy it: it may still bill until then',
@@ -380,4 +393,9 @@ function outbidReason(inst: Record<string, unknown> | null): string | null {
   const c = inst ? conditionOf(inst) : undefined;
   if (c?.state !== 'outbid' || c.bid === undefined || c.minBid === undefined) return null;
   return `the instance was outbid before it ran (bid ${perHour(c.bid)}, now min ${perHour(c.minBid)})`;
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 300 ? `${flat.slice(0, 299)}…` : flat;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { OfferFilter } from '../../contract/offer';
+import { ImageLogin } from '../../contract/image-login';
 import { ProviderError } from '../provider';
 
 /** The node shape a vastai lease is created from: the pool's marketplace fields (PoolSpec)
@@ -10,6 +11,8 @@ export const VastShape = z.object({
   min_vram_gb: z.number().positive().optional(),
   max_price: z.number().positive().optional(),
   image: z.string().min(1).max(1024).optional(), // create_instance.yaml: image max_length
+  /** The image's registry login, its password by variable (sent as `image_login`). */
+  image_login: ImageLogin.optional(),
   disk_gb: z.number().int().min(1).max(8192).optional(),
   min_reliability: z.number().min(0).max(1).optional(),
   min_down_mbps: z.number().positive().optional(),

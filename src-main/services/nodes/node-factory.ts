@@ -48,6 +48,9 @@ export interface NodeFactoryDeps {
   /** An interactive terminal is open on the node (it is in use: not idle). */
   isNodeInUse: (nodeId: string) => boolean;
   env: NodeJS.ProcessEnv;
+  /** A secret the run's pool names by variable, for its leases' creates (the image's
+   *  registry login): services/runs/pool-secrets.ts. Default: the environment. */
+  poolSecret?: (runId: string, name: string) => string | undefined;
   /** Opens / closes a node's declared port forwards (services/forwards). */
   forwards?: NodeJobDeps['forwards'];
 }
@@ -136,6 +139,8 @@ export class NodeFactory {
         ctx.onNodeChange(r);
       },
       crashPoint: (name) => crashPoint(name, ctx.env),
+      secret: (name) =>
+        ctx.poolSecret ? ctx.poolSecret(rec.runId, name) : ctx.env[name] || undefined,
       timing,
     });
     this.managers.add(manager);

@@ -51,7 +51,12 @@ export function receiptRequest(
 function againArgs(
   run: RunRow,
   job: JobSpec,
-  args: { freshSetup: boolean; reuseWarm: boolean; origin?: string | undefined },
+  args: {
+    freshSetup: boolean;
+    reuseWarm: boolean;
+    origin?: string | undefined;
+    secrets?: Record<string, string>;
+  },
 ): CommandArgs<'run.start'> {
   return {
     job,
@@ -63,6 +68,8 @@ function againArgs(
     reuseWarm: args.reuseWarm,
     // Who starts this run, not who started the earlier one.
     ...(args.origin !== undefined ? { origin: args.origin } : {}),
+    // The pool's own secrets (its image's login) are read from these by name too.
+    secrets: args.secrets ?? {},
   };
 }
 

@@ -27,6 +27,7 @@ import { cellView } from './cell-view';
 import { memoizeCells } from './cell-memo';
 import { hashCacheFile } from '../../jobs/workspace/hash-cache';
 import { RunDrivers, type RunDriversDeps } from './run-drivers';
+import type { PoolSecrets } from './pool-secrets';
 
 export interface RunServiceDeps extends RunDriversDeps {
   home: string;
@@ -36,6 +37,8 @@ export interface RunServiceDeps extends RunDriversDeps {
   timing: () => Timing;
   requireWriter: () => void;
   crashPoint: (name: string) => void;
+  /** The pool's secrets given with a start, for its leases' creates (pool-secrets.ts). */
+  poolSecrets?: Pick<PoolSecrets, 'remember'>;
   /** The GPU summary of a node (services/views/gpu-samples.ts), for run views. */
   gpuOf?: GpuOf;
 }
@@ -64,6 +67,7 @@ export class RunService {
     // `cache = true` without a sweep: the job is one cell, so that it can be memoized.
     const asCells = given ?? (job.cache ? [{ index: 0, id: 'j0', values: {} }] : undefined);
     const runId = newRunId();
+    d.poolSecrets?.remember(runId, args.secrets);
     const cells =
       asCells && job.cache
         ? await memoizeCells(

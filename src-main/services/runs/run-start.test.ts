@@ -91,6 +91,7 @@ const startArgs = (value: string): CommandArgs<'run.start'> => ({
   policy: {},
   freshSetup: false,
   reuseWarm: true,
+  secrets: {},
 });
 const rerunArgs = (value: string): CommandArgs<'run.rerun'> => ({
   runId: earlier.id,

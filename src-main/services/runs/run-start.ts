@@ -8,6 +8,7 @@ import type { SecretMemory } from '../notify/secret-memory';
 import { diffWorkspace } from './receipt-rerun';
 import { receiptRequest, rerunRequest, type RunStartRequest } from './rerun-request';
 import { preflightRun, type RunPreflightDeps } from './run-preflight';
+import { checkPoolSecrets } from './pool-secrets';
 import type { RunService } from './run-service';
 
 export interface RunStartDeps extends RunPreflightDeps {
@@ -45,6 +46,7 @@ export function runStartHandlers(d: RunStartDeps): RunStartHandlers {
 async function startRun(d: RunStartDeps, r: RunStartRequest): Promise<RunView> {
   d.secrets.remember(Object.values(r.given ?? {}));
   d.secrets.rememberJob(r.args.job, d.env);
+  d.secrets.remember(checkPoolSecrets(r.args.pool, r.args.secrets, d.env));
   await preflightRun(d, r.args.pool);
   return d.runs.start(r.args, r.cells ? { cells: r.cells } : {});
 }

@@ -6,6 +6,7 @@
 //   vast.faults.rateLimit({ next: 5 }); vast.state.calls(); await vast.stop();
 //
 // Needs root (useradd, sshd), like test/helpers/sshd.ts.
+import type { FakeRegistries } from '../private-registry';
 import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { accountRoutes } from './account-routes';
@@ -164,6 +165,9 @@ export interface FakeVast {
   addOffers(...seeds: OfferSeed[]): MachineSpec[];
   faults: FaultKnobs;
   state: FakeVastState;
+  /** Private images (`registries.addPrivate(image, user, password)`): a create whose
+   *  `image_login` does not match stays loading with Docker's refusal in `status_msg`. */
+  registries: FakeRegistries;
   /** Moves instances along the clock now and waits for it (sshd starts, key writes, teardowns). */
   sync(): Promise<void>;
   /** Stops the server and every node (sshd, user, processes). Idempotent. */
@@ -296,6 +300,7 @@ export async function startFakeVast(opts: FakeVastOptions = {}): Promise<FakeVas
     addOffers: (...seeds) => market.addOffers(seeds),
     faults,
     state,
+    registries: market.registries,
     sync: () => market.sync(),
     stop: () => {
       stopping ??= (async () => {

@@ -1,6 +1,7 @@
 // Instances: create from an offer (PUT /asks/{id}/), list (v0 and v1), show, manage
 // (state / label), destroy. Bodies and answers per vast-cli's openapi yaml files and the
 // calls vast.py makes; see README.md for what is confirmed and what is a guess.
+import type { RegistryLogin } from '../private-registry';
 import { z } from 'zod';
 import { takeCreateFailure, takeDestroyFailure } from './faults';
 import { instanceView } from './instance';
@@ -31,6 +32,8 @@ const CreateBody = z.object({
   args: z.array(z.string()).nullish(),
   target_state: z.enum(['running', 'stopped']).nullish(),
   price: z.number().nullish(),
+  /** The arguments of `docker login`: "-u USER -p PASSWORD SERVER". */
+  image_login: z.string().nullish(),
 });
 
 const BidBody = z.object({ client_id: z.string().optional(), price: z.number() });
@@ -112,6 +115,10 @@ async function createInstance({ market, params, body }: Ctx): Promise<Reply> {
     price: b.price ?? null,
   };
   const inst = await market.create(entry, req);
+  // A private image pulls only with its registry's login: refused, the instance shows
+  // Docker's error while "loading" and never starts (private-registry.ts).
+  const refused = market.registries.refusal(b.image, parseDockerLogin(b.image_login ?? null));
+  if (refused !== null) inst.forced = { status: 'loading', msg: refused };
   if (b.target_state === 'stopped') await market.setIntended(inst, 'stopped');
   const failure = takeCreateFailure(market.faults);
   if (failure !== null) return serverError(failure); // the instance exists and bills
@@ -203,4 +210,11 @@ export function parseDockerOptions(s: string): Record<string, string> {
     else break;
   }
   return out;
+}
+
+/** vast.py's `--login` string, "-u USER -p PASSWORD SERVER", as Vast.ai passes it to docker
+ *  login; null when absent or not of that form. */
+function parseDockerLogin(text: string | null): RegistryLogin | null {
+  const m = text ? /^-u\s+(\S+)\s+-p\s+(\S+)\s+(\S+)$/.exec(text.trim()) : null;
+  return m ? { username: m[1]!, password: m[2]!, server: m[3]! } : null;
 }

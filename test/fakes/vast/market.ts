@@ -2,6 +2,7 @@
 // instances with their real nodes, billing, the destroy log. `sync()` moves instances along
 // the clock (container start → sshd listens, keys reach authorized_keys, teardowns finish);
 // the server runs it before every request, a timer runs it in between, tests await it.
+import { FakeRegistries } from '../private-registry';
 import { randomBytes } from 'node:crypto';
 import type { Clock } from './clock';
 import { type FaultState, freshFaults, takeFate, takeIgnoredBid } from './faults';
@@ -82,6 +83,8 @@ export class VastMarket {
   private readonly teardowns = new Set<Promise<void>>();
   private readonly writtenKeys = new Map<number, string>();
   private isClosed = false;
+  /** Private images and the logins they take (`image_login` on create). */
+  readonly registries = new FakeRegistries();
 
   constructor(
     readonly clock: Clock,
