@@ -62,18 +62,18 @@ export function loginMetadata(raw: unknown, image: string): Record<string, strin
 const REFUSAL =
   /unauthorized|authentication required|no basic auth credentials|pull access denied|denied: requested access|access to the resource is denied|incorrect username or password|invalid username\/password/i;
 
-export function isPullRefusal(text: string): boolean {
-  return REFUSAL.test(text);
+/** A registry's refusal in a marketplace's status line, on one line; null when none. */
+export function pullRefusalIn(status: unknown): string | null {
+  if (typeof status !== 'string' || !REFUSAL.test(status)) return null;
+  const flat = status.replace(/\s+/g, ' ').trim();
+  return flat.length > 300 ? `${flat.slice(0, 299)}…` : flat;
 }
 
 /** The error a lease whose image pull was refused fails with: the login named, with the
  *  variable to check, or — without a login — that the image needs one. Fatal, and not the
  *  host's: no other host would pull it either. */
-export function pullRefused(
-  metadata: Record<string, string>,
-  image: string,
-  detail: string,
-): ProviderError {
+export function pullRefused(metadata: Record<string, string>, detail: string): ProviderError {
+  const image = metadata.image ?? 'the image';
   const name = metadata[LOGIN_KEY];
   const env = metadata[LOGIN_ENV_KEY];
   if (name && env) {

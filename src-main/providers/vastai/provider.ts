@@ -37,7 +37,7 @@ import {
 import { selectOffers } from './offers';
 import { filterOfShape, parseShape, type VastShape } from './shape';
 import { classifyInstance, isGoneInstance } from './status';
-import { isPullRefusal, loginMetadata, pullRefused, resolveLogin } from '../image-login';
+import { loginMetadata, pullRefused, pullRefusalIn, resolveLogin } from '../image-login';
 import { vastLoginString } from './image-login';
 
 export { DEFAULT_IMAGE } from './create-body';
@@ -243,8 +243,8 @@ export class VastProvider implements Provider {
       case 'failed':
         // A registry that refused the pull: the login (or its lack) named, failing the run
         // at once — another host would be refused too.
-        if (typeof inst?.status_msg === 'string' && isPullRefusal(inst.status_msg))
-          throw pullRefused(lease.metadata, lease.metadata.image ?? '', oneLine(inst.status_msg));
+        if (pullRefusalIn(inst?.status_msg))
+          throw pullRefused(lease.metadata, pullRefusalIn(inst?.status_msg)!);
         throw new ProviderError(`Vast.ai instance ${id}: ${outbidReason(inst) ?? state.reason}`, {
           fatal: true,
           hint: 'destroy it: it may still bill until then',
@@ -393,9 +393,4 @@ function outbidReason(inst: Record<string, unknown> | null): string | null {
   const c = inst ? conditionOf(inst) : undefined;
   if (c?.state !== 'outbid' || c.bid === undefined || c.minBid === undefined) return null;
   return `the instance was outbid before it ran (bid ${perHour(c.bid)}, now min ${perHour(c.minBid)})`;
-}
-
-function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 300 ? `${flat.slice(0, 299)}…` : flat;
 }
