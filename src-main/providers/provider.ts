@@ -184,6 +184,16 @@ export interface Provider {
   /** Whether the provider still lists the lease (used to confirm a destroy). */
   isGone(handle: DestroyHandle, signal: AbortSignal): Promise<boolean>;
 
+  /** Deletes what the provider made beside this install's leases (RunPod: a lease's
+   *  registry login) that no lease needs any more: named under `prefix`, and `keep(label)`
+   *  false (keep: a lease listed with that label, or the ledger holding it live). Called by
+   *  the ledger's writer only (the reconciler); returns what it removed, in words. */
+  removeLeftovers?(
+    prefix: string,
+    keep: (label: string) => boolean,
+    signal: AbortSignal,
+  ): Promise<string[]>;
+
   /** Every lease whose label starts with `prefix`, including ones the ledger lost. */
   listLabeled(prefix: string, signal: AbortSignal): Promise<LeaseFacts[]>;
 

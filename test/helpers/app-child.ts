@@ -7,6 +7,7 @@ import type { Timing } from '../../src-main/services/settings/timing';
 import { TenderCore } from '../../src-main/core/tender-core';
 import { failedHostsPath } from '../../src-main/providers/vastai/failed-hosts';
 import { VastProvider } from '../../src-main/providers/vastai/provider';
+import { RunpodProvider } from '../../src-main/providers/runpod/provider';
 import { ensureTenderKey } from '../../src-main/transport/keys';
 
 export interface AppChildConfig {
@@ -17,6 +18,8 @@ export interface AppChildConfig {
   timing: Partial<Timing>;
   run: CommandInput<'run.start'>;
   containerEnvFiles: string[];
+  /** Set: the provider is runpod at this fake RunPod (instead of vastai at vastUrl). */
+  runpodUrl?: string;
 }
 
 const config = JSON.parse(process.argv[2]!) as AppChildConfig;
@@ -29,16 +32,26 @@ const core = TenderCore.open({
   env: { ...process.env, TENDER_AGENT_BUNDLE: config.agentBundle },
   timing: config.timing,
   providers: (d) => [
-    new VastProvider({
-      apiKey: config.apiKey,
-      baseUrl: config.vastUrl,
-      publicKey: () => ensureTenderKey(d.home).publicKey,
-      failedHostsPath: failedHostsPath(d.home),
-      sshUser: (id) => users.get(id) ?? 'root',
-      containerEnvFiles: config.containerEnvFiles,
-      now: d.now,
-      http: { retry: { baseDelayMs: 20, maxDelayMs: 200, deadlineMs: 10_000 } },
-    }),
+    config.runpodUrl
+      ? new RunpodProvider({
+          apiKey: config.apiKey,
+          baseUrl: config.runpodUrl,
+          publicKey: () => ensureTenderKey(d.home).publicKey,
+          sshUser: (id) => users.get(id) ?? 'root',
+          podEnvFiles: config.containerEnvFiles,
+          now: d.now,
+          http: { retry: { baseDelayMs: 20, maxDelayMs: 200, deadlineMs: 10_000 } },
+        })
+      : new VastProvider({
+          apiKey: config.apiKey,
+          baseUrl: config.vastUrl,
+          publicKey: () => ensureTenderKey(d.home).publicKey,
+          failedHostsPath: failedHostsPath(d.home),
+          sshUser: (id) => users.get(id) ?? 'root',
+          containerEnvFiles: config.containerEnvFiles,
+          now: d.now,
+          http: { retry: { baseDelayMs: 20, maxDelayMs: 200, deadlineMs: 10_000 } },
+        }),
   ],
 });
 core.bus.on('node.changed', (n) =>

@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import type { FakeVast } from '../fakes/vast';
+import type { FakeRunpod } from '../fakes/runpod';
 import type { AppChildConfig } from './app-child';
 
 const REPO = resolve(import.meta.dirname, '..', '..');
@@ -24,7 +25,10 @@ export interface AppProcess {
 
 /** Runs test/helpers/app-child.ts as its own process (bundled once per test file), feeding it
  *  the fake's node users as instances appear. */
-export async function startAppProcess(fake: FakeVast, config: AppChildConfig): Promise<AppProcess> {
+export async function startAppProcess(
+  fake: FakeVast | FakeRunpod,
+  config: AppChildConfig,
+): Promise<AppProcess> {
   built ??= build({
     entryPoints: [join(REPO, 'test', 'helpers', 'app-child.ts')],
     outfile: OUT,
@@ -64,12 +68,16 @@ export async function startAppProcess(fake: FakeVast, config: AppChildConfig): P
       }
     }
   });
-  const sent = new Set<number>();
+  const sent = new Set<string>();
+  const nodes = () =>
+    'instances' in fake.state
+      ? fake.state.instances().map((i) => ({ id: String(i.id), user: i.node.user }))
+      : (fake as FakeRunpod).state.pods().map((p) => ({ id: p.id, user: p.node.user }));
   const feed = setInterval(() => {
-    for (const i of fake.state.instances()) {
-      if (sent.has(i.id) || !child.connected) continue;
-      sent.add(i.id);
-      child.send({ instanceId: String(i.id), user: i.node.user });
+    for (const n of nodes()) {
+      if (sent.has(n.id) || !child.connected) continue;
+      sent.add(n.id);
+      child.send({ instanceId: n.id, user: n.user });
     }
   }, 20);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>

@@ -31,6 +31,17 @@ const RESUME = `mutation Resume($input: PodResumeInput!) {
   podResume(input: $input) { id desiredStatus }
 }`;
 
+// Container registry auths (runpod-python mutations/container_register_auth.py; dstack's
+// runpod api_client): a login RunPod pulls a pod's image with, named by Tender's label.
+const SAVE_AUTH = `mutation SaveRegistryAuth($input: SaveRegistryAuthInput!) {
+  saveRegistryAuth(input: $input) { id name }
+}`;
+// deleteRegistryAuth has no selection set.
+const DELETE_AUTH = `mutation DeleteRegistryAuth($registryAuthId: String!) {
+  deleteRegistryAuth(registryAuthId: $registryAuthId)
+}`;
+const MY_AUTHS = `query RegistryAuths { myself { containerRegistryCreds { id name } } }`;
+
 export type RunpodPod = Record<string, unknown>;
 
 /** One GPU type with its lowest price for the count asked (null: not offered that way). */
@@ -64,6 +75,8 @@ export interface PodCreateInput {
   dataCenterId?: string;
   countryCode?: string;
   bidPerGpu?: number;
+  /** The container registry auth the image is pulled with (a private image). */
+  containerRegistryAuthId?: string;
 }
 
 /** The RunPod GraphQL calls Tender makes, one method each; the mapping lives in provider.ts. */
@@ -161,6 +174,71 @@ export class RunpodApiClient {
     } catch (err) {
       if (!isPodNotFound(err)) throw err;
     }
+  }
+
+  /** Saves a registry login; its id. The password travels in `variables` only, and is
+   *  scrubbed from any error RunPod might echo it in. */
+  async saveRegistryAuth(
+    input: { name: string; username: string; password: string },
+    signal: AbortSignal,
+  ): Promise<string> {
+    try {
+      const data = await this.http.request(
+        {
+          query: SAVE_AUTH,
+          variables: { input },
+          idempotent: false,
+          what: `save registry login ${input.name}`,
+        },
+        signal,
+      );
+      const saved = data.saveRegistryAuth;
+      if (!isRecord(saved) || typeof saved.id !== 'string')
+        throw new RunpodApiError(
+          `save registry login ${input.name}: RunPod answered no id; it may have been saved anyway`,
+          200,
+          null,
+          { outcomeUnknown: true },
+        );
+      return saved.id;
+    } catch (err) {
+      if (err instanceof Error) err.message = err.message.split(input.password).join('***');
+      throw err;
+    }
+  }
+
+  /** Resolves once RunPod deleted it, or says there is no such auth. */
+  async deleteRegistryAuth(id: string, signal: AbortSignal): Promise<void> {
+    try {
+      await this.http.request(
+        {
+          query: DELETE_AUTH,
+          variables: { registryAuthId: id },
+          idempotent: true,
+          what: `delete registry login ${id}`,
+        },
+        signal,
+      );
+    } catch (err) {
+      if (!(err instanceof RunpodApiError && /not found|does not exist/i.test(err.message)))
+        throw err;
+    }
+  }
+
+  /** The account's registry logins, by id and name. */
+  async listRegistryAuths(signal: AbortSignal): Promise<{ id: string; name: string }[]> {
+    const data = await this.http.request(
+      { query: MY_AUTHS, idempotent: true, what: 'list registry logins' },
+      signal,
+    );
+    const me = data.myself;
+    const creds: unknown[] =
+      isRecord(me) && Array.isArray(me.containerRegistryCreds) ? me.containerRegistryCreds : [];
+    return creds.flatMap((c) =>
+      isRecord(c) && typeof c.id === 'string' && typeof c.name === 'string'
+        ? [{ id: c.id, name: c.name }]
+        : [],
+    );
   }
 
   async resumePod(podId: string, gpuCount: number, signal: AbortSignal): Promise<void> {

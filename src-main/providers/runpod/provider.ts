@@ -20,6 +20,7 @@ import {
   type RunpodApiOptions,
 } from './api-client';
 import { RunpodApiError } from './errors';
+import { bidRefusal, checkBid } from './bid-refusal';
 import { sshAddressOf, sshEndpoint } from './endpoint';
 import {
   factsOfPod,
@@ -33,6 +34,15 @@ import {
 import { bidPerGpu, offersOf, selectOffers, type Cloud } from './offers';
 import { filterOfShape, parseShape, regionInput, shapeNodes, type RunpodShape } from './shape';
 import { classifyPod, INTERRUPTIBLE_ENV, isGonePod } from './status';
+import { loginMetadata, pullRefused, pullRefusalIn, resolveLogin } from '../image-login';
+import {
+  authOfLabel,
+  deleteHandleAuth,
+  isAuthGone,
+  removeLeftoverAuths,
+  saveLeaseAuth,
+  withAuth,
+} from './registry-auth';
 
 export { DEFAULT_RUNPOD_URL } from './api-client';
 
@@ -105,9 +115,17 @@ export class RunpodProvider implements Provider {
     // A lease is created once per label, whoever asks twice (a retry after an unknown
     // outcome, a replayed effect): a pod that already carries the label is that lease.
     const existing = await this.findLabel(label, signal);
-    if (existing) return { lease: existing, endpoint: null };
+    if (existing)
+      return {
+        lease: shape.image_login
+          ? withAuth(existing, await authOfLabel(api, label, signal))
+          : existing,
+        endpoint: null,
+      };
 
     const publicKey = this.publicKey();
+    const image = shape.image ?? this.opts.defaultImage ?? DEFAULT_IMAGE;
+    const login = resolveLogin(shape.image_login, image, req);
     const offers = await this.search(filterOfShape(shape), signal);
     const picked = offers.find((o) => o.offerId === shape.offerId);
     const candidates = [...(picked ? [picked] : []), ...offers.filter((o) => o !== picked)].slice(
@@ -120,9 +138,38 @@ export class RunpodProvider implements Provider {
         hint: 'loosen max_price, min_vram_gb, gpu or verified; `tender offers --provider runpod` shows what is there',
       });
     const bid = shape.interruptible ? checkBid(shape, candidates) : null;
+    // The login is saved under the lease's label just before the pod that pulls with it.
+    const authId = login ? await saveLeaseAuth(api, label, login, signal) : null;
+    if (authId)
+      req.note?.(
+        `RunPod registry login for ${login!.server} saved (${authId}); deleted with the pod`,
+      );
+    try {
+      return await this.createPod(label, shape, candidates, publicKey, bid, authId, signal);
+    } catch (err) {
+      // No pod was made: the login goes now (else the reconciler's sweep takes it).
+      if (authId && !(err instanceof ProviderError && err.opts.outcomeUnknown))
+        await api.deleteRegistryAuth(authId, signal).catch(() => {});
+      throw err;
+    }
+  }
+
+  private async createPod(
+    label: string,
+    shape: RunpodShape,
+    candidates: Offer[],
+    publicKey: string,
+    bid: number | null,
+    authId: string | null,
+    signal: AbortSignal,
+  ): Promise<CreateLeaseResult> {
+    const api = this.client();
     let lastNoCapacity: RunpodApiError | null = null;
     for (const offer of candidates) {
-      const input = this.createInput(label, shape, offer, publicKey, bid);
+      const input = {
+        ...this.createInput(label, shape, offer, publicKey, bid),
+        ...(authId ? { containerRegistryAuthId: authId } : {}),
+      };
       let pod: Record<string, unknown>;
       try {
         pod = await api.createPod(input, signal);
@@ -148,6 +195,7 @@ export class RunpodProvider implements Provider {
           ...(input.bidPerGpu !== undefined
             ? { interruptible: 'true', bid: String(input.bidPerGpu * input.gpuCount) }
             : {}),
+          ...loginMetadata(shape.image_login, input.imageName),
         },
       });
       if (!lease)
@@ -157,7 +205,7 @@ export class RunpodProvider implements Provider {
             outcomeUnknown: true,
           },
         );
-      return { lease, endpoint: null };
+      return { lease: withAuth(lease, authId), endpoint: null };
     }
     throw (
       lastNoCapacity ?? new ProviderError('no RunPod capacity for this pool', { noCapacity: true })
@@ -167,6 +215,9 @@ export class RunpodProvider implements Provider {
   async lookupEndpoint(lease: LeaseFacts, signal: AbortSignal): Promise<NodeEndpoint | null> {
     const id = this.podId(lease.destroyHandle);
     const pod = await this.client().pod(id, signal);
+    // A registry that refused the pull: the login (or its lack) named, the run failed now.
+    const refusal = pod && !pod.runtime ? pullRefusalIn(pod.lastStatusChange) : null;
+    if (refusal) throw pullRefused(lease.metadata, refusal);
     const state = classifyPod(pod);
     switch (state.kind) {
       case 'gone': {
@@ -193,10 +244,21 @@ export class RunpodProvider implements Provider {
   async destroyLease(handle: DestroyHandle, signal: AbortSignal): Promise<void> {
     // "pod not found to terminate" is success (api-client); anything else throws and is retried.
     await this.client().terminatePod(this.podId(handle), signal);
+    await deleteHandleAuth(this.client(), handle, signal); // after its pod: in use till then
   }
 
+  /** Gone once the pod and its registry login both are. */
   async isGone(handle: DestroyHandle, signal: AbortSignal): Promise<boolean> {
-    return isGonePod(await this.client().pod(this.podId(handle), signal));
+    if (!isGonePod(await this.client().pod(this.podId(handle), signal))) return false;
+    return isAuthGone(this.client(), handle, signal);
+  }
+
+  async removeLeftovers(
+    prefix: string,
+    keep: (label: string) => boolean,
+    signal: AbortSignal,
+  ): Promise<string[]> {
+    return removeLeftoverAuths(this.client(), prefix, keep, signal);
   }
 
   async listLabeled(prefix: string, signal: AbortSignal): Promise<LeaseFacts[]> {
@@ -329,32 +391,4 @@ function checkLabel(label: string): string {
   if (!SAFE_LABEL.test(label))
     throw new ProviderError(`bad lease label "${label}"`, { fatal: true });
   return label;
-}
-
-/** 0: the default bid (each offer's minimum + 10%); else the bid asked, once checked. */
-function checkBid(shape: RunpodShape, offers: Offer[]): number {
-  const refusal = bidRefusal(shape, offers);
-  if (refusal) throw new ProviderError(refusal.message, { fatal: true, hint: refusal.hint });
-  return shape.bid ?? 0;
-}
-
-/** Why a bid asked for cannot rent: above the on-demand price of every offer (rent on-demand
- *  instead), or below every offer's minimum. */
-function bidRefusal(shape: RunpodShape, offers: Offer[]): { message: string; hint: string } | null {
-  const bid = shape.bid;
-  const biddable = offers.filter((o) => o.interruptiblePricePerHour !== undefined);
-  if (bid === undefined || biddable.length === 0) return null;
-  const onDemand = Math.min(...biddable.map((o) => o.pricePerHour));
-  if (bid > onDemand)
-    return {
-      message: `the bid $${bid}/h is above the on-demand price $${onDemand}/h of the cheapest matching RunPod pod`,
-      hint: 'lower the bid, or leave interruptible out to rent on-demand at that price',
-    };
-  const minimum = Math.min(...biddable.map((o) => o.interruptiblePricePerHour!));
-  if (bid < minimum)
-    return {
-      message: `the bid $${bid}/h is below the lowest RunPod minimum bid $${minimum}/h for this pool`,
-      hint: `bid at least $${minimum}/h, or leave bid out (minimum + 10%)`,
-    };
-  return null;
 }

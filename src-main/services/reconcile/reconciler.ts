@@ -169,6 +169,7 @@ export class Reconciler {
         try {
           const listed = await this.listing(provider, prefix, reuseWithinMs);
           await this.reconcileProvider(provider, listed, mine, report);
+          if (this.deps.canWrite) await this.removeLeftovers(provider, prefix, listed, report);
         } catch (err) {
           report.unreachable.push({ provider: provider.kind, error: (err as Error).message });
         }
@@ -258,6 +259,38 @@ export class Reconciler {
       );
       if (interruption !== null && interruption !== was) report.interrupted.push(lease.label);
     }
+  }
+
+  /** What a provider made beside leases that no lease needs any more (RunPod: a registry
+   *  login left by a crash between its save and the pod): deleted, and journaled. A label
+   *  listed now, or held live by the ledger (a create in flight is `requested`), is kept. */
+  private async removeLeftovers(
+    provider: Provider,
+    prefix: string,
+    listed: LeaseFacts[],
+    report: ReconcileReport,
+  ): Promise<void> {
+    if (!provider.removeLeftovers) return;
+    const keep = new Set(listed.map((f) => f.label));
+    for (const l of this.deps.ledger.listLeases(LIVE_LEASE_STATES)) keep.add(l.label);
+    let removed: string[];
+    try {
+      removed = await provider.removeLeftovers(
+        prefix,
+        (label) => keep.has(label),
+        AbortSignal.timeout(LIST_DEADLINE_MS),
+      );
+    } catch {
+      return; // the next pass tries again
+    }
+    for (const what of removed)
+      this.deps.ledger.append({
+        ts: this.deps.now(),
+        runId: null,
+        nodeId: null,
+        kind: 'leftover.removed',
+        data: { provider: provider.kind, what, reason: report.reason },
+      });
   }
 
   private journalOrphans(report: ReconcileReport): void {

@@ -12,6 +12,8 @@ import { armRateLimit, freshFaults, type RateLimitOptions } from './faults';
 import { DEFAULT_GPU_TYPES, gpuTypeOf, type GpuType, type GpuTypeSeed } from './gpu-types';
 import { podView, PodStore, RUNPOD_ENV_FILE } from './pods';
 import { startServer, type CallRecord } from './server';
+import { FakeRegistries } from '../private-registry';
+import { RegistryAuthStore, type RegistryAuthRecord } from './registry-auths';
 
 export { DEFAULT_GPU_TYPES, type CloudSeed, type GpuTypeSeed } from './gpu-types';
 export { NO_CAPACITY_MESSAGE, NOT_FOUND_TO_TERMINATE, RUNPOD_ENV_FILE } from './pods';
@@ -66,6 +68,8 @@ export interface FakeRunpod {
     /** Pods not terminated: what bills. */
     livePods(): PodSnapshot[];
     calls(): CallRecord[];
+    /** Every container registry auth ever saved (deleted ones with `deletedAt`). */
+    registryAuths(): RegistryAuthRecord[];
     billing(podId: string): {
       costPerHr: number;
       hours: number;
@@ -93,6 +97,9 @@ export interface FakeRunpod {
     newHostKey(podId: string): Promise<void>;
   };
   addGpuTypes(...seeds: GpuTypeSeed[]): void;
+  /** Private images (`registries.addPrivate(image, user, password)`): a pod created without
+   *  the matching registry auth never boots, its lastStatusChange Docker's refusal. */
+  registries: FakeRegistries;
   /** Ends every node (sshd, user, processes) and the server. */
   stop(): Promise<void>;
 }
@@ -103,7 +110,11 @@ export async function startFakeRunpod(opts: FakeRunpodOptions = {}): Promise<Fak
   const faults = freshFaults();
   const now = () => Date.now();
   const store = new PodStore(gpuTypes, faults, opts.bootMs ?? 300, now);
-  const server = await startServer({ apiKey, store, gpuTypes, faults, now });
+  const registries = new FakeRegistries();
+  const auths = new RegistryAuthStore(now, (id) =>
+    store.live().some((p) => p.registryAuthId === id),
+  );
+  const server = await startServer({ apiKey, store, gpuTypes, faults, now, auths, registries });
 
   const snapshot = (p: (typeof store.pods)[number]): PodSnapshot => ({
     id: p.id,
@@ -140,6 +151,7 @@ export async function startFakeRunpod(opts: FakeRunpodOptions = {}): Promise<Fak
       pods: () => store.pods.map(snapshot),
       livePods: () => store.live().map(snapshot),
       calls: () => server.calls.map((c) => ({ ...c })),
+      registryAuths: () => auths.auths.map((a) => ({ ...a })),
       billing: (podId) => {
         const p = store.find(podId);
         if (!p) throw new Error(`fake runpod: no pod ${podId}`);
@@ -174,6 +186,7 @@ export async function startFakeRunpod(opts: FakeRunpodOptions = {}): Promise<Fak
         await p.node.newHostKey();
       },
     },
+    registries,
     addGpuTypes: (...seeds) => {
       gpuTypes.push(...seeds.map(gpuTypeOf));
     },

@@ -50,6 +50,10 @@ export interface PodRecord {
   runningSince: number | null;
   /** Why it went EXITED, for tests. */
   exitedBy: 'stop' | 'preempt' | null;
+  /** The container registry auth it was created with (registry-auths.ts). */
+  registryAuthId?: string | null;
+  /** Docker's refusal of its image's pull: it never boots, and its status says so. */
+  pullError?: string | null;
 }
 
 export interface CreateInput {
@@ -63,6 +67,7 @@ export interface CreateInput {
   supportPublicIp?: unknown;
   env?: unknown;
   bidPerGpu?: unknown;
+  containerRegistryAuthId?: unknown;
 }
 
 export class PodStore {
@@ -236,7 +241,9 @@ export function podView(p: PodRecord, now: number): Record<string, unknown> {
     id: p.id,
     name: p.name,
     desiredStatus: p.desiredStatus,
-    lastStatusChange: `Rented by User: ${new Date(p.createdAt).toUTCString()}`,
+    lastStatusChange: p.pullError
+      ? `error pulling image: ${p.pullError}`
+      : `Rented by User: ${new Date(p.createdAt).toUTCString()}`,
     imageName: p.imageName,
     env: Object.entries(p.env).map(([k, v]) => `${k}=${v}`),
     costPerHr: p.costPerHr,

@@ -7,6 +7,8 @@ import { takeOne, takeRateLimit, type FaultState } from './faults';
 import { argsOf, GraphqlError, parseOperation, project, type Field } from './graphql';
 import { gpuTypeView, type GpuType } from './gpu-types';
 import { podView, type PodRecord, type PodStore } from './pods';
+import type { FakeRegistries } from '../private-registry';
+import { resolveRegistryAuthMutation, type RegistryAuthStore } from './registry-auths';
 
 export type KeyUsed = 'account' | 'pod' | 'invalid' | 'none';
 
@@ -33,6 +35,8 @@ export interface ServerDeps {
   gpuTypes: GpuType[];
   faults: FaultState;
   now: () => number;
+  auths: RegistryAuthStore;
+  registries: FakeRegistries;
 }
 
 interface Caller {
@@ -182,6 +186,7 @@ export async function startServer(
               id: 'user_fake',
               email: 'fake@example.com',
               pods: deps.store.live().map((p) => podView(p, now)),
+              containerRegistryCreds: deps.auths.view(),
             },
             type: 'User',
           };
@@ -192,10 +197,21 @@ export async function startServer(
           );
       }
     }
+    const auth = resolveRegistryAuthMutation(f.name, args, f.selection !== null, deps.auths);
+    if (auth) return auth;
     switch (f.name) {
       case 'podFindAndDeployOnDemand':
       case 'podRentInterruptable': {
+        const login = deps.auths.loginFor(input.containerRegistryAuthId, String(input.imageName));
         const pod = await deps.store.create(input, f.name === 'podRentInterruptable');
+        pod.registryAuthId = login ? (input.containerRegistryAuthId as string) : null;
+        // A private image the registry refuses never boots; Docker's words show as the
+        // pod's status (private-registry.ts).
+        const refused = deps.registries.refusal(pod.imageName, login);
+        if (refused !== null) {
+          pod.pullError = refused;
+          pod.bootAt = null;
+        }
         return { value: podView(pod, now), type: 'Pod' };
       }
       case 'podTerminate':
