@@ -20,6 +20,7 @@ export * from './notice';
 export * from './offer';
 export * from './output-file';
 export * from './policy';
+export * from './pull-text';
 export * from './receipt';
 export * from './run-view';
 export * from './settings-view';

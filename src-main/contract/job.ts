@@ -2,6 +2,12 @@ import { z } from 'zod';
 import { parseConstraint } from './constraint';
 import { SweepSpec } from './sweep';
 import { ImageLogin } from './image-login';
+import { parseDuration } from './policy';
+
+/** `pull_stall`'s range: under a minute is noise between two looks (Tender looks every
+ *  10 s); over a day is no watchdog. */
+export const PULL_STALL_MIN_MS = 60_000;
+export const PULL_STALL_MAX_MS = 24 * 3_600_000;
 
 /** An environment value: plain, or a secret whose value is sent to the agent over the link
  *  only and is never stored in the ledger, printed, or put on a command line. */
@@ -220,6 +226,21 @@ export const PoolSpec = z
     /** The bid in $/h for the machine, storage not included (Vast's `price`); default: the
      *  offer's minimum bid plus a margin. Never above the on-demand price. */
     bid: z.number().positive().optional(),
+    /** Marketplaces: an image pull that has made no progress for this long gives the host
+     *  up (destroyed, another rented); one that keeps moving is waited for. Default 10m. */
+    pull_stall: z
+      .string()
+      .refine(
+        (t) => {
+          const ms = parseDuration(t);
+          return typeof ms === 'number' && ms >= PULL_STALL_MIN_MS && ms <= PULL_STALL_MAX_MS;
+        },
+        {
+          message:
+            'pull_stall must be a duration from 1m to 24h, e.g. "15m": how long an image pull may make no progress before its host is given up',
+        },
+      )
+      .optional(),
   })
   .strict()
   .superRefine((pool, ctx) => {

@@ -40,6 +40,31 @@ export const NodeGpu = z.object({
 });
 export type NodeGpu = z.infer<typeof NodeGpu>;
 
+/** A lease that is not usable yet, as its provider says (docs/providers.md, "Image pulls"):
+ *  its own words, the pull's progress where they say it, and when Tender gives up on it. */
+export const NodePull = z.object({
+  /** The provider's last words ("loading: Downloading 6.8GB/15GB"). */
+  line: z.string(),
+  /** They are about the image being pulled (Vast.ai `loading`, a RunPod pod without a
+   *  runtime): the stall rule applies. */
+  isImagePull: z.boolean(),
+  doneBytes: z.number().nullable(),
+  totalBytes: z.number().nullable(),
+  /** 0–100, said outright or done/total. */
+  percent: z.number().nullable(),
+  /** When the wait for the lease began. */
+  since: z.number(),
+  /** When the provider first said the image was being pulled. */
+  pullingSince: z.number().nullable(),
+  /** When the pull last moved; null: not since it began. */
+  lastProgressAt: z.number().nullable(),
+  /** When Tender gives up on the lease unless the pull moves again. */
+  givesUpAt: z.number(),
+  /** The pool's `pull_stall`. */
+  stallMs: z.number(),
+});
+export type NodePull = z.infer<typeof NodePull>;
+
 export const NodeView = z.object({
   id: NodeKey,
   runId: z.string(),
@@ -79,5 +104,8 @@ export const NodeView = z.object({
   /** The run's GPU idle rule fired on this node: when, why and what its agent did (the
    *  journal's latest `gpu_idle.fired`); null or absent: it has not. */
   gpuIdleFired: GpuIdleFired.nullable().optional(),
+  /** While its lease provisions: what the provider says of it (this process's own nodes);
+   *  null or absent otherwise. */
+  pull: NodePull.nullable().optional(),
 });
 export type NodeView = z.infer<typeof NodeView>;

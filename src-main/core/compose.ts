@@ -98,6 +98,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     now,
     timing: timing.current,
     linkState: (id) => runs.linkState(id),
+    pullOf: (id) => runs.pullOf(id),
     // A node going away takes its workspace session (and that process on it) along, and
     // its forwards.
     onNodeLeaseGone: (nodeId) => {

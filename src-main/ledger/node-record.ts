@@ -21,6 +21,9 @@ export interface NodeDesired {
   openPorts?: number[];
   /** The run's max duration, for a provider's own hard limit (Slurm's `--time`). */
   maxDurationMs?: number;
+  /** The pool's `pull_stall`: an image pull with no progress for this long is given up;
+   *  absent: the default (nodes/pull-watch.ts). */
+  pullStallMs?: number;
 }
 
 export interface BootstrapFacts {

@@ -10,6 +10,7 @@ import {
   type CreateLeaseResult,
   type DestroyHandle,
   type LeaseFacts,
+  type LeaseReporter,
   type NodeEndpoint,
   type Provider,
 } from '../providers/provider';
@@ -64,7 +65,7 @@ class FakeProvider implements ManagedCalls {
     return Promise.resolve({ lease: l, endpoint });
   };
   /** `report`: the provider's status line while the lease provisions. */
-  endpointOf: (report?: (status: string) => void) => Promise<NodeEndpoint | null> = () =>
+  endpointOf: (report?: LeaseReporter) => Promise<NodeEndpoint | null> = () =>
     Promise.resolve(endpoint);
   /** The next this-many destroy calls fail. */
   destroyFailures = 0;
@@ -84,7 +85,7 @@ class FakeProvider implements ManagedCalls {
   lookupEndpoint(
     _lease: LeaseFacts,
     signal: AbortSignal,
-    report?: (status: string) => void,
+    report?: LeaseReporter,
   ): Promise<NodeEndpoint | null> {
     this.calls.push(`lookupEndpoint in ${this.stageNow()}`);
     this.lookupSignals.push(signal);

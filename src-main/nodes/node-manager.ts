@@ -9,6 +9,8 @@ import { resume } from './resume';
 import { transition } from './transition';
 import type { LeaseFacts, NodeEndpoint } from '../providers/provider';
 import type { BootstrapCallbacks } from './bootstrap-session';
+import type { NodePull } from '../contract';
+import { DEFAULT_PULL_STALL_MS, PullWatch } from './pull-watch';
 
 export interface NodeManagerDeps {
   ledger: Ledger;
@@ -29,9 +31,14 @@ export interface NodeManagerDeps {
   secret?(name: string): string | undefined;
   /** Test-only crash points (see core/crash-points.ts). */
   crashPoint(name: string): void;
+  /** The provider said something new of a lease that is not usable yet (pull-watch.ts). */
+  onPull?(rec: NodeRecord, pull: NodePull): void;
   timing: {
     endpointPollMs: number;
+    /** The whole wait for a lease that reports no image pull (PullRules.silentMs). */
     endpointDeadlineMs: number;
+    /** A pull making no progress for this long is given up (a pool's `pull_stall` wins). */
+    pullStallMs?: number;
     destroyPollMs: number;
     destroyConfirmDeadlineMs: number;
     /** Multiplies the FSM's destroy retry backoff (tests run it faster). */
@@ -53,6 +60,7 @@ export class NodeManager {
   private createInFlight = false;
   private readonly timers = new Set<NodeJS.Timeout>();
   private waiters: Waiter[] = [];
+  private watch: PullWatch | null = null;
   private idle: Promise<void> = Promise.resolve();
   private markIdle: () => void = () => {};
 
@@ -63,6 +71,12 @@ export class NodeManager {
 
   get record(): NodeRecord {
     return this.rec;
+  }
+
+  /** While the lease provisions: what its provider last said of it, and when Tender gives
+   *  up on it; null otherwise. */
+  get pull(): NodePull | null {
+    return this.rec.stage === 'lease_created' ? (this.watch?.snapshot() ?? null) : null;
   }
 
   send(msg: NodeMsg): void {
@@ -228,13 +242,23 @@ export class NodeManager {
 
   private async lookupEndpoint(lease: LeaseFacts, signal: AbortSignal): Promise<void> {
     const { timing, provider, now } = this.deps;
-    const deadline = now() + timing.endpointDeadlineMs;
-    // The provider's own words while the lease provisions, told once per change.
+    // Every lease is waited for the endpoint deadline; one whose image pull keeps moving is
+    // waited for as long as it moves (the stall rule, pull-watch.ts).
+    const watch = new PullWatch(now(), {
+      silentMs: timing.endpointDeadlineMs,
+      stallMs: this.rec.desired.pullStallMs ?? timing.pullStallMs ?? DEFAULT_PULL_STALL_MS,
+    });
+    this.watch = watch;
+    // The provider's own words while the lease provisions, logged once per change.
     let said: string | null = null;
-    const report = (status: string) => {
-      if (status === said || signal.aborted) return;
+    const report = (status: string, isImagePull = false) => {
+      if (signal.aborted || this.watch !== watch) return;
+      watch.observe({ line: status, isImagePull }, now());
+      if (status === said) return;
       said = status;
       this.deps.log(this.rec, 'info', `${provider.kind}: ${status}`);
+      const pull = watch.snapshot();
+      if (pull) this.deps.onPull?.(this.rec, pull);
     };
     while (!signal.aborted) {
       try {
@@ -250,12 +274,9 @@ export class NodeManager {
           });
         this.deps.log(this.rec, 'stderr', `endpoint lookup: ${(err as Error).message}`);
       }
-      if (now() >= deadline) {
-        return this.send({
-          type: 'EndpointFailed',
-          reason: `no SSH endpoint within ${Math.round(timing.endpointDeadlineMs / 60_000)} min`,
-        });
-      }
+      const verdict = watch.verdict(now());
+      if (verdict.kind === 'give_up')
+        return this.send({ type: 'EndpointFailed', reason: verdict.reason });
       await this.sleep(timing.endpointPollMs, signal);
     }
   }

@@ -108,6 +108,9 @@ export interface CreateLeaseResult {
   endpoint: NodeEndpoint | null;
 }
 
+/** Takes a provider's status line for a lease that is not usable yet. */
+export type LeaseReporter = (status: string, isImagePull?: boolean) => void;
+
 /** How often the orchestrator asks a provider about one lease, in ms. */
 export interface ProviderPolling {
   endpointPollMs: number;
@@ -155,11 +158,13 @@ export interface Provider {
   /** One look at the lease: its endpoint when usable, null while not yet. Never polls.
    *  Throws `ProviderError` with `fatal: true` when the lease can never become usable.
    *  `report`: the provider's own words for what the lease is doing while not yet usable
-   *  (Vast.ai: `loading: pulling image…`), where it says; shown while the lease provisions. */
+   *  (Vast.ai: `loading: pulling image…`), where it says; shown while the lease provisions.
+   *  `isImagePull`: the words are about the image being pulled, so the orchestrator waits
+   *  for as long as they show progress (the stall rule, nodes/pull-watch.ts). */
   lookupEndpoint(
     lease: LeaseFacts,
     signal: AbortSignal,
-    report?: (status: string) => void,
+    report?: LeaseReporter,
   ): Promise<NodeEndpoint | null>;
 
   /** Destroys the lease. Returns when the provider has accepted the request. A lease that

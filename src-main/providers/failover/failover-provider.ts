@@ -16,6 +16,7 @@ import {
   type CreateLeaseResult,
   type DestroyHandle,
   type LeaseFacts,
+  type LeaseReporter,
   type NodeEndpoint,
   type Provider,
 } from '../provider';
@@ -224,7 +225,7 @@ export class FailoverProvider implements Provider {
   lookupEndpoint(
     lease: LeaseFacts,
     signal: AbortSignal,
-    report?: (status: string) => void,
+    report?: LeaseReporter,
   ): Promise<NodeEndpoint | null> {
     return this.member(lease.provider).lookupEndpoint(lease, signal, report);
   }

@@ -10,6 +10,7 @@ import {
   type CreateLeaseResult,
   type DestroyHandle,
   type LeaseFacts,
+  type LeaseReporter,
   type NodeEndpoint,
   type Provider,
 } from '../provider';
@@ -33,7 +34,7 @@ import {
 } from './lease-facts';
 import { bidPerGpu, offersOf, selectOffers, type Cloud } from './offers';
 import { filterOfShape, parseShape, regionInput, shapeNodes, type RunpodShape } from './shape';
-import { classifyPod, INTERRUPTIBLE_ENV, isGonePod } from './status';
+import { classifyPod, INTERRUPTIBLE_ENV, isGonePod, podReport } from './status';
 import { loginMetadata, pullRefused, pullRefusalIn, resolveLogin } from '../image-login';
 import {
   authOfLabel,
@@ -212,7 +213,11 @@ export class RunpodProvider implements Provider {
     );
   }
 
-  async lookupEndpoint(lease: LeaseFacts, signal: AbortSignal): Promise<NodeEndpoint | null> {
+  async lookupEndpoint(
+    lease: LeaseFacts,
+    signal: AbortSignal,
+    report?: LeaseReporter,
+  ): Promise<NodeEndpoint | null> {
     const id = this.podId(lease.destroyHandle);
     const pod = await this.client().pod(id, signal);
     // A registry that refused the pull: the login (or its lack) named, the run failed now.
@@ -231,8 +236,11 @@ export class RunpodProvider implements Provider {
           fatal: true,
           hint: 'terminate it: it may still bill until then',
         });
-      case 'starting':
+      case 'starting': {
+        const said = podReport(pod);
+        report?.(said.line, said.isImagePull);
         return null;
+      }
       case 'running': {
         const addr = pod ? sshAddressOf(pod) : null;
         if (!addr) return null; // runtime up, ports not yet

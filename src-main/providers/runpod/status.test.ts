@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyPod, conditionOf } from './status';
+import { classifyPod, conditionOf, podReport } from './status';
 
 const RUNTIME = {
   ports: [{ ip: '1.2.3.4', isIpPublic: true, privatePort: 22, publicPort: 10022, type: 'tcp' }],
@@ -60,5 +60,35 @@ describe('conditionOf: what the reconciler reads', () => {
     expect(conditionOf({ desiredStatus: 'RUNNING', costPerHr: 0.69, runtime: RUNTIME })).toEqual({
       state: 'running',
     });
+  });
+});
+
+describe('podReport: a starting pod’s status line', () => {
+  it.each([
+    [
+      'pulling, RunPod saying how far',
+      {
+        desiredStatus: 'RUNNING',
+        runtime: null,
+        lastStatusChange: 'Pulling image: 6.8 GB / 15 GB',
+      },
+      { line: 'RUNNING, no runtime yet: Pulling image: 6.8 GB / 15 GB', isImagePull: true },
+    ],
+    [
+      'pulling, nothing said',
+      { desiredStatus: 'RUNNING', runtime: null },
+      {
+        line: 'RUNNING, no runtime yet: pulling the image or starting the container',
+        isImagePull: true,
+      },
+    ],
+    [
+      'created',
+      { desiredStatus: 'CREATED', lastStatusChange: 'Rented by User' },
+      { line: 'CREATED: Rented by User', isImagePull: false },
+    ],
+    ['not listed yet', null, { line: 'not listed yet', isImagePull: false }],
+  ])('%s', (_n, pod, want) => {
+    expect(podReport(pod)).toEqual(want);
   });
 });

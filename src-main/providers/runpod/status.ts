@@ -45,6 +45,35 @@ export function classifyPod(pod: Record<string, unknown> | null): PodState {
   }
 }
 
+/** A starting pod's status line (`report` of lookupEndpoint): its desiredStatus, whether its
+ *  runtime is there yet, and `lastStatusChange`, the one status message RunPod's API gives
+ *  (it has no pull progress or logs of its own: runpod-python#400). A RUNNING pod without a
+ *  runtime is pulling its image or starting its container: the stall rule applies, and
+ *  whatever progress `lastStatusChange` says is read as the pull's. */
+export function podReport(pod: Record<string, unknown> | null): {
+  line: string;
+  isImagePull: boolean;
+} {
+  const status = (pod && statusOf(pod)) ?? 'not listed yet';
+  const said =
+    pod && typeof pod.lastStatusChange === 'string' && pod.lastStatusChange.trim()
+      ? oneLine(pod.lastStatusChange)
+      : null;
+  if (status === 'RUNNING' && pod && !isRecord(pod.runtime))
+    return {
+      line: `RUNNING, no runtime yet: ${said ?? 'pulling the image or starting the container'}`,
+      isImagePull: true,
+    };
+  return { line: said ? `${status}: ${said}` : status, isImagePull: false };
+}
+
+const MAX_LINE = 300;
+
+function oneLine(s: string): string {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > MAX_LINE ? `${flat.slice(0, MAX_LINE - 1)}…` : flat;
+}
+
 /** What a listed pod is doing, for the reconciler (`LeaseFacts.condition`). An interruptible
  *  pod that went EXITED was taken back by a higher bid or an on-demand renter ("spot
  *  preempted → EXITED"): `outbid`, recovered per `[recovery]` (`preempted`). An on-demand

@@ -13,6 +13,7 @@ import {
   type CreateLeaseResult,
   type DestroyHandle,
   type LeaseFacts,
+  type LeaseReporter,
   type NodeEndpoint,
   type Provider,
 } from '../provider';
@@ -227,7 +228,7 @@ export class VastProvider implements Provider {
   async lookupEndpoint(
     lease: LeaseFacts,
     signal: AbortSignal,
-    report?: (status: string) => void,
+    report?: LeaseReporter,
   ): Promise<NodeEndpoint | null> {
     const id = this.instanceId(lease.destroyHandle);
     const inst = await this.client().showInstance(id, signal);
@@ -250,7 +251,7 @@ export class VastProvider implements Provider {
           hint: 'destroy it: it may still bill until then',
         });
       case 'starting':
-        report?.(state.detail);
+        report?.(state.detail, state.isImagePull);
         return null;
       case 'running': {
         const addr = inst ? sshAddressOf(inst) : null;

@@ -103,6 +103,21 @@ describe('classifyInstance: the status table', () => {
   ])('%s is read as starting', (_n, inst) => {
     expect(classifyInstance(inst).kind).toBe('starting');
   });
+
+  test.each([
+    [
+      'loading, with its pull in status_msg',
+      { actual_status: 'loading', status_msg: 'Downloading 1GB/9GB' },
+      true,
+    ],
+    ['loading, nothing said', { actual_status: 'loading' }, true],
+    ['not provisioned yet', {}, false],
+    ['created', { actual_status: 'created' }, false],
+    ['rebooting', { actual_status: 'rebooting' }, false],
+  ])('%s: an image pull is %s', (_n, inst, isImagePull) => {
+    const state = classifyInstance(inst);
+    expect(state.kind === 'starting' && state.isImagePull).toBe(isImagePull);
+  });
 });
 
 describe('gone', () => {

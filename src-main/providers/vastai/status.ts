@@ -9,8 +9,10 @@
 export type InstanceState =
   /** Vast.ai no longer has it: nothing bills. */
   | { kind: 'gone' }
-  /** Not usable yet, and may still become usable. */
-  | { kind: 'starting'; detail: string }
+  /** Not usable yet, and may still become usable. `isImagePull`: Vast.ai says `loading`
+   *  (its image downloading or its container starting, show_instance), where `status_msg`
+   *  may carry the pull's progress. */
+  | { kind: 'starting'; detail: string; isImagePull: boolean }
   /** The container runs; whether SSH is reachable is the endpoint's question. */
   | { kind: 'running' }
   /** It will never become usable by itself (it may still bill until destroyed). */
@@ -76,7 +78,7 @@ export function classifyInstance(inst: Record<string, unknown> | null): Instance
   const row = STATUS_TABLE[status];
   const said = msg ? `: ${msg}` : '';
   // A status this table does not know yet: not final. The orchestrator's deadline bounds it.
-  if (!row) return { kind: 'starting', detail: `status "${status}"${said}` };
+  if (!row) return { kind: 'starting', detail: `status "${status}"${said}`, isImagePull: false };
   const outcome = hasBootError(msg) ? row.withError : row.clean;
   const final =
     outcome !== 'starting-if-intended'
@@ -88,7 +90,7 @@ export function classifyInstance(inst: Record<string, unknown> | null): Instance
     case 'running':
       return { kind: 'running' };
     case 'starting':
-      return { kind: 'starting', detail: `${status}${said}` };
+      return { kind: 'starting', detail: `${status}${said}`, isImagePull: status === 'loading' };
     case 'failed':
       return { kind: 'failed', reason: `the instance is ${row.why}${said}` };
   }

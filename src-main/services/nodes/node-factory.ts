@@ -15,6 +15,7 @@ import type { Ledger } from '../../ledger/ledger';
 import { hashCacheFile } from '../../jobs/workspace/hash-cache';
 import { linkRatesFile } from '../../jobs/workspace/link-rates';
 import type { NodeManifestMemory } from '../../jobs/workspace/node-manifest-memory';
+import { pullNoter } from './pull-notes';
 import { BootstrapSession } from '../../nodes/bootstrap-session';
 import { bootstrapScriptOf } from '../../nodes/bootstrap-script';
 import { layoutFor } from '../../nodes/node-layout';
@@ -100,18 +101,23 @@ export class NodeFactory {
         line,
         ts: ctx.now(),
       });
-    const noteStage = stageNoter(rec, (r, line) =>
+    const noteEvent = (r: NodeRecord, line: string) =>
       ctx.datastream.append(r.id, 'events', {
         source: 'event',
         stream: 'info',
         line,
         ts: ctx.now(),
-      }),
-    );
+      });
+    const noteStage = stageNoter(rec, noteEvent);
+    const notePull = pullNoter(ctx.now, noteEvent);
     const manager = new NodeManager(rec, {
       ledger: ctx.ledger,
       provider,
       now: ctx.now,
+      onPull: (r, pull) => {
+        notePull(r, pull);
+        ctx.onNodeChange(r); // the view carries the pull (NodeView.pull)
+      },
       bootstrap: (r, endpoint, _lease, cb) =>
         new BootstrapSession(
           {

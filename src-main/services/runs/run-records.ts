@@ -1,5 +1,12 @@
 import { join } from 'node:path';
-import { type CommandArgs, type JobSpec, type LeasePolicy, parseConstraint } from '../../contract';
+import {
+  type CommandArgs,
+  type JobSpec,
+  type LeasePolicy,
+  parseConstraint,
+  parseDuration,
+  type PoolSpec,
+} from '../../contract';
 import { homePaths } from '../../base/paths';
 import { leaseLabel } from '../../base/ids';
 import type { Datastream } from '../../datastream/datastream';
@@ -52,6 +59,7 @@ export function createRunRecords(
     ...(job.constraints.length > 0 ? { constraints: job.constraints } : {}),
     ...(job.distributed ? { openPorts: [job.master_port] } : {}),
     ...(c.policy.maxDurationMs !== null ? { maxDurationMs: c.policy.maxDurationMs } : {}),
+    ...pullStallOf(args.pool),
   });
   for (let tries = 0; ; tries++) {
     const now = d.now();
@@ -109,4 +117,10 @@ export function createRunRecords(
     if (warm.claimed.size > 0) d.crashPoint('after-warm-claim');
     return { nodes, passedOver: warm.notes };
   }
+}
+
+/** The pool's `pull_stall` for the node record (checked when the pool was parsed). */
+function pullStallOf(pool: PoolSpec): { pullStallMs?: number } {
+  const ms = pool.pull_stall === undefined ? null : parseDuration(pool.pull_stall);
+  return typeof ms === 'number' ? { pullStallMs: ms } : {};
 }

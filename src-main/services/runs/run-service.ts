@@ -3,6 +3,7 @@ import {
   sameCell,
   type CellView,
   type CommandArgs,
+  type NodePull,
   type SweepCell,
   type RunPlan,
   type RunView,
@@ -188,14 +189,17 @@ export class RunService {
         `no run ${runId}`,
         'See `tender status` for the runs Tender knows.',
       );
-    return runView(this.d.ledger, run, this.linkState, this.d.timing(), this.d.now(), this.d.gpuOf);
+    const d = this.d;
+    return runView(d.ledger, run, this.linkState, d.timing(), d.now(), d.gpuOf, this.pullOf);
   }
 
   list(): RunView[] {
     const timing = this.d.timing();
     return this.d.ledger
       .listRuns()
-      .map((r) => runView(this.d.ledger, r, this.linkState, timing, this.d.now(), this.d.gpuOf));
+      .map((r) =>
+        runView(this.d.ledger, r, this.linkState, timing, this.d.now(), this.d.gpuOf, this.pullOf),
+      );
   }
 
   isDriven(runId: string): boolean {
@@ -213,6 +217,9 @@ export class RunService {
   }
 
   readonly linkState = (nodeId: string): LinkState => this.jobOf(nodeId)?.linkState ?? 'none';
+
+  /** What a provisioning lease's provider says, for a node this process drives. */
+  readonly pullOf = (nodeId: string): NodePull | null => this.managerOf(nodeId)?.pull ?? null;
 
   /** Every run driven here stops its jobs for good (tear down all). */
   abandonAll(reason: string): void {

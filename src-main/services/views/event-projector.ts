@@ -10,6 +10,7 @@ import {
   withGpu,
   isAgentUp,
   type LinkStateOf,
+  type PullOf,
 } from './view-builders';
 
 export interface EventProjectorDeps {
@@ -18,6 +19,8 @@ export interface EventProjectorDeps {
   now: () => number;
   timing: () => Timing;
   linkState: LinkStateOf;
+  /** What the provider says of a provisioning lease this process drives. */
+  pullOf?: PullOf;
   /** A node's lease went past `created` (destroying, destroyed, lost). */
   onNodeLeaseGone: (nodeId: string) => void;
   /** The GPU summaries of the samples this process holds; none without. */
@@ -61,6 +64,7 @@ export class EventProjector {
       this.d.linkState,
       this.d.timing(),
       run?.createdAt ?? rec.stageSince,
+      this.d.pullOf,
     );
     const { gpuOf } = this.d;
     this.d.bus.emit('node.changed', gpuOf ? withGpu(view, run?.policy ?? null, gpuOf) : view);
@@ -79,7 +83,15 @@ export class EventProjector {
     if (!run) return;
     this.d.bus.emit(
       'run.changed',
-      runView(ledger, run, this.d.linkState, this.d.timing(), this.d.now(), this.d.gpuOf),
+      runView(
+        ledger,
+        run,
+        this.d.linkState,
+        this.d.timing(),
+        this.d.now(),
+        this.d.gpuOf,
+        this.d.pullOf,
+      ),
     );
   };
 

@@ -1,4 +1,12 @@
-import type { LeasePolicy, LeaseView, NodeGpu, NodeStage, NodeView, RunView } from '../../contract';
+import type {
+  LeasePolicy,
+  LeaseView,
+  NodeGpu,
+  NodePull,
+  NodeStage,
+  NodeView,
+  RunView,
+} from '../../contract';
 import { BUDGET_WARNING } from '../../contract';
 import type { Ledger } from '../../ledger/ledger';
 import type { LeaseRow, RunRow } from '../../ledger/rows';
@@ -11,6 +19,8 @@ import { lastGpuIdleFiring } from './gpu-idle-firings';
 
 export type LinkState = 'none' | 'connected' | 'lost';
 export type LinkStateOf = (nodeId: string) => LinkState;
+/** What a provisioning lease's provider says, for the nodes this process drives. */
+export type PullOf = (nodeId: string) => NodePull | null;
 /** A node's GPU summary from the samples this process holds (gpu-samples.ts). */
 export type GpuOf = (nodeId: string, facts: GpuSummaryFacts) => NodeGpu | null;
 
@@ -41,7 +51,9 @@ export function nodeView(
   linkState: LinkStateOf,
   timing: Timing,
   createdAt: number,
+  pullOf?: PullOf,
 ): NodeView {
+  const pull = pullOf?.(rec.id) ?? null;
   const attempt = ledger.getAttempt(rec.id);
   const history = ledger.stageHistory(rec.id) as NodeView['stages'];
   const stages = history.length > 0 ? history : [{ stage: rec.stage, at: createdAt }];
@@ -69,12 +81,14 @@ export function nodeView(
     updatedAt: rec.stageSince,
     stageSince: rec.stageSince,
     stages,
-    deadlineAt: stageDeadline(rec.stage, rec.stageSince, timing),
+    // A pull that moves pushes the lease's deadline on (nodes/pull-watch.ts).
+    deadlineAt: pull?.givesUpAt ?? stageDeadline(rec.stage, rec.stageSince, timing),
     claimedFrom: rec.claimedFrom
       ? { runId: rec.claimedFrom.runId, nodeId: rec.claimedFrom.nodeId }
       : null,
     releasedTo: rec.releasedTo ?? null,
     gpuIdleFired: lastGpuIdleFiring(ledger, rec.id),
+    pull,
   };
 }
 
@@ -109,6 +123,7 @@ export function runView(
   timing: Timing,
   now: number,
   gpuOf?: GpuOf,
+  pullOf?: PullOf,
 ): RunView {
   const cost = summarize(ledger.leasesOfRun(run.id), now);
   const budgetUsd = run.policy?.budgetUsd ?? null;
@@ -129,7 +144,7 @@ export function runView(
     sweep: ledger.cellSummary(run.id),
     distributed: ledger.jobSpec(run.jobId).distributed === true,
     nodes: ledger.nodesOfRun(run.id).map((n) => {
-      const view = nodeView(ledger, n, linkState, timing, run.createdAt);
+      const view = nodeView(ledger, n, linkState, timing, run.createdAt, pullOf);
       return gpuOf ? withGpu(view, run.policy, gpuOf) : view;
     }),
     policy: run.policy,
