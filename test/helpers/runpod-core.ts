@@ -44,11 +44,14 @@ export async function runpodSetup(
     bootMs?: number;
     timing?: Partial<Timing>;
     httpRetry?: { deadlineMs?: number };
+    /** One clock for the fake and the core (a JumpClock skips a slow pull's minutes). */
+    clock?: { now(): number };
   } = {},
 ) {
   const fake = await startFakeRunpod({
     ...(opts.gpuTypes ? { gpuTypes: opts.gpuTypes } : {}),
     ...(opts.bootMs !== undefined ? { bootMs: opts.bootMs } : {}),
+    ...(opts.clock ? { clock: opts.clock } : {}),
   });
   const root = mkdtempSync(join(tmpdir(), 'tender-runpod-'));
   const home = join(root, 'home');
@@ -82,13 +85,19 @@ export async function runpodSetup(
 export function openRunpodCore(
   fake: FakeRunpod,
   home: string,
-  opts: { timing?: Partial<Timing>; httpRetry?: { deadlineMs?: number }; reconcile?: boolean } = {},
+  opts: {
+    timing?: Partial<Timing>;
+    httpRetry?: { deadlineMs?: number };
+    reconcile?: boolean;
+    clock?: { now(): number };
+  } = {},
 ) {
   const core = TenderCore.open({
     home,
     env: { ...process.env, TENDER_AGENT_BUNDLE: agentBundlePath() },
     timing: { ...TEST_TIMING, ...opts.timing },
     ...(opts.reconcile === false ? { reconcile: false } : {}),
+    ...(opts.clock ? { now: () => opts.clock!.now() } : {}),
     providers: (d) => [
       runpodProviderFor(fake, d.home, {
         now: d.now,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandInput } from '../../src-main/contract';
 import { DEFAULT_TIMING, type Timing } from '../../src-main/services/settings/timing';
-import { TenderCore } from '../../src-main/core/tender-core';
+import { TenderCore, type CoreOptions } from '../../src-main/core/tender-core';
 import { LocalProvider } from '../../src-main/providers/local/local-provider';
 import { failedHostsPath } from '../../src-main/providers/vastai/failed-hosts';
 import { VastProvider } from '../../src-main/providers/vastai/provider';
@@ -30,9 +30,14 @@ export async function vastSetup(
     offers?: OfferSeed[];
     timing?: Partial<Timing>;
     httpRetry?: { deadlineMs?: number };
+    /** One clock for the fake and the core (a JumpClock skips a slow pull's minutes). */
+    clock?: { now(): number };
   } = {},
 ) {
-  const fake: FakeVast = await startFakeVast({ offers: opts.offers ?? defaultOffers(4) });
+  const fake: FakeVast = await startFakeVast({
+    offers: opts.offers ?? defaultOffers(4),
+    ...(opts.clock ? { clock: opts.clock } : {}),
+  });
   const root = mkdtempSync(join(tmpdir(), 'tender-vast-'));
   const home = join(root, 'home');
   const work = join(root, 'work');
@@ -73,21 +78,36 @@ export function defaultOffers(n: number): OfferSeed[] {
 
 /** A Tender core on `home` whose vastai provider talks to `fake` (and a local provider):
  *  what an app process on that data folder would open. */
-export function openVastCore(
+export function openVastCore(fake: FakeVast, home: string, opts: VastCoreOpts = {}) {
+  let vast!: VastProvider;
+  const core = TenderCore.open(vastCoreOptions(fake, home, opts, (v) => (vast = v)));
+  return { core, vast: () => vast };
+}
+
+export interface VastCoreOpts {
+  timing?: Partial<Timing>;
+  httpRetry?: { deadlineMs?: number };
+  reconcile?: boolean;
+  clock?: { now(): number };
+}
+
+/** The options of such a core (also what an in-process `tender` command opens). */
+export function vastCoreOptions(
   fake: FakeVast,
   home: string,
-  opts: { timing?: Partial<Timing>; httpRetry?: { deadlineMs?: number }; reconcile?: boolean } = {},
-) {
+  opts: VastCoreOpts = {},
+  made?: (vast: VastProvider) => void,
+): CoreOptions {
   const userOf = (instanceId: string) =>
     fake.state.instances().find((i) => String(i.id) === instanceId)?.node?.user ?? 'root';
-  let vast!: VastProvider;
-  const core = TenderCore.open({
+  return {
     home,
     env: { ...process.env, TENDER_AGENT_BUNDLE: agentBundlePath() },
     timing: { ...TEST_TIMING, ...opts.timing },
     ...(opts.reconcile === false ? { reconcile: false } : {}),
-    providers: (d) => [
-      (vast = new VastProvider({
+    ...(opts.clock ? { now: () => opts.clock!.now() } : {}),
+    providers: (d) => {
+      const vast = new VastProvider({
         apiKey: fake.apiKey,
         baseUrl: fake.url,
         publicKey: () => ensureTenderKey(d.home).publicKey,
@@ -99,9 +119,9 @@ export function openVastCore(
           retry: { baseDelayMs: 20, maxDelayMs: 200, deadlineMs: 10_000, ...opts.httpRetry },
           requestTimeoutMs: 5_000,
         },
-      })),
-      new LocalProvider(d.home, d.now),
-    ],
-  });
-  return { core, vast: () => vast };
+      });
+      made?.(vast);
+      return [vast, new LocalProvider(d.home, d.now)];
+    },
+  };
 }

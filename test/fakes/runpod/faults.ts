@@ -1,6 +1,7 @@
 // What the fault knobs have armed, and the one-shot decisions the server takes from them.
 // Counted knobs ("the next N …") are consumed by the calls they hit; ratios draw from a
 // seeded generator, so a run is reproducible.
+import type { ImagePull } from '../image-pull';
 
 export interface RateLimitOptions {
   /** The next N calls answer 429. */
@@ -25,6 +26,8 @@ export interface FaultState {
   stuckBooting: number;
   /** The next N podTerminate calls answer this status and terminate nothing. */
   terminateFailures: { remaining: number; status: number };
+  /** The next created pods pull their image this way, one each (no runtime until done). */
+  pulls: ImagePull[];
 }
 
 export function freshFaults(): FaultState {
@@ -37,6 +40,7 @@ export function freshFaults(): FaultState {
     createFailures: { remaining: 0, status: 500 },
     stuckBooting: 0,
     terminateFailures: { remaining: 0, status: 500 },
+    pulls: [],
   };
 }
 

@@ -14,6 +14,7 @@ import { podView, PodStore, RUNPOD_ENV_FILE } from './pods';
 import { startServer, type CallRecord } from './server';
 import { FakeRegistries } from '../private-registry';
 import { RegistryAuthStore, type RegistryAuthRecord } from './registry-auths';
+import { imagePullOf, type ImagePullOptions } from '../image-pull';
 
 export { DEFAULT_GPU_TYPES, type CloudSeed, type GpuTypeSeed } from './gpu-types';
 export { NO_CAPACITY_MESSAGE, NOT_FOUND_TO_TERMINATE, RUNPOD_ENV_FILE } from './pods';
@@ -24,8 +25,10 @@ export interface FakeRunpodOptions {
   /** The account's API key (default: random, like RunPod's `rpa_…`). */
   apiKey?: string;
   gpuTypes?: GpuTypeSeed[];
-  /** Real-time ms from create (or resume) until the runtime appears and sshd listens. */
+  /** Ms of its clock from create (or resume) until the runtime appears and sshd listens. */
   bootMs?: number;
+  /** Drives boots, pulls and billing (default: the system clock). */
+  clock?: { now(): number };
 }
 
 export interface PodSnapshot {
@@ -95,6 +98,10 @@ export interface FakeRunpod {
     failTerminates(count?: number, status?: number): void;
     /** The pod's machine answers with a new host key (reinstalled behind the address). */
     newHostKey(podId: string): Promise<void>;
+    /** The next `count` pods pull their image at `gbPerMin` of the fake's clock: RUNNING
+     *  without a runtime, `lastStatusChange` saying how far, then up; with `stallAtGb` the
+     *  pull stops there for good and the runtime never comes. */
+    nextPodPull(opts: ImagePullOptions & { count?: number }): void;
   };
   addGpuTypes(...seeds: GpuTypeSeed[]): void;
   /** Private images (`registries.addPrivate(image, user, password)`): a pod created without
@@ -108,7 +115,8 @@ export async function startFakeRunpod(opts: FakeRunpodOptions = {}): Promise<Fak
   const apiKey = opts.apiKey ?? `rpa_${randomBytes(24).toString('hex').toUpperCase()}`;
   const gpuTypes: GpuType[] = (opts.gpuTypes ?? DEFAULT_GPU_TYPES).map(gpuTypeOf);
   const faults = freshFaults();
-  const now = () => Date.now();
+  const clock = opts.clock ?? { now: () => Date.now() };
+  const now = () => clock.now();
   const store = new PodStore(gpuTypes, faults, opts.bootMs ?? 300, now);
   const registries = new FakeRegistries();
   const auths = new RegistryAuthStore(now, (id) =>
@@ -184,6 +192,9 @@ export async function startFakeRunpod(opts: FakeRunpodOptions = {}): Promise<Fak
         const p = store.find(podId);
         if (!p) throw new Error(`fake runpod: no pod ${podId}`);
         await p.node.newHostKey();
+      },
+      nextPodPull: ({ count = 1, ...o }) => {
+        for (let i = 0; i < count; i++) faults.pulls.push(imagePullOf(o));
       },
     },
     registries,

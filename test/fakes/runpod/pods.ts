@@ -8,6 +8,7 @@ import { VastNode } from '../vast/node';
 import type { FaultState } from './faults';
 import { GraphqlError } from './graphql';
 import { cloudOf, type GpuType } from './gpu-types';
+import { pullDoneAt, pullLine, type ImagePull } from '../image-pull';
 
 /** Relative to the node user's HOME: the pod environment RunPod gives PID 1 (RUNPOD_POD_ID,
  *  RUNPOD_API_KEY, the create's env), in /proc/<pid>/environ format (KEY=VALUE, NUL-ended). */
@@ -36,8 +37,10 @@ export interface PodRecord {
   desiredStatus: DesiredStatus;
   /** Whether `runtime` is answered (the node's sshd listens). */
   hasRuntime: boolean;
-  /** When the runtime appears (ms); null: never (stuck booting). */
+  /** When the runtime appears (ms); null: never (stuck booting, or a pull that stalls). */
   bootAt: number | null;
+  /** How its image is pulled from create (the `nextPodPull` knob); null: within `bootMs`. */
+  pull: ImagePull | null;
   createdAt: number;
   terminatedAt: number | null;
   terminatedBy: 'account' | 'pod' | null;
@@ -136,6 +139,8 @@ export class PodStore {
     const now = this.now();
     const stuck = this.faults.stuckBooting > 0;
     if (stuck) this.faults.stuckBooting -= 1;
+    const pull = this.faults.pulls.shift() ?? null;
+    const pulledAt = pull ? pullDoneAt(pull, now) : now;
     const pod: PodRecord = {
       id: randomId(14),
       name: typeof name === 'string' ? name : '',
@@ -151,7 +156,8 @@ export class PodStore {
       containerDiskInGb: typeof input.containerDiskInGb === 'number' ? input.containerDiskInGb : 20,
       desiredStatus: 'RUNNING',
       hasRuntime: false,
-      bootAt: stuck ? null : now + this.bootMs,
+      bootAt: stuck || pulledAt === null ? null : Math.max(now + this.bootMs, pulledAt),
+      pull,
       createdAt: now,
       terminatedAt: null,
       terminatedBy: null,
@@ -241,9 +247,7 @@ export function podView(p: PodRecord, now: number): Record<string, unknown> {
     id: p.id,
     name: p.name,
     desiredStatus: p.desiredStatus,
-    lastStatusChange: p.pullError
-      ? `error pulling image: ${p.pullError}`
-      : `Rented by User: ${new Date(p.createdAt).toUTCString()}`,
+    lastStatusChange: lastStatusChange(p, now),
     imageName: p.imageName,
     env: Object.entries(p.env).map(([k, v]) => `${k}=${v}`),
     costPerHr: p.costPerHr,
@@ -286,6 +290,15 @@ export function podView(p: PodRecord, now: number): Record<string, unknown> {
         }
       : null,
   };
+}
+
+/** A refused pull's error; "Rented by User: <date>" (REST v1's example); or — unconfirmed: RunPod's API documents
+ *  no pull progress — the pull's progress while a modelled pull has no runtime yet. */
+function lastStatusChange(p: PodRecord, now: number): string {
+  if (p.pullError) return `error pulling image: ${p.pullError}`;
+  if (p.pull && p.desiredStatus === 'RUNNING' && !p.hasRuntime)
+    return `Pulling image ${p.imageName}: ${pullLine(p.pull, p.createdAt, now)}`;
+  return `Rented by User: ${new Date(p.createdAt).toUTCString()}`;
 }
 
 function envInput(raw: unknown): Record<string, string> {

@@ -2,6 +2,7 @@
 // Counted knobs ("the next N …") are consumed by the calls they hit; ratios draw from a
 // seeded generator, so a run is reproducible.
 import type { Fate } from './instance';
+import type { ImagePull } from '../image-pull';
 
 export interface RateLimitOptions {
   /** The next N matching calls answer 429. */
@@ -37,6 +38,8 @@ export interface FaultState {
   gpusTakenOnStart: number;
   /** The next N creates report their `-p` ports mapped one port off (nothing there). */
   mapPortsAway: number;
+  /** The next creates pull their image this way, one each (loading until it completes). */
+  pulls: ImagePull[];
 }
 
 const EVERY_CALL = () => true;
@@ -55,6 +58,7 @@ export function freshFaults(): FaultState {
     ignoreBidPrice: 0,
     gpusTakenOnStart: 0,
     mapPortsAway: 0,
+    pulls: [],
   };
 }
 
@@ -80,6 +84,11 @@ export function takeRateLimit(f: FaultState, call: { method: string; path: strin
 /** The fate of the next created instance. */
 export function takeFate(f: FaultState): { fate: Fate; statusMsg: string | null } {
   return f.fates.shift() ?? { fate: 'run', statusMsg: null };
+}
+
+/** How the next created instance pulls its image; null: at once (the timings). */
+export function takePull(f: FaultState): ImagePull | null {
+  return f.pulls.shift() ?? null;
 }
 
 /** Whether this create's bid price is dropped (and consumes the knob). */

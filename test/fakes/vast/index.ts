@@ -19,6 +19,7 @@ import {
 } from './faults';
 import { accruedUsd, actualStatus, type Fate, instanceView, type InstanceRecord } from './instance';
 import { instanceRoutes } from './instance-routes';
+import { imagePullOf, type ImagePullOptions } from '../image-pull';
 import {
   type AccountKey,
   DEFAULT_TIMINGS,
@@ -36,6 +37,7 @@ export { RATE_LIMIT_TEXT, type CallRecord, type KeyUsed } from './server';
 export type { AccountKey, DestroyRecord, Timings } from './market';
 export type { MachineSpec, OfferSeed } from './offers';
 export type { DestroyFailureOptions, RateLimitOptions } from './faults';
+export type { ImagePullOptions } from '../image-pull';
 
 export interface FakeVastOptions {
   /** The account's API key (default: 64 random hex characters, like Vast's). */
@@ -142,6 +144,10 @@ export interface FaultKnobs {
   /** The next N creates report their `-p` ports mapped where nothing listens (a port
    *  mapping that does not reach the instance). */
   mapPortsAway(count?: number): void;
+  /** The next `count` creates pull their image at `gbPerMin` of the fake's clock (loading,
+   *  `status_msg` saying how far: `<image>: Downloading [==>  ] 6.84GB/15GB`), then run; with
+   *  `stallAtGb` the pull stops there for good and the instance stays loading. */
+  nextInstancePull(opts: ImagePullOptions & { count?: number }): void;
   /** Disarms every knob (timings return to the options given at start). */
   reset(): void;
 }
@@ -231,6 +237,9 @@ export async function startFakeVast(opts: FakeVastOptions = {}): Promise<FakeVas
     ignoreBidPrice: (count = 1) => void (market.faults.ignoreBidPrice = count),
     gpusTakenOnStart: (count = 1) => void (market.faults.gpusTakenOnStart = count),
     mapPortsAway: (count = 1) => void (market.faults.mapPortsAway = count),
+    nextInstancePull: ({ count = 1, ...o }) => {
+      for (let i = 0; i < count; i++) market.faults.pulls.push(imagePullOf(o));
+    },
     reset: () => {
       market.faults = freshFaults();
       Object.assign(market.timings, baseTimings);

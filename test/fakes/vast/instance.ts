@@ -3,6 +3,7 @@
 // show_instance.yaml / show_instances.yaml: `extra_env` a list of [key, value] pairs,
 // `ports` docker's {"22/tcp": [{HostIp, HostPort}]}, dates in epoch seconds).
 import type { VastNode } from './node';
+import { pullLine, type ImagePull } from '../image-pull';
 import { type MachineSpec, storageHourly } from './offers';
 
 /** How the container start ends: as asked, or one of the failures Vast shows. */
@@ -70,8 +71,10 @@ export interface InstanceRecord {
   /** Before this, list and show calls do not see the instance. */
   visibleAt: number;
   loadingAt: number;
-  /** When the container is due to start. */
+  /** When the container is due to start (Infinity: never, its pull stalls). */
   startAt: number;
+  /** How its image is pulled, from `loadingAt` (the `nextInstancePull` knob); null: at once. */
+  pull: ImagePull | null;
   fate: Fate;
   fateMsg: string | null;
   forced: { status: string; msg: string | null } | null;
@@ -99,13 +102,16 @@ export function actualStatus(inst: InstanceRecord, now: number): string | null {
   return inst.fate;
 }
 
-function statusMsg(inst: InstanceRecord, status: string | null): string | null {
+function statusMsg(inst: InstanceRecord, status: string | null, now: number): string | null {
   if (inst.forced) return inst.forced.msg;
   if (inst.startError) return inst.startError;
   if (inst.isWaitingForGpus)
     return 'waiting for the machine: its GPUs are rented by another instance';
   if (status === null || status === 'stopped') return null;
-  if (status === 'loading') return `Pulling image ${inst.image}`;
+  if (status === 'loading')
+    return inst.pull
+      ? `${inst.image}: ${pullLine(inst.pull, inst.loadingAt, now)}`
+      : `Pulling image ${inst.image}`;
   if (status === 'running') return `success, running ${inst.image.replace(/:/g, '_')}/ssh`;
   return inst.fateMsg;
 }
@@ -176,7 +182,7 @@ export function instanceView(inst: InstanceRecord, now: number): Record<string, 
     extra_env: Object.entries(inst.env),
     onstart: inst.onstart,
     jupyter_token: inst.jupyterToken,
-    status_msg: statusMsg(inst, status),
+    status_msg: statusMsg(inst, status, now),
     local_ipaddrs: '127.0.0.1 \n',
     ssh_host: '127.0.0.1',
     ssh_idx: '1',

@@ -5,7 +5,8 @@
 import { FakeRegistries } from '../private-registry';
 import { randomBytes } from 'node:crypto';
 import type { Clock } from './clock';
-import { type FaultState, freshFaults, takeFate, takeIgnoredBid } from './faults';
+import { type FaultState, freshFaults, takeFate, takeIgnoredBid, takePull } from './faults';
+import { pullDoneAt } from '../image-pull';
 import {
   billRunningOrStopped,
   type InstanceRecord,
@@ -138,6 +139,9 @@ export class VastMarket {
     // Without a price Vast.ai rents on-demand, whatever the search asked (vast-cli PR #403);
     // the knob drops the price the way a client that forgets it would.
     const bid = req.price !== null && !takeIgnoredBid(this.faults) ? req.price : null;
+    const loadingAt = now + this.timings.loadingAfterMs;
+    const pull = takePull(this.faults);
+    const pulledAt = pull ? (pullDoneAt(pull, loadingAt) ?? Infinity) : -Infinity;
     const inst: InstanceRecord = {
       id: this.nextInstanceId++,
       spec: entry.spec,
@@ -160,8 +164,9 @@ export class VastMarket {
       isWaitingForGpus: false,
       createdAt: now,
       visibleAt: now + this.timings.listVisibilityDelayMs,
-      loadingAt: now + this.timings.loadingAfterMs,
-      startAt: now + Math.max(this.timings.runningAfterMs, this.timings.loadingAfterMs),
+      loadingAt,
+      startAt: Math.max(now + this.timings.runningAfterMs, loadingAt, pulledAt),
+      pull,
       fate,
       fateMsg: fate === 'run' || fate === 'stay_loading' ? null : (statusMsg ?? OCI_ERROR_MSG),
       forced: null,
