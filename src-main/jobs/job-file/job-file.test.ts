@@ -107,6 +107,8 @@ describe('rejects bad job files with a one-line message at the right place', () 
     ['drive-letter output', `${HEAD}outputs = ['C:\\out']\n`, '4:12: outputs entry "C:\\out" is absolute; write it relative to the workspace'],
     ['output above the workspace', `${HEAD}outputs = ["../x"]\n`, '4:12: outputs entry "../x" points outside the workspace'],
     ['output escaping after normalising', `${HEAD}outputs = ["a/../../x"]\n`, '4:12: outputs entry "a/../../x" points outside the workspace'],
+    ['a pull_stall too short', `${HEAD}[pool]\npull_stall = "10s"\n`, '5:1: pool.pull_stall: pull_stall must be a duration from 1m to 24h, e.g. "15m": how long an image pull may make no progress before its host is given up'],
+    ['a pull_stall of none', `${HEAD}[pool]\npull_stall = "none"\n`, '5:1: pool.pull_stall: pull_stall must be a duration from 1m to 24h, e.g. "15m": how long an image pull may make no progress before its host is given up'],
     ['unknown provider', `${HEAD}[pool]\nprovider = "aws"\n`, '5:1: unknown provider "aws"; known providers: local, ssh, vastai'],
     ['count a float', `${HEAD}[pool]\ncount = 1.5\n`, '5:1: pool.count must be an integer, not a float'],
     ['count a string', `${HEAD}[pool]\ncount = "2"\n`, '5:1: pool.count must be a number, not a string'],
