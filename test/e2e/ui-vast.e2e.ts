@@ -134,4 +134,38 @@ describe('the UI in web mode, Vast.ai', () => {
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  it('a node whose image is being pulled shows the pull in its pane: its words, how far, the wait', async () => {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    const errors = watchErrors(page);
+    await page.goto(server.url);
+    // 15 GB, stuck at 6.8 GB after a moment: the pane holds still for its picture.
+    t.fake.faults.nextInstancePull({ sizeGb: 15, gbPerMin: 600, stallAtGb: 6.8 });
+    const started = await t.core.client.invoke('run.start', {
+      job: { name: 'big-image', run: 'echo pulled', workspace: { workdir: t.work, exclude: [] } },
+      pool: { provider: 'vastai', count: 1, image: 'nvcr.io/nvidia/pytorch:25.01-py3' },
+    });
+    if (!started.ok) throw new Error(started.error.message);
+    await page.getByTestId('nav-run').click();
+    await page.locator(`.run-item[data-run-id="${started.value.id}"]`).click();
+    const pull = page.getByTestId('pull-status');
+    await expect
+      .poll(() => pull.innerText(), { timeout: 30_000 })
+      .toBe(
+        'loading: nvcr.io/nvidia/pytorch:25.01-py3: Downloading [=========> ] 6.80GB/15GB (45%)',
+      );
+    expect(await pull.locator('.pull-bar').getAttribute('aria-label')).toBe('45% pulled');
+    // The pull pushed the deadline past the short endpoint deadline (20 s here): 10 min on.
+    expect(await page.getByTestId('provision-wait').innerText()).toMatch(
+      /^waiting \d+ s · gives up in (9 m|10 m)/,
+    );
+    await screenshot(page, 'run-pull');
+    const cancelled = await t.core.client.invoke('run.cancel', { runId: started.value.id });
+    expect(cancelled.ok).toBe(true);
+    await t.core.waitRun(started.value.id);
+    await t.fake.sync();
+    expect(t.fake.state.liveInstances()).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });

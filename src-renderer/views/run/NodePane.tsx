@@ -14,6 +14,7 @@ import type { LogRouter } from './log-router';
 import { NodeTerminal } from './NodeTerminal';
 import { NodeEditors } from '../ssh/NodeEditors';
 import { provisionWaitText } from './provision-wait';
+import { PullStatus } from './PullStatus';
 import { useNow } from '../../lib/use-now';
 import { terminalWhyNot } from './terminal-why';
 import { PaneSearch, WholeLogResults, type WholeLog } from './PaneSearch';
@@ -84,6 +85,7 @@ export function NodePane(props: {
           </button>
         </div>
       </NodeHeader>
+      <PullStatus node={node} />
       <div className="pane-toolbar">
         {tab === 'terminal' && (
           <span className="pane-note">
