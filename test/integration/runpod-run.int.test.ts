@@ -89,7 +89,11 @@ describe('RunPod against the faithful fake (real sshd nodes)', () => {
   });
 
   it('a pod that never gets a runtime is terminated at the endpoint deadline and replaced', async () => {
-    const { core, fake, work, run } = await setup({ timing: { endpointDeadlineMs: 2_000 } });
+    // RUNNING without a runtime is a pull that does not move: given up at the longer of the
+    // endpoint deadline and the pull's stall window.
+    const { core, fake, work, run } = await setup({
+      timing: { endpointDeadlineMs: 2_000, pullStallMs: 2_000 },
+    });
     fake.faults.stuckBooting(1);
 
     const view = await run({ job: job(work), pool: { provider: 'runpod', count: 1 } });

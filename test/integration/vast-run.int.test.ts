@@ -72,7 +72,10 @@ describe('Vast.ai against the faithful fake (real sshd nodes)', () => {
   });
 
   it('a host that never gets past loading is destroyed, confirmed gone, remembered, and replaced on another host', async () => {
-    const { core, fake, work, run, home } = await setup({ timing: { endpointDeadlineMs: 2_000 } });
+    // It says `loading` and nothing moves: given up at the longer of the two windows.
+    const { core, fake, work, run, home } = await setup({
+      timing: { endpointDeadlineMs: 2_000, pullStallMs: 2_000 },
+    });
     fake.faults.nextInstanceFate('stay_loading', { count: 1 });
     const view = await run({ job: job(work), pool: { provider: 'vastai', count: 1 } });
     expect(view.status, view.failedReason ?? '').toBe('completed');

@@ -1,9 +1,13 @@
 import type { ProviderPolling } from '../../providers/provider';
 import { DEFAULT_DEADLINES, type BootstrapDeadlines } from '../../nodes/bootstrap-session';
+import { DEFAULT_PULL_STALL_MS } from '../../nodes/pull-watch';
 
 export interface Timing extends ProviderPolling {
   deadlines: BootstrapDeadlines;
   endpointDeadlineMs: number;
+  /** An image pull with no progress for this long is given up, unless the pool's
+   *  `pull_stall` says otherwise (nodes/pull-watch.ts). */
+  pullStallMs: number;
   destroyConfirmDeadlineMs: number;
   cancelGraceMs: number;
   teardownMaxAttempts: number;
@@ -21,6 +25,7 @@ export const DEFAULT_TIMING: Timing = {
   deadlines: DEFAULT_DEADLINES,
   endpointPollMs: 10_000, // provider APIs rate-limit; never a tight loop
   endpointDeadlineMs: 15 * 60_000,
+  pullStallMs: DEFAULT_PULL_STALL_MS,
   destroyPollMs: 5_000,
   destroyConfirmDeadlineMs: 5 * 60_000,
   cancelGraceMs: 10_000,
