@@ -34,7 +34,7 @@ import {
 } from './lease-facts';
 import { bidPerGpu, offersOf, selectOffers, type Cloud } from './offers';
 import { filterOfShape, parseShape, regionInput, shapeNodes, type RunpodShape } from './shape';
-import { classifyPod, INTERRUPTIBLE_ENV, isGonePod, podReport } from './status';
+import { classifyPod, INTERRUPTIBLE_ENV, isGonePod, reportPod } from './status';
 import { loginMetadata, pullRefused, pullRefusalIn, resolveLogin } from '../image-login';
 import {
   authOfLabel,
@@ -236,11 +236,9 @@ export class RunpodProvider implements Provider {
           fatal: true,
           hint: 'terminate it: it may still bill until then',
         });
-      case 'starting': {
-        const said = podReport(pod);
-        report?.(said.line, said.isImagePull);
+      case 'starting':
+        reportPod(pod, report);
         return null;
-      }
       case 'running': {
         const addr = pod ? sshAddressOf(pod) : null;
         if (!addr) return null; // runtime up, ports not yet

@@ -67,6 +67,15 @@ export function podReport(pod: Record<string, unknown> | null): {
   return { line: said ? `${status}: ${said}` : status, isImagePull: false };
 }
 
+/** Hands a starting pod's status line to lookupEndpoint's reporter. */
+export function reportPod(
+  pod: Record<string, unknown> | null,
+  report?: (line: string, isImagePull: boolean) => void,
+): void {
+  const said = podReport(pod);
+  report?.(said.line, said.isImagePull);
+}
+
 const MAX_LINE = 300;
 
 function oneLine(s: string): string {
