@@ -8,6 +8,14 @@ import { parseDuration } from './policy';
  *  10 s); over a day is no watchdog. */
 export const PULL_STALL_MIN_MS = 60_000;
 export const PULL_STALL_MAX_MS = 24 * 3_600_000;
+export const PULL_STALL_RULE =
+  'pull_stall must be a duration from 1m to 24h, e.g. "15m": how long an image pull may make no progress before its host is given up';
+
+/** Whether `text` is a `pull_stall` Tender takes. */
+export function isPullStall(text: string): boolean {
+  const ms = parseDuration(text);
+  return typeof ms === 'number' && ms >= PULL_STALL_MIN_MS && ms <= PULL_STALL_MAX_MS;
+}
 
 /** An environment value: plain, or a secret whose value is sent to the agent over the link
  *  only and is never stored in the ledger, printed, or put on a command line. */
@@ -228,19 +236,7 @@ export const PoolSpec = z
     bid: z.number().positive().optional(),
     /** Marketplaces: an image pull that has made no progress for this long gives the host
      *  up (destroyed, another rented); one that keeps moving is waited for. Default 10m. */
-    pull_stall: z
-      .string()
-      .refine(
-        (t) => {
-          const ms = parseDuration(t);
-          return typeof ms === 'number' && ms >= PULL_STALL_MIN_MS && ms <= PULL_STALL_MAX_MS;
-        },
-        {
-          message:
-            'pull_stall must be a duration from 1m to 24h, e.g. "15m": how long an image pull may make no progress before its host is given up',
-        },
-      )
-      .optional(),
+    pull_stall: z.string().refine(isPullStall, { message: PULL_STALL_RULE }).optional(),
   })
   .strict()
   .superRefine((pool, ctx) => {

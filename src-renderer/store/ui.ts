@@ -103,6 +103,9 @@ export interface ComposerDraft {
   constraints: string;
   /** The container image for marketplace nodes; empty: the provider's default. */
   image: string;
+  /** `pull_stall` as typed: a host whose image pull made no progress this long is given up;
+   *  empty: the default (10m). */
+  pullStall: string;
   /** Rent on the interruptible market (Vast.ai, RunPod: a bid; Lambda Cloud sells none). */
   interruptible: boolean;
   /** The bid in $/h for the machine, as typed; empty: the minimum bid plus a margin. */
@@ -145,6 +148,7 @@ export const EMPTY_DRAFT: ComposerDraft = {
   verify: [],
   constraints: '',
   image: '',
+  pullStall: '',
   interruptible: false,
   bid: '',
   keep: false,

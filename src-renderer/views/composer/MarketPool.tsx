@@ -188,6 +188,18 @@ export function MarketPool({ cheapest }: { cheapest: CheapestMatch }): React.JSX
           onChange={(e) => patch({ image: e.target.value })}
         />
       </div>
+      <div className="field">
+        <label htmlFor="pull-stall">Give up a pull after</label>
+        <input
+          id="pull-stall"
+          className="input mono"
+          data-testid="pull-stall"
+          placeholder="10m without progress"
+          title="A host whose image pull makes no progress this long is given up and another rented; a pull that keeps moving is waited for (pull_stall)"
+          value={draft.pullStall}
+          onChange={(e) => patch({ pullStall: e.target.value })}
+        />
+      </div>
       {extra > 0 && <CheapestLine cheapest={cheapest} />}
     </>
   );

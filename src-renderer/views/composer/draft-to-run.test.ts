@@ -217,6 +217,22 @@ describe('draftToStartInput', () => {
     expect(PoolSpec.parse(pool)).toMatchObject({ ...pool, provider: pool.provider });
   });
 
+  it.each([
+    ['', undefined, undefined],
+    [' 15m ', '15m', undefined],
+    ['30s', '30s', 'Give up a pull after: a duration from 1m to 24h without progress, e.g. 15m'],
+    [
+      'forever',
+      'forever',
+      'Give up a pull after: a duration from 1m to 24h without progress, e.g. 15m',
+    ],
+  ])('pull stall %j: pool.pull_stall %j, problem %j', (typed, sent, problem) => {
+    const d = draft({ provider: 'vastai', pullStall: typed });
+    expect(draftToStartInput(d).pool.pull_stall).toBe(sent);
+    expect(draftProblems(d).pool).toBe(problem);
+    if (!problem) expect(PoolSpec.parse(draftToStartInput(d).pool).pull_stall).toBe(sent);
+  });
+
   it('offers picked on another marketplace, or for several, are a problem of the pool', () => {
     const picked = [offer('11', 0.35)];
     expect(draftProblems(draft({ provider: 'runpod', offers: picked })).pool).toMatch(

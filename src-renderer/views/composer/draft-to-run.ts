@@ -5,7 +5,7 @@ import type {
   OfferFilterInput,
   PoolSpecInput,
 } from '../../../src-main/contract';
-import { APP_ORIGIN, parseConstraint } from '../../../src-main/contract';
+import { APP_ORIGIN, isPullStall, parseConstraint } from '../../../src-main/contract';
 import type { ComposerDraft } from '../../store/ui';
 import { limitsToPolicy } from './draft-limits';
 import { distributedProblem, masterPortValue } from './distributed-rules';
@@ -152,6 +152,7 @@ function poolOf(draft: ComposerDraft): PoolSpecInput {
         offers: draft.offers.map((o) => o.offerId),
         ...marketShape(draft.offerFilter),
         ...(draft.image.trim() ? { image: draft.image.trim() } : {}),
+        ...(draft.pullStall.trim() ? { pull_stall: draft.pullStall.trim() } : {}),
         ...(draft.interruptible && hasInterruptible(draft) ? bidOf(draft.bid) : {}),
       };
     case 'slurm':
@@ -243,6 +244,8 @@ export function draftProblems(draft: ComposerDraft): Partial<Record<DraftField, 
   if (market) p.pool = market;
   if (isMarketPool(draft.provider) && draft.interruptible && Number.isNaN(bidValue(draft.bid)))
     p.pool = 'The bid is a price in $/h for the machine, e.g. 0.25 (empty: the minimum + 10%)';
+  if (isMarketPool(draft.provider) && draft.pullStall.trim() && !isPullStall(draft.pullStall))
+    p.pool = 'Give up a pull after: a duration from 1m to 24h without progress, e.g. 15m';
   if (Object.keys(limitsToPolicy(draft.limits).problems).length > 0)
     p.limits = 'A limit is not understood';
   const distributed = distributedProblem(draft, nodeCount(draft));

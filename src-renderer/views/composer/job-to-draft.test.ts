@@ -36,6 +36,7 @@ describe('loadedToDraft', () => {
           verify: ['nvidia-smi'],
           interruptible: true,
           bid: 0.22,
+          pull_stall: '15m',
         },
       ),
     );
@@ -74,6 +75,7 @@ describe('loadedToDraft', () => {
       verify: ['nvidia-smi'],
       constraints: '',
       image: 'img:1',
+      pullStall: '15m',
       interruptible: true,
       bid: '0.22',
       keep: false,
@@ -246,7 +248,10 @@ describe('a pool of several marketplaces', () => {
     ['provider = "runpod"', { provider: 'runpod' }, { provider: 'runpod' }, 'runpod'],
     ['provider = "lambda"', { provider: 'lambda' }, { provider: 'lambda' }, 'lambda'],
   ])('%s round-trips', (_, poolIn, want, sent) => {
-    const file = loaded({}, { count: 2, gpu: 'A100', max_price: 2, image: 'img:1', ...poolIn });
+    const file = loaded(
+      {},
+      { count: 2, gpu: 'A100', max_price: 2, image: 'img:1', pull_stall: '20m', ...poolIn },
+    );
     expect(file.pool.provider).toBe(sent); // what job.load hands over
     const { draft, notes } = loadedToDraft(file);
     expect(notes).toEqual([]);

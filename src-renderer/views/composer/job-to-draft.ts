@@ -23,6 +23,7 @@ const MARKET_ONLY = [
   'verified',
   'interruptible',
   'bid',
+  'pull_stall',
 ] as const;
 
 const PROVIDERS: readonly ComposerDraft['provider'][] = [
@@ -95,6 +96,7 @@ export function loadedToDraft(loaded: LoadedJob): { draft: ComposerDraft; notes:
       verify: pool.verify,
       constraints: job.constraints.join('\n'),
       image: pool.image ?? '',
+      pullStall: pool.pull_stall ?? '',
       interruptible: isInterruptible,
       bid: pool.bid === undefined ? '' : String(pool.bid),
       keep: policy.afterJob === 'keep_warm',
