@@ -38,20 +38,17 @@ describe('tender run: pull progress in the stage line', () => {
         return true;
       });
     cleanups.push(() => stderr.mockRestore());
-    const isLoading = () =>
-      fake.state.liveInstances().some((i) => i.view.actual_status !== 'running');
-    const stop = clock.skipWhile(isLoading, 20_000);
-    cleanups.push(stop);
     const ctx = {
       home,
       env: process.env,
-      coreOptions: vastCoreOptions(fake, home, {
-        clock,
-        timing: { endpointDeadlineMs: 15 * 60_000 },
-      }),
+      coreOptions: vastCoreOptions(
+        fake,
+        home,
+        { clock, timing: { endpointDeadlineMs: 15 * 60_000 } },
+        (vast) => clock.stepOnLookup(vast, 60_000), // a minute of the shared clock per look
+      ),
     };
     const code = await runCommand([file, '--provider', 'vastai'], ctx);
-    stop();
     stderr.mockRestore();
 
     const lines = written.join('').replace(ANSI, '').split('\n');

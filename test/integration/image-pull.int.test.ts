@@ -14,9 +14,9 @@ import { vastSetups } from '../helpers/vast-setups';
 const MIN = 60_000;
 /** The production deadline for a lease that says nothing, not the tests' short one. */
 const PRODUCTION_DEADLINE = { endpointDeadlineMs: 15 * MIN };
-/** 20 s of the shared clock per 50 ms of real time: about a minute between two looks
- *  (TEST_TIMING polls every 150 ms), a 25-minute pull in about 4 s. */
-const STEP_MS = 20_000;
+/** A minute of the shared clock between two looks at a lease (TEST_TIMING looks every
+ *  150 ms): a 25-minute pull in 25 looks. */
+const STEP_MS = MIN;
 
 const vastSetup = vastSetups();
 const closers: (() => Promise<void>)[] = [];
@@ -30,20 +30,6 @@ const job = (work: string) => ({
   outputs: ['out/result.txt'],
   workspace: { workdir: work, exclude: [] },
 });
-
-/** Runs `act`, skipping minutes while any node of the core waits for its lease's endpoint. */
-async function skippingPulls<T>(core: TenderCore, clock: JumpClock, act: () => Promise<T>) {
-  const isWaiting = () =>
-    core.ledger
-      .listRuns()
-      .some((r) => core.ledger.nodesOfRun(r.id).some((n) => n.stage === 'lease_created'));
-  const stop = clock.skipWhile(isWaiting, STEP_MS);
-  try {
-    return await act();
-  } finally {
-    stop();
-  }
-}
 
 async function eventLines(core: TenderCore, runId: string): Promise<string[]> {
   const logs = await core.client.invoke('logs.read', { runId, channel: 'events' });
@@ -64,10 +50,9 @@ describe('Vast.ai: image pulls', () => {
   it('a 15 GB pull that moves slowly for 25 minutes is waited for, and the run completes', async () => {
     const clock = new JumpClock();
     const { core, fake, work, run } = await vastSetup({ clock, timing: PRODUCTION_DEADLINE });
+    clock.stepOnLookup(core.providers.get('vastai'), STEP_MS);
     fake.faults.nextInstancePull({ sizeGb: 15, gbPerMin: 0.6 });
-    const view = await skippingPulls(core, clock, () =>
-      run({ job: job(work), pool: { provider: 'vastai', count: 1 } }),
-    );
+    const view = await run({ job: job(work), pool: { provider: 'vastai', count: 1 } });
     expect(view.status, view.failedReason ?? '').toBe('completed');
     const [inst, ...others] = fake.state.instances();
     expect(others).toEqual([]); // waited for: never given up
@@ -87,14 +72,13 @@ describe('Vast.ai: image pulls', () => {
       clock,
       timing: PRODUCTION_DEADLINE,
     });
+    clock.stepOnLookup(core.providers.get('vastai'), STEP_MS);
     // Stuck at 12 GB (20 min in); pull_stall 5m, so the silent bound (15 min) is past.
     fake.faults.nextInstancePull({ sizeGb: 15, gbPerMin: 0.6, stallAtGb: 12 });
-    const view = await skippingPulls(core, clock, () =>
-      run({
-        job: job(work),
-        pool: { provider: 'vastai', count: 1, pull_stall: '5m' },
-      }),
-    );
+    const view = await run({
+      job: job(work),
+      pool: { provider: 'vastai', count: 1, pull_stall: '5m' },
+    });
     expect(view.status, view.failedReason ?? '').toBe('completed');
     const [stalled, next, ...none] = fake.state.instances();
     expect(none).toEqual([]);
@@ -121,6 +105,7 @@ describe('Vast.ai: image pulls', () => {
 async function runpod(clock: JumpClock) {
   const t = await runpodSetup({ clock, timing: PRODUCTION_DEADLINE });
   closers.push(() => t.close());
+  clock.stepOnLookup(t.core.providers.get('runpod'), STEP_MS);
   return t;
 }
 
@@ -129,9 +114,7 @@ describe('RunPod: image pulls', () => {
     const clock = new JumpClock();
     const { core, fake, work, run } = await runpod(clock);
     fake.faults.nextPodPull({ sizeGb: 15, gbPerMin: 0.6 });
-    const view = await skippingPulls(core, clock, () =>
-      run({ job: job(work), pool: { provider: 'runpod', count: 1 } }),
-    );
+    const view = await run({ job: job(work), pool: { provider: 'runpod', count: 1 } });
     expect(view.status, view.failedReason ?? '').toBe('completed');
     const [pod, ...others] = fake.state.pods();
     expect(others).toEqual([]);
@@ -145,12 +128,10 @@ describe('RunPod: image pulls', () => {
     const clock = new JumpClock();
     const { core, fake, work, run } = await runpod(clock);
     fake.faults.nextPodPull({ sizeGb: 15, gbPerMin: 0.6, stallAtGb: 12 });
-    const view = await skippingPulls(core, clock, () =>
-      run({
-        job: job(work),
-        pool: { provider: 'runpod', count: 1, pull_stall: '5m' },
-      }),
-    );
+    const view = await run({
+      job: job(work),
+      pool: { provider: 'runpod', count: 1, pull_stall: '5m' },
+    });
     expect(view.status, view.failedReason ?? '').toBe('completed');
     const [stalled, next, ...none] = fake.state.pods();
     expect(none).toEqual([]);
