@@ -5,7 +5,14 @@ import './gpu-usage.css';
 
 /** A node's GPUs now: the last minutes' utilisation as a sparkline, "GPU 87% · 31/80 GB",
  *  and "stalled?" when its job is quiet on idle GPUs (a question, never acted on). */
-export function GpuUsage({ gpu }: { gpu: NodeGpu }): React.JSX.Element {
+export function GpuUsage({
+  gpu,
+  idleBelow,
+}: {
+  gpu: NodeGpu;
+  /** The run's GPU idle rule's threshold (percent): drawn on the sparkline. */
+  idleBelow?: number;
+}): React.JSX.Element {
   const title = [
     ...gpuLines(gpu),
     gpu.stale
@@ -18,7 +25,11 @@ export function GpuUsage({ gpu }: { gpu: NodeGpu }): React.JSX.Element {
       data-testid="gpu-usage"
       title={title}
     >
-      <Sparkline points={gpu.history} label="GPU utilisation over the last minutes" />
+      <Sparkline
+        points={gpu.history}
+        label="GPU utilisation over the last minutes"
+        {...(idleBelow !== undefined ? { threshold: idleBelow } : {})}
+      />
       <span className="gpu-usage-text">{gpuText(gpu)}</span>
       {gpu.stalled && (
         <span

@@ -33,3 +33,8 @@ export function sparklinePath(
   }
   return parts.join(' ');
 }
+
+/** The y of a utilisation threshold line (percent), on the same scale as the path. */
+export function thresholdY(percent: number, height: number): number {
+  return Number((height - (Math.min(100, Math.max(0, percent)) / 100) * height).toFixed(1));
+}

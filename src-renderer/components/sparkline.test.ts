@@ -1,9 +1,10 @@
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import type { NodeGpu } from '../../src-main/contract';
+import type { GpuIdleFired, NodeGpu } from '../../src-main/contract';
+import { GpuIdleRuleNote } from './GpuIdleRule';
 import { GpuUsage } from './GpuUsage';
-import { sparklinePath } from './sparkline-geometry';
+import { sparklinePath, thresholdY } from './sparkline-geometry';
 
 describe('sparklinePath', () => {
   it.each([
@@ -87,5 +88,42 @@ describe('GpuUsage', () => {
     expect(html(gpu({ stalled: true }))).toMatch(/data-testid="gpu-stalled"[^>]*>stalled\?</);
     expect(html(gpu({ stale: true }))).toContain('gpu-usage is-stale');
     expect(html(gpu({ stale: true }))).toContain('No sample since');
+  });
+});
+
+describe('the GPU idle rule beside the chart', () => {
+  it('draws its threshold on the sparkline: 10% of the 14 px box from the bottom', () => {
+    const out = renderToStaticMarkup(createElement(GpuUsage, { gpu: gpu(), idleBelow: 10 }));
+    expect(out).toMatch(/data-testid="sparkline-threshold"[^>]*y1="12.6"[^>]*y2="12.6"/);
+    expect(html(gpu())).not.toContain('sparkline-threshold');
+  });
+
+  it.each([
+    [0, 20],
+    [50, 10],
+    [100, 0],
+    [130, 0],
+  ])('thresholdY(%d%%) in a 20 px box is %d', (pct, y) => {
+    expect(thresholdY(pct, 20)).toBe(y);
+  });
+
+  const rule = { belowPct: 10, forMs: 1_800_000, then: 'stop' } as const;
+  const note = (fired: GpuIdleFired | null) =>
+    renderToStaticMarkup(createElement(GpuIdleRuleNote, { rule, fired }));
+
+  it('names the rule; once fired, what the node did', () => {
+    expect(note(null)).toContain('GPU idle rule: stop after 30m under 10%');
+    expect(note(null)).not.toContain('gpu-idle-fired');
+    const fired: GpuIdleFired = {
+      at: Date.UTC(2025, 11, 1, 14, 32, 0),
+      rule,
+      idleForMs: 1_800_000,
+      did: 'stopped_job',
+      reason: 'GPU idle rule: every GPU under 10% for 30m while the job ran',
+    };
+    const out = note(fired);
+    expect(out).toMatch(/class="badge plain red" data-testid="gpu-idle-fired"/);
+    expect(out).toContain('GPUs idle: job stopped at');
+    expect(out).toContain('every GPU under 10% for 30m while the job ran — stopped the job');
   });
 });

@@ -151,6 +151,7 @@ function RunBody(props: { run: RunView; router: LogRouter; asOf: number }): Reac
             node={n}
             router={router}
             rank={isDistributed ? rankOf(n) : null}
+            {...(run.policy?.gpuIdle ? { gpuIdle: run.policy.gpuIdle } : {})}
           />
         ))}
       </div>

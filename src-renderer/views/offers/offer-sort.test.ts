@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Offer } from '../../../src-main/contract';
-import { nextSort, offerKey, type Sort, poolOf, poolProblem, sortOffers, valueOf } from './offer-sort';
+import {
+  nextSort,
+  offerKey,
+  type Sort,
+  poolOf,
+  poolProblem,
+  sortOffers,
+  valueOf,
+} from './offer-sort';
 
 const offer = (id: string, over: Partial<Offer>): Offer => ({
   provider: 'vastai',

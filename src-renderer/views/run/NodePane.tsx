@@ -1,7 +1,8 @@
 import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'react';
-import type { NodeView } from '../../../src-main/contract';
+import type { GpuIdleRule, NodeView } from '../../../src-main/contract';
 import { GpuUsage } from '../../components/GpuUsage';
+import { GpuIdleRuleNote } from '../../components/GpuIdleRule';
 import { RunLink } from '../../components/RunLink';
 import { StageBadge } from '../../components/StageBadge';
 import { runOf } from '../../lib/format';
@@ -28,6 +29,8 @@ export function NodePane(props: {
   node: NodeView;
   router: LogRouter;
   rank?: number | null;
+  /** The run's GPU idle rule (`[policy] gpu_idle`), shown beside the GPU chart. */
+  gpuIdle?: GpuIdleRule;
 }): React.JSX.Element {
   const { runId, node, router } = props;
   const host = useRef<HTMLDivElement>(null);
@@ -59,7 +62,7 @@ export function NodePane(props: {
 
   return (
     <section className="node-pane card" data-testid="log-pane" data-node-id={node.id}>
-      <NodeHeader node={node} rank={props.rank ?? null}>
+      <NodeHeader node={node} rank={props.rank ?? null} gpuIdle={props.gpuIdle}>
         <div className="pane-tabs" role="tablist">
           <button
             role="tab"
@@ -158,6 +161,7 @@ export function NodePane(props: {
 function NodeHeader(props: {
   node: NodeView;
   rank: number | null;
+  gpuIdle?: GpuIdleRule | undefined;
   children: React.ReactNode;
 }): React.JSX.Element {
   const { node, rank } = props;
@@ -191,7 +195,13 @@ function NodeHeader(props: {
         </span>
       )}
       {node.linkState === 'lost' && <span className="badge amber">link lost, reconnecting</span>}
-      {node.gpu && <GpuUsage gpu={node.gpu} />}
+      {node.gpu && (
+        <GpuUsage
+          gpu={node.gpu}
+          {...(props.gpuIdle ? { idleBelow: props.gpuIdle.belowPct } : {})}
+        />
+      )}
+      {props.gpuIdle && <GpuIdleRuleNote rule={props.gpuIdle} fired={node.gpuIdleFired} />}
       {node.claimedFrom && (
         <span
           className="pane-warm"

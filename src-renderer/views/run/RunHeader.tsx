@@ -194,6 +194,9 @@ function limitsText(p: NonNullable<RunView['policy']>): string {
   return [
     p.maxDurationMs ? `max ${formatDuration(p.maxDurationMs)}` : 'no max duration',
     p.idleTimeoutMs ? `idle ${formatDuration(p.idleTimeoutMs)}` : null,
+    p.gpuIdle
+      ? `GPUs idle: ${p.gpuIdle.then} after ${formatDuration(p.gpuIdle.forMs)} under ${p.gpuIdle.belowPct}%`
+      : null,
     p.afterJob === 'keep_warm' ? 'kept warm after the job' : 'destroyed after the job',
   ]
     .filter(Boolean)

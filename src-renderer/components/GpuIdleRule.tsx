@@ -1,0 +1,42 @@
+import {
+  type GpuIdleFired,
+  type GpuIdleRule,
+  gpuIdleFiredText,
+  gpuIdleRuleText,
+} from '../../src-main/contract';
+import { clockTime } from '../lib/format';
+import './gpu-usage.css';
+
+const FIRED_BADGE: Record<GpuIdleFired['did'], { tone: string; words: string }> = {
+  notified: { tone: 'amber', words: 'GPUs idle: notified' },
+  stopped_job: { tone: 'red', words: 'GPUs idle: job stopped' },
+  tearing_down: { tone: 'red', words: 'GPUs idle: node torn down' },
+};
+
+/** The run's GPU idle rule beside a node's GPU chart — "GPU idle rule: stop after 30m
+ *  under 10%" — and, once the node's agent fired it, what it did and when. */
+export function GpuIdleRuleNote(props: {
+  rule: GpuIdleRule;
+  fired: GpuIdleFired | null | undefined;
+}): React.JSX.Element {
+  const { rule, fired } = props;
+  const badge = fired ? FIRED_BADGE[fired.did] : null;
+  return (
+    <span
+      className="gpu-idle-rule"
+      data-testid="gpu-idle-rule"
+      title="Enforced by the node's agent, whether or not Tender is connected (docs/money-safety.md)"
+    >
+      {gpuIdleRuleText(rule)}
+      {fired && badge && (
+        <span
+          className={`badge plain ${badge.tone}`}
+          data-testid="gpu-idle-fired"
+          title={`${clockTime(fired.at)}: ${gpuIdleFiredText(fired)}`}
+        >
+          {badge.words} at {clockTime(fired.at)}
+        </span>
+      )}
+    </span>
+  );
+}
