@@ -22,12 +22,12 @@ export function GpuIdleRuleNote(props: {
   const { rule, fired } = props;
   const badge = fired ? FIRED_BADGE[fired.did] : null;
   return (
-    <span
+    <div
       className="gpu-idle-rule"
       data-testid="gpu-idle-rule"
-      title="Enforced by the node's agent, whether or not Tender is connected (docs/money-safety.md)"
+      title={`${gpuIdleRuleText(rule)}: enforced by the node's agent, whether or not Tender is connected`}
     >
-      {gpuIdleRuleText(rule)}
+      <span className="gpu-idle-rule-text">{gpuIdleRuleText(rule)}</span>
       {fired && badge && (
         <span
           className={`badge plain ${badge.tone}`}
@@ -37,6 +37,7 @@ export function GpuIdleRuleNote(props: {
           {badge.words} at {clockTime(fired.at)}
         </span>
       )}
-    </span>
+      {fired && <span className="gpu-idle-rule-why">{gpuIdleFiredText(fired)}</span>}
+    </div>
   );
 }

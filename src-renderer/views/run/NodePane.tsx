@@ -89,6 +89,7 @@ export function NodePane(props: {
         </div>
       </NodeHeader>
       <PullStatus node={node} />
+      {props.gpuIdle && <GpuIdleRuleNote rule={props.gpuIdle} fired={node.gpuIdleFired} />}
       <div className="pane-toolbar">
         {tab === 'terminal' && (
           <span className="pane-note">
@@ -201,7 +202,6 @@ function NodeHeader(props: {
           {...(props.gpuIdle ? { idleBelow: props.gpuIdle.belowPct } : {})}
         />
       )}
-      {props.gpuIdle && <GpuIdleRuleNote rule={props.gpuIdle} fired={node.gpuIdleFired} />}
       {node.claimedFrom && (
         <span
           className="pane-warm"

@@ -1,0 +1,87 @@
+// The run view in Chromium (web mode) for a run with a GPU idle rule, on the local provider
+// with a fake nvidia-smi reporting idle GPUs: beside the node's GPU chart the rule in words
+// and its threshold dashed on the sparkline; once the node's agent fires it (notify here,
+// so the job and its chart stay up), a badge saying what it did. Screenshot: run-gpu-idle.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWebServer, type WebServer } from '../../src-main/api/ws-server';
+import { TenderCore } from '../../src-main/core/tender-core';
+import { agentBundlePath } from '../helpers/agent-bundle';
+import { launchChromium } from '../helpers/browser';
+import { killLeftovers, requireBuilt } from '../helpers/cli';
+import { writeFakeNvidiaSmi } from '../helpers/fake-nvidia-smi';
+import { screenshot, watchErrors } from '../helpers/ui';
+
+const RENDERER = resolve(import.meta.dirname, '..', '..', 'out', 'renderer');
+
+let browser: Browser;
+let server: WebServer;
+let core: TenderCore;
+let root: string;
+
+beforeAll(async () => {
+  requireBuilt();
+  root = mkdtempSync(join(tmpdir(), 'tender-ui-gpu-idle-'));
+  // This file's worker only: the local node's agent starts with this PATH.
+  const bin = writeFakeNvidiaSmi(join(root, 'bin'), '0, 4, 1210, 81920\n');
+  process.env.PATH = `${bin}:${process.env.PATH}`;
+  core = TenderCore.open({
+    home: join(root, 'home'),
+    env: { TENDER_AGENT_BUNDLE: agentBundlePath() },
+  });
+  server = await startWebServer(core, { rendererDir: RENDERER });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await core?.client.invoke('lease.destroyAll', {});
+  await core?.close();
+  killLeftovers(root);
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('the run view, a run with a GPU idle rule', () => {
+  it('shows the rule beside the GPU chart, and what the node did when it fired', async () => {
+    const work = join(root, 'work');
+    mkdirSync(work, { recursive: true });
+    const started = await core.client.invoke('run.start', {
+      job: {
+        name: 'idle-gpus',
+        run: 'echo loading; sleep 600',
+        workspace: { workdir: work, exclude: [] },
+      },
+      pool: { provider: 'local', count: 1, verify: [] },
+      policy: { gpuIdle: { belowPct: 10, forMs: 2_000, then: 'notify' } },
+    });
+    if (!started.ok) throw new Error(started.error.message);
+    const runId = started.value.id;
+
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}#/runs/${runId}`);
+    await page.getByTestId('run-view').waitFor();
+    const rule = page.getByTestId('gpu-idle-rule');
+    await expect
+      .poll(() => rule.innerText(), { timeout: 60_000 })
+      .toMatch(/^GPU idle rule: notify after 2s under 10%/);
+    await page.getByTestId('gpu-usage').waitFor({ timeout: 60_000 });
+    expect(await page.getByTestId('sparkline-threshold').count()).toBe(1);
+    const fired = page.getByTestId('gpu-idle-fired');
+    await expect.poll(() => fired.count(), { timeout: 60_000 }).toBe(1);
+    expect(await fired.innerText()).toMatch(/^GPUs idle: notified at /);
+    expect(await fired.getAttribute('title')).toMatch(
+      /every GPU under 10% for \S+ while the job ran — notified \(the job went on\)/,
+    );
+    await screenshot(page, 'run-gpu-idle');
+    expect(errors).toEqual([]);
+
+    const cancelled = await core.client.invoke('run.cancel', { runId });
+    expect(cancelled.ok).toBe(true);
+    await core.waitRun(runId);
+  });
+});
