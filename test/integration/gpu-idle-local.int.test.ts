@@ -78,6 +78,7 @@ describe('GPU idle rule on the local provider', () => {
     if (!started.ok) throw new Error(started.error.message);
     const runId = started.value.id;
     await core.waitRun(runId);
+    core.datastream.flush(); // the last batch of records is stored, so journaled (as `tender status` does)
     const v = await runView(core, runId);
     expect(v.status).toBe('failed');
     expect(v.failedReason).toMatch(
@@ -92,6 +93,23 @@ describe('GPU idle rule on the local provider', () => {
     expect(await agentLines(core, runId)).toContainEqual(
       expect.stringMatching(/^GPU idle rule: .*; stopping the job \(then = "stop"\)$/),
     );
+  });
+
+  it('stop in a sweep: each cell the node stops fails with the rule; the node serves the next', async () => {
+    const { open, work } = setup();
+    const core = open();
+    const sweep = input(work, 'sleep 600', rule('stop'));
+    const started = await core.client.invoke('run.start', {
+      ...sweep,
+      job: { ...sweep.job, sweep: { axes: { X: ['a', 'b'] } } },
+    });
+    if (!started.ok) throw new Error(started.error.message);
+    await core.waitRun(started.value.id);
+    core.datastream.flush();
+    const v = await runView(core, started.value.id);
+    expect(v.status).toBe('failed');
+    expect(v.failedReason).toMatch(/^2 of 2 cells failed \(j0: GPU idle rule: every GPU under 10%/);
+    expect(firedRows(core, v.id)).toHaveLength(2);
   });
 
   it('notify while nobody is connected: the job goes on; the next look journals the firing', async () => {
@@ -128,6 +146,7 @@ describe('GPU idle rule on the local provider', () => {
     const due = await core2.client.invoke('run.collectDue', { all: true });
     expect(due.ok).toBe(true);
     await core2.waitRun(runId);
+    core2.datastream.flush();
     const v = await runView(core2, runId);
     expect(v.status, v.failedReason ?? '').toBe('completed');
     expect(firedRows(core2, runId)).toHaveLength(1); // read again, journaled once

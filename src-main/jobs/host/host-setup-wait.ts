@@ -1,7 +1,12 @@
 // Before a job's first phase: wait until the node's host-setup FIFO is drained (the agent
 // refuses `start` before), then fail the job when an entry its declaration made failed.
 // An entry someone appended by hand failing is theirs to read, not the job's outcome.
-import type { HostSetupEntry, HostSetupStatus, OpName, Ops } from '../../../src-agent/wire/protocol';
+import type {
+  HostSetupEntry,
+  HostSetupStatus,
+  OpName,
+  Ops,
+} from '../../../src-agent/wire/protocol';
 
 /** An AgentLink's (or AgentClient's) `request`. */
 export type AgentRequest = <K extends OpName>(

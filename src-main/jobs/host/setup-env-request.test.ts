@@ -29,9 +29,7 @@ describe('setupEnvRequest: how a job keys its environment on the node', () => {
     const params = configureParams('r-1.node-0', job(), { attempt: 2, image: 'img' });
     expect(params.attempt).toBe(2);
     expect(params.setupEnv).toEqual({ fingerprint: 'auto', fresh: false, image: 'img' });
-    expect(configureParams('r-1.node-0', job({ setup: undefined }))).not.toHaveProperty(
-      'setupEnv',
-    );
+    expect(configureParams('r-1.node-0', job({ setup: undefined }))).not.toHaveProperty('setupEnv');
   });
 });
 

@@ -91,9 +91,6 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
 
 function isLiteralSafe(value: string): boolean {
   return (
-    !value.includes("'''") &&
-    !CONTROL.test(value) &&
-    !value.endsWith("'") &&
-    value.endsWith('\n')
+    !value.includes("'''") && !CONTROL.test(value) && !value.endsWith("'") && value.endsWith('\n')
   );
 }

@@ -148,6 +148,7 @@ async function serveCells(
       nodeId: h.nodeId,
       job: h.deps.job,
       image: shapeImage(h.deps.manager.record.desired.shape),
+      ...(h.deps.gpuIdle ? { gpuIdle: h.deps.gpuIdle } : {}),
       link: () => attempt.link(),
       phases: attempt.phases,
       transfers: () => transfersOf(h, attempt),
@@ -165,6 +166,7 @@ async function serveCells(
     sweep,
   );
   attempt.cells = server;
+  noteGpuIdleRule(h);
   openForwards(h);
   await server.serve();
   return isServing() ? { type: 'JobExited', code: 0, signal: null } : null;

@@ -17,7 +17,9 @@ describe('cellCacheKey', () => {
     expect(key()).toBe(key());
     expect(key()).toMatch(/^ck1_[0-9a-f]{64}$/);
     expect(key({ values: { LR: '1e-4' } }, { params: { E: '3' } })).toBe(key());
-    expect(key({}, { constraints: ['b == 1', 'a == 1'] })).toBe(key({}, { constraints: ['a == 1', 'b == 1'] }));
+    expect(key({}, { constraints: ['b == 1', 'a == 1'] })).toBe(
+      key({}, { constraints: ['a == 1', 'b == 1'] }),
+    );
   });
 
   it.each([
@@ -35,7 +37,7 @@ describe('cellCacheKey', () => {
     expect(key(over as Partial<CellKeyInput>, job)).not.toBe(key());
   });
 
-  it("keys a secret by its name only: its value is never part of it", () => {
+  it('keys a secret by its name only: its value is never part of it', () => {
     const a = key({}, { env: { T: { secret: true, value: 'one' } } });
     const b = key({}, { env: { T: { secret: true, value: 'two' } } });
     expect(a).toBe(b);

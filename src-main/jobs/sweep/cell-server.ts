@@ -5,7 +5,7 @@
 // next. Setup ran once on the node before the first cell; its persistent environment is
 // looked up again per cell (a cache hit: no command runs, also with setup_cache = false).
 import type { Phase, PhaseState } from '../../../src-agent/wire/protocol';
-import type { JobSpec } from '../../contract';
+import type { GpuIdleRule, JobSpec } from '../../contract';
 import type { Ledger } from '../../ledger/ledger';
 import type { CellRow } from '../../ledger/cells';
 import type { JobLink } from '../node-job/job-link';
@@ -22,6 +22,8 @@ export interface CellHost {
   job: JobSpec;
   /** The node's image, part of its environment's key (host/setup-env-request.ts). */
   image?: string;
+  /** The run's GPU idle rule: each cell's run is judged by it on the node. */
+  gpuIdle?: GpuIdleRule;
   link(): JobLink;
   phases: PhaseTracker;
   transfers(): TransferDeps;
@@ -193,7 +195,12 @@ export class CellServer {
     const cellJob: JobSpec = { ...job, params: { ...job.params, ...cell.values } };
     await link.request(
       'configure',
-      configureParams(`${h.runId}.${cell.id}`, cellJob, { attempt, image: h.image, isCell: true }),
+      configureParams(`${h.runId}.${cell.id}`, cellJob, {
+        attempt,
+        image: h.image,
+        isCell: true,
+        ...(h.gpuIdle ? { gpuIdle: h.gpuIdle } : {}),
+      }),
     );
     // A resumed cell's phases are what the agent holds (the same job: nothing cleared).
     h.phases.reset(isResumed ? Object.values((await link.request('status', {})).phases) : []);
@@ -253,7 +260,8 @@ export class CellServer {
       : {
           status: 'failed',
           exitCode: code,
-          reason: `${phase} ${exit}`,
+          // Stopped by the node on the GPU idle rule: its words, as for a job.
+          reason: st.stoppedBy ?? `${phase} ${exit}`,
           attempt: cell.tries - 1,
           pulled,
         };
