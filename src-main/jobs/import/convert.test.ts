@@ -67,6 +67,16 @@ describe('key outcomes', () => {
     ['type: task\ncommands: [echo]\nspot_policy: auto', 'spot_policy', 'warned'],
     ['type: task\ncommands: [echo]\nspot_policy: spot', 'spot_policy', 'mapped'],
     ['type: task\ncommands: [echo]\npython: "3.11"', 'python', 'warned'],
+    [
+      'type: task\ncommands: [echo]\nutilization_policy: {min_gpu_utilization: 10, time_window: 30m}',
+      'utilization_policy',
+      'warned',
+    ],
+    [
+      'type: task\ncommands: [echo]\nutilization_policy: {min_gpu_utilization: 10, time_window: soon}',
+      'utilization_policy',
+      'refused',
+    ],
     ['type: task\ncommands: [echo]\nvolumes: [/v:/v]', 'volumes', 'refused'],
     [
       'type: task\ncommands: [echo]\nresources: {gpu: "tpu:v5litepod-8"}',
@@ -257,6 +267,15 @@ backends: [vastai, aws]
       recovery: { max_restarts: 3, on: ['node_lost', 'preempted'] },
     });
     expect(loaded.policy).toEqual({ maxDurationMs: 48 * 3600_000 });
+  });
+
+  it("a dstack utilization_policy becomes the node's GPU idle rule, stopping the run", () => {
+    const loaded = load(
+      'type: task\ncommands: [python train.py]\nutilization_policy: {min_gpu_utilization: 20, time_window: 1h}',
+    );
+    expect(loaded.policy).toEqual({
+      gpuIdle: { belowPct: 20, forMs: 3_600_000, then: 'stop' },
+    });
   });
 
   it('a local file mount inside the workspace is linked in setup', () => {

@@ -29,7 +29,11 @@ export interface JobDraft {
     region?: string;
     interruptible?: boolean;
   };
-  policy: { max_duration?: string; idle_timeout?: string };
+  policy: {
+    max_duration?: string;
+    idle_timeout?: string;
+    gpu_idle?: { below: number; for: string; then: 'stop' };
+  };
   recovery?: { max_restarts: number; on: string[] };
   /** Comment lines written under `[pool]`. */
   poolNotes: string[];

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { parseDuration } from '../../contract/policy';
 import { nameFromFile, workdirText, type ImportContext } from './context';
 import { emptyDraft, type JobDraft } from './draft';
 import { dstackResources } from './dstack-resources';
@@ -8,8 +7,10 @@ import { keyPath, Outcomes } from './key-outcomes';
 import { expandHome, linkLocalPath, type PathContext } from './mounts';
 import { poolProvider, tenderProvider } from './providers-map';
 import type { Imported } from './skypilot';
-import { boolOf, intOf, isDict, isPort } from './values';
+import { intOf, isDict, isPort } from './values';
+import { dstackDuration } from './dstack-duration';
 import { dstackRetry } from './dstack-retry';
+import { dstackUtilization } from './dstack-utilization';
 import { addToolVariables } from './tool-variables';
 
 const OTHER_TYPES: Record<string, string> = {
@@ -42,7 +43,6 @@ const LEFT_OUT: Record<string, string> = {
   termination_policy:
     'Tender destroys nodes when the job ends (after_job = "keep_warm" keeps them)',
   stop_duration: 'Tender stops a job with SIGTERM, a grace period, then SIGKILL',
-  utilization_policy: 'see [policy] idle_gpu_util_below for a related rule',
   schedule: 'Tender runs now; schedule it with cron or a CI job',
   fleets: 'Tender has no fleets',
   tags: 'Tender labels its own leases',
@@ -214,6 +214,9 @@ export function importDstack(doc: Record<string, unknown>, ctx: ImportContext): 
             'write spot_policy: spot',
           );
         break;
+      case 'utilization_policy':
+        dstackUtilization(value, at, draft, out);
+        break;
       case 'retry':
         dstackRetry(value, at, draft, out);
         break;
@@ -337,17 +340,6 @@ function ports(value: unknown, at: string, draft: JobDraft, out: Outcomes): void
       `job.ports ${JSON.stringify(port)} (forwarded to 127.0.0.1 here while the job runs)`,
     );
   });
-}
-
-/** dstack durations: `off`, seconds as a number, or `90s`/`30m`/`6h`/`2d`/`1w`. */
-export function dstackDuration(value: unknown): string | undefined {
-  if (value === false || boolOf(value) === false || value === 'off') return 'none';
-  if (typeof value === 'number' && Number.isInteger(value) && value > 0) return `${value}s`;
-  const m = /^(\d+)\s*([smhdw])$/.exec(String(value).trim());
-  if (!m) return undefined;
-  const n = Number(m[1]);
-  const text = m[2] === 'd' ? `${n * 24}h` : m[2] === 'w' ? `${n * 24 * 7}h` : `${n}${m[2]}`;
-  return parseDuration(text) === undefined ? undefined : text;
 }
 
 function repos(
