@@ -27,7 +27,13 @@ export async function mcpCommand(argv: string[], ctx: CliContext): Promise<numbe
     return EXIT.ok;
   }
   keepStdoutForProtocol();
-  const core = TenderCore.open(ctx.coreOptions);
+  // Beside the app (the ledger's writer) it still serves what reads; what writes is refused
+  // with the writer's name until that process stops.
+  const core = TenderCore.openAny(ctx.coreOptions) ?? TenderCore.open(ctx.coreOptions);
+  if (!core.isWriter)
+    info(
+      'tender mcp: another Tender holds the ledger (the app, or tender serve): tender_run, tender_cancel and tender_down are refused until it stops; offers, status, logs and metrics work',
+    );
   const { server, session } = createTenderMcp(mcpCoreOf(core), flags, ctx);
   const ended = new Promise<string>((resolve) => {
     process.stdin.once('end', () => resolve('the client closed the connection'));
