@@ -3,7 +3,8 @@
 // tools, runs a job on the local provider, polls its status, reads its logs and metrics,
 // cancels a second run, tears down what it started — and no secret given to a run reaches a
 // tool result.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -49,6 +50,12 @@ const text = (r: CallToolResult) =>
   r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const data = (r: CallToolResult) => r.structuredContent as Json;
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
+}
 
 async function pollUntilEnded(
   call: (n: string, a: Json) => Promise<CallToolResult>,
@@ -172,7 +179,9 @@ describe('tender mcp over stdio', () => {
       'mcp:e2e-agent',
       'mcp:e2e-agent',
     ]);
-    expect(readFileSync(`${root}/train/train.sh`, 'utf8')).toBe(TRAIN);
+    // Nor any file of the data folder: the ledger (and its WAL), the stored log, receipts.
+    const holding = filesUnder(home).filter((f) => readFileSync(f).includes(SECRET));
+    expect(holding).toEqual([]);
   });
 
   it('refuses to start without --budget, naming --budget none; prints the config clients take', async () => {
