@@ -54,5 +54,8 @@ export const Offer = z.object({
   /** Dollars per hour per TFLOP-ish performance score, when the provider gives one. */
   dlperf: z.number().nullable(),
   directPorts: z.number(),
+  /** The host's CPU architecture in Docker's words (`amd64`, `arm64`), where the
+   *  marketplace tells it (Vast.ai's `cpu_arch`): an image must be built for it. */
+  cpuArch: z.string().nullable().optional(),
 });
 export type Offer = z.infer<typeof Offer>;

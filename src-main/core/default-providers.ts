@@ -7,6 +7,8 @@ import { failedHostsPath } from '../providers/vastai/failed-hosts';
 import { VastProvider } from '../providers/vastai/provider';
 import { LambdaProvider } from '../providers/lambda/provider';
 import { RunpodProvider } from '../providers/runpod/provider';
+import { cachedInspector } from '../providers/images/image-plan';
+import { registryInspector } from '../providers/images/registry-client';
 import { SlurmProvider } from '../providers/slurm/slurm-provider';
 import { loginEndpoint } from '../providers/slurm/slurm-endpoint';
 import { secretOrEnv, type SecretStore } from '../services/settings/secret-store';
@@ -29,6 +31,8 @@ export interface ProviderDeps {
 /** local (a sandbox folder on this machine), the marketplaces (vastai, runpod, lambda),
  *  ssh (machines in hosts.toml) and slurm (clusters in clusters.toml). */
 export function defaultProviders(d: ProviderDeps): Provider[] {
+  // One registry look per image per 10 minutes, shared by the marketplaces.
+  const inspectImage = cachedInspector(registryInspector());
   return [
     new LocalProvider(d.home, d.now),
     new VastProvider({
@@ -38,12 +42,14 @@ export function defaultProviders(d: ProviderDeps): Provider[] {
       baseUrl: d.env.TENDER_VASTAI_URL || undefined,
       publicKey: () => ensureTenderKey(d.home).publicKey,
       failedHostsPath: failedHostsPath(d.home),
+      inspectImage,
       now: d.now,
     }),
     new RunpodProvider({
       apiKey: () => secretOrEnv(d.secrets, 'runpodApiKey', d.env).value ?? '',
       baseUrl: d.env.TENDER_RUNPOD_URL || undefined,
       publicKey: () => ensureTenderKey(d.home).publicKey,
+      inspectImage,
       now: d.now,
     }),
     new LambdaProvider({

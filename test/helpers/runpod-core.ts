@@ -14,6 +14,8 @@ import {
   type GpuTypeSeed,
 } from '../fakes/runpod';
 import { agentBundlePath } from './agent-bundle';
+import type { ImageCatalog } from '../fakes/images/image';
+import type { InspectImage } from '../../src-main/providers/images/registry-client';
 import { TEST_TIMING } from './vast-core';
 
 /** The RunpodProvider a core on `fake` uses: the fake's throw-away users as SSH users, the
@@ -21,13 +23,18 @@ import { TEST_TIMING } from './vast-core';
 export function runpodProviderFor(
   fake: FakeRunpod,
   home: string,
-  opts: { now?: () => number; httpRetry?: { deadlineMs?: number } } = {},
+  opts: {
+    now?: () => number;
+    httpRetry?: { deadlineMs?: number };
+    inspectImage?: InspectImage;
+  } = {},
 ): RunpodProvider {
   return new RunpodProvider({
     apiKey: fake.apiKey,
     baseUrl: fake.url,
     publicKey: () => ensureTenderKey(home).publicKey,
-    sshUser: (podId) => fake.state.pods().find((p) => p.id === podId)?.node.user ?? 'root',
+    sshUser: (podId, user) => fake.state.loginFor(podId, user),
+    ...(opts.inspectImage ? { inspectImage: opts.inspectImage } : {}),
     podEnvFiles: [`~/${RUNPOD_ENV_FILE}`],
     ...(opts.now ? { now: opts.now } : {}),
     http: {
@@ -46,12 +53,16 @@ export async function runpodSetup(
     httpRetry?: { deadlineMs?: number };
     /** One clock for the fake and the core (a JumpClock skips a slow pull's minutes). */
     clock?: { now(): number };
+    /** What the fake's images are (test/fakes/images). */
+    images?: ImageCatalog;
+    inspectImage?: InspectImage;
   } = {},
 ) {
   const fake = await startFakeRunpod({
     ...(opts.gpuTypes ? { gpuTypes: opts.gpuTypes } : {}),
     ...(opts.bootMs !== undefined ? { bootMs: opts.bootMs } : {}),
     ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.images ? { images: opts.images } : {}),
   });
   const root = mkdtempSync(join(tmpdir(), 'tender-runpod-'));
   const home = join(root, 'home');
@@ -90,6 +101,7 @@ export function openRunpodCore(
     httpRetry?: { deadlineMs?: number };
     reconcile?: boolean;
     clock?: { now(): number };
+    inspectImage?: InspectImage;
   } = {},
 ) {
   const core = TenderCore.open({
@@ -102,6 +114,7 @@ export function openRunpodCore(
       runpodProviderFor(fake, d.home, {
         now: d.now,
         ...(opts.httpRetry ? { httpRetry: opts.httpRetry } : {}),
+        ...(opts.inspectImage ? { inspectImage: opts.inspectImage } : {}),
       }),
       new LocalProvider(d.home, d.now),
     ],

@@ -10,6 +10,8 @@ import { VastProvider } from '../../src-main/providers/vastai/provider';
 import { ensureTenderKey } from '../../src-main/transport/keys';
 import { startFakeVast, VAST_ENV_FILE, type FakeVast, type OfferSeed } from '../fakes/vast';
 import { agentBundlePath } from './agent-bundle';
+import type { ImageCatalog } from '../fakes/images/image';
+import type { InspectImage } from '../../src-main/providers/images/registry-client';
 
 /** Fast enough for tests, with the same shape as production settings. */
 export const TEST_TIMING: Partial<Timing> = {
@@ -32,11 +34,15 @@ export async function vastSetup(
     httpRetry?: { deadlineMs?: number };
     /** One clock for the fake and the core (a JumpClock skips a slow pull's minutes). */
     clock?: { now(): number };
+    /** What the fake's images are (test/fakes/images). */
+    images?: ImageCatalog;
+    inspectImage?: InspectImage;
   } = {},
 ) {
   const fake: FakeVast = await startFakeVast({
     offers: opts.offers ?? defaultOffers(4),
     ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.images ? { images: opts.images } : {}),
   });
   const root = mkdtempSync(join(tmpdir(), 'tender-vast-'));
   const home = join(root, 'home');
@@ -89,6 +95,8 @@ export interface VastCoreOpts {
   httpRetry?: { deadlineMs?: number };
   reconcile?: boolean;
   clock?: { now(): number };
+  /** The registry look the provider makes before renting (none by default). */
+  inspectImage?: InspectImage;
 }
 
 /** The options of such a core (also what an in-process `tender` command opens). */
@@ -98,8 +106,7 @@ export function vastCoreOptions(
   opts: VastCoreOpts = {},
   made?: (vast: VastProvider) => void,
 ): CoreOptions {
-  const userOf = (instanceId: string) =>
-    fake.state.instances().find((i) => String(i.id) === instanceId)?.node?.user ?? 'root';
+  const userOf = (instanceId: string, user: string) => fake.state.loginFor(instanceId, user);
   return {
     home,
     env: { ...process.env, TENDER_AGENT_BUNDLE: agentBundlePath() },
@@ -113,6 +120,7 @@ export function vastCoreOptions(
         publicKey: () => ensureTenderKey(d.home).publicKey,
         failedHostsPath: failedHostsPath(d.home),
         sshUser: userOf,
+        ...(opts.inspectImage ? { inspectImage: opts.inspectImage } : {}),
         containerEnvFiles: [`~/${VAST_ENV_FILE}`],
         now: d.now,
         http: {

@@ -71,6 +71,8 @@ export interface PodCreateInput {
   ports: string;
   supportPublicIp: boolean;
   startSsh: boolean;
+  /** The container's command (Docker CMD), split as a shell would. */
+  dockerArgs?: string;
   env: { key: string; value: string }[];
   dataCenterId?: string;
   countryCode?: string;

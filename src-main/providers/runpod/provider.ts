@@ -14,27 +14,17 @@ import {
   type NodeEndpoint,
   type Provider,
 } from '../provider';
-import {
-  DEFAULT_RUNPOD_URL,
-  RunpodApiClient,
-  type PodCreateInput,
-  type RunpodApiOptions,
-} from './api-client';
+import { DEFAULT_RUNPOD_URL, RunpodApiClient, type RunpodApiOptions } from './api-client';
 import { RunpodApiError } from './errors';
 import { bidRefusal, checkBid } from './bid-refusal';
 import { sshAddressOf, sshEndpoint } from './endpoint';
-import {
-  factsOfPod,
-  hasLabel,
-  LABEL_ENV,
-  podIdOf,
-  PROVIDER,
-  SAFE_LABEL,
-  tenderLabelOf,
-} from './lease-facts';
-import { bidPerGpu, offersOf, selectOffers, type Cloud } from './offers';
-import { filterOfShape, parseShape, regionInput, shapeNodes, type RunpodShape } from './shape';
-import { classifyPod, INTERRUPTIBLE_ENV, isGonePod, reportPod } from './status';
+import { factsOfPod, hasLabel, podIdOf, PROVIDER, SAFE_LABEL, tenderLabelOf } from './lease-facts';
+import { offersOf, selectOffers, type Cloud } from './offers';
+import { podCreateInput, type PodCreate } from './create-input';
+import { filterOfShape, parseShape, regionInput, shapeNodes } from './shape';
+import { classifyPod, isGonePod, reportPod } from './status';
+import type { InspectImage } from '../images/registry-client';
+import { checkPodImage, podImage, sshUserOfPod } from './pod-image';
 import { loginMetadata, pullRefused, pullRefusalIn, resolveLogin } from '../image-login';
 import {
   authOfLabel,
@@ -50,7 +40,6 @@ export { DEFAULT_RUNPOD_URL } from './api-client';
 /** RunPod's own base image with sshd that appends $PUBLIC_KEY to authorized_keys at start
  *  (docs pods/configuration/use-ssh.mdx; dstack and SkyPilot use runpod/base images too). */
 export const DEFAULT_IMAGE = 'runpod/base:0.6.2-cuda12.4.1';
-const DEFAULT_DISK_GB = 32; // OfferFilter's default disk
 const MAX_OFFERS_TRIED = 3; // GPU types/clouds tried when RunPod says "no instances available"
 // A pod that a create just answered may take a moment to be found by id; until then "no pod"
 // is "not yet".
@@ -65,9 +54,11 @@ export interface RunpodProviderOptions {
   /** Tender's SSH public key (OpenSSH one-line form), given to each pod as PUBLIC_KEY. */
   publicKey: () => string;
   now?: () => number;
-  /** The SSH user of a pod: root on RunPod. A seam for the fake in test/fakes/runpod, whose
-   *  nodes are throw-away users, one per pod. */
-  sshUser?: (podId: string) => string;
+  /** The login name for `user` (root, or the image's own user) on a pod. A seam for the
+   *  fake in test/fakes/runpod, whose nodes are throw-away users, one per pod. */
+  sshUser?: (podId: string, user: string) => string;
+  /** Asks an image's registry what it is before a pod is rented for it (pod-image.ts). */
+  inspectImage?: InspectImage;
   /** Where a node finds RUNPOD_POD_ID and RUNPOD_API_KEY when its process environment lacks
    *  them: PID 1's environment on RunPod. A seam for the fake, which writes ~/.runpod-env. */
   podEnvFiles?: string[];
@@ -139,6 +130,8 @@ export class RunpodProvider implements Provider {
         hint: 'loosen max_price, min_vram_gb, gpu or verified; `tender offers --provider runpod` shows what is there',
       });
     const bid = shape.interruptible ? checkBid(shape, candidates) : null;
+    const { plan, sshUser } = await podImage(image, this.opts.inspectImage, signal);
+    req.note?.(plan.note);
     // The login is saved under the lease's label just before the pod that pulls with it.
     const authId = login ? await saveLeaseAuth(api, label, login, signal) : null;
     if (authId)
@@ -146,7 +139,8 @@ export class RunpodProvider implements Provider {
         `RunPod registry login for ${login!.server} saved (${authId}); deleted with the pod`,
       );
     try {
-      return await this.createPod(label, shape, candidates, publicKey, bid, authId, signal);
+      const create = { label, shape, image, publicKey, bid, sshUser };
+      return await this.createPod(create, candidates, authId, signal);
     } catch (err) {
       // No pod was made: the login goes now (else the reconciler's sweep takes it).
       if (authId && !(err instanceof ProviderError && err.opts.outcomeUnknown))
@@ -156,19 +150,17 @@ export class RunpodProvider implements Provider {
   }
 
   private async createPod(
-    label: string,
-    shape: RunpodShape,
+    create: Omit<PodCreate, 'offer'>,
     candidates: Offer[],
-    publicKey: string,
-    bid: number | null,
     authId: string | null,
     signal: AbortSignal,
   ): Promise<CreateLeaseResult> {
+    const { label, shape } = create;
     const api = this.client();
     let lastNoCapacity: RunpodApiError | null = null;
     for (const offer of candidates) {
       const input = {
-        ...this.createInput(label, shape, offer, publicKey, bid),
+        ...podCreateInput({ ...create, offer }),
         ...(authId ? { containerRegistryAuthId: authId } : {}),
       };
       let pod: Record<string, unknown>;
@@ -241,8 +233,9 @@ export class RunpodProvider implements Provider {
         return null;
       case 'running': {
         const addr = pod ? sshAddressOf(pod) : null;
-        if (!addr) return null; // runtime up, ports not yet
-        return sshEndpoint(addr, lease.label, this.opts.sshUser?.(id) ?? 'root');
+        if (!pod || !addr) return null; // runtime up, ports not yet
+        const user = sshUserOfPod(pod);
+        return sshEndpoint(addr, lease.label, this.opts.sshUser?.(id, user) ?? user);
       }
     }
   }
@@ -282,12 +275,14 @@ export class RunpodProvider implements Provider {
     );
   }
 
-  /** A bid asked for is judged against the market before the run is written: above the
-   *  on-demand price of the pod it would rent, it is bad input. A market that cannot be asked
-   *  now is the create's to report. */
+  /** Judged before the run is written: an image that cannot run a node (pod-image.ts), and a
+   *  bid above the on-demand price of the pod it would rent, are bad input. A market or
+   *  registry that cannot be asked now is the create's to report. */
   async checkPool(pool: PoolSpec, signal: AbortSignal): Promise<void> {
-    if (pool.interruptible !== true || pool.bid === undefined) return;
     const shape = parseShape(this.shapeNodes(pool)[0] ?? {});
+    const image = shape.image ?? this.opts.defaultImage ?? DEFAULT_IMAGE;
+    await checkPodImage(image, this.opts.inspectImage, signal);
+    if (pool.interruptible !== true || pool.bid === undefined) return;
     let offers: Offer[];
     try {
       offers = await this.search(filterOfShape(shape), signal);
@@ -316,37 +311,6 @@ export class RunpodProvider implements Provider {
       kind: 'runpod',
       apiUrl: this.opts.baseUrl || DEFAULT_RUNPOD_URL,
       envFiles: this.opts.podEnvFiles ?? ['/proc/1/environ'],
-    };
-  }
-
-  private createInput(
-    label: string,
-    shape: RunpodShape,
-    offer: Offer,
-    publicKey: string,
-    bid: number | null,
-  ): PodCreateInput {
-    const [gpuTypeId = '', cloud = 'SECURE'] = offer.offerId.split('|');
-    return {
-      name: label,
-      imageName: shape.image ?? this.opts.defaultImage ?? DEFAULT_IMAGE,
-      gpuTypeId,
-      gpuCount: offer.gpuCount,
-      cloudType: cloud as Cloud,
-      containerDiskInGb: shape.disk_gb ?? DEFAULT_DISK_GB,
-      volumeInGb: 0, // no network volume: a terminated pod leaves nothing billing
-      ports: '22/tcp',
-      supportPublicIp: true,
-      startSsh: true,
-      env: [
-        { key: 'PUBLIC_KEY', value: publicKey },
-        { key: LABEL_ENV, value: label },
-        ...(bid !== null ? [{ key: INTERRUPTIBLE_ENV, value: '1' }] : []),
-      ],
-      ...regionInput(shape.region),
-      ...(bid !== null
-        ? { bidPerGpu: bid === 0 ? bidPerGpu(offer, undefined) : bidPerGpu(offer, shape.bid) }
-        : {}),
     };
   }
 

@@ -36,6 +36,10 @@ export function createBody(
     env: { [LABEL_ENV]: label, ...Object.fromEntries(openPorts.map((p) => [`-p ${p}:${p}`, '1'])) },
     onstart: ONSTART,
     runtype: RUNTYPE,
+    // The container runs as root whatever the image's USER (vast.py `--user`, "user to use
+    // with docker create"; dstack sends the same for non-root images, dstack#2185): the ssh
+    // launch mode logs in as root, and a non-root image would leave root without a way in.
+    user: 'root',
     // Fail at once rather than leave a stopped instance that bills for its disk (a bid too,
     // though Vast.ai defaults it to false there: a bid that cannot run now is no lease).
     cancel_unavail: true,

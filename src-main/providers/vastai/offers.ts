@@ -70,6 +70,7 @@ export function offerFromRow(row: unknown, diskGb: number): Offer | null {
     cudaMaxGood: num(row.cuda_max_good),
     dlperf: num(row.dlperf),
     directPorts: num(row.direct_port_count) ?? 0,
+    ...(typeof row.cpu_arch === 'string' && row.cpu_arch ? { cpuArch: row.cpu_arch } : {}),
   };
 }
 
@@ -115,7 +116,8 @@ export function meetsFilter(
     return false;
   if (filter.interruptible && offer.interruptiblePricePerHour === undefined) return false;
   if (filter.maxPrice !== undefined && paidPrice(offer, filter) > filter.maxPrice) return false;
-  if ((offer.reliability ?? 0) < (filter.minReliability ?? SAFE_DEFAULTS.minReliability)) return false;
+  if ((offer.reliability ?? 0) < (filter.minReliability ?? SAFE_DEFAULTS.minReliability))
+    return false;
   if ((filter.verified ?? SAFE_DEFAULTS.verified) && !offer.verified) return false;
   if (offer.downMbps < (filter.minDownMbps ?? SAFE_DEFAULTS.minDownMbps)) return false;
   if (filter.minUpMbps !== undefined && offer.upMbps < filter.minUpMbps) return false;

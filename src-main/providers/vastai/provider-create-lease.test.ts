@@ -58,6 +58,7 @@ describe('createLease', () => {
       env: { TENDER_LABEL: LABEL },
       onstart: 'touch ~/.no_auto_tmux',
       runtype: 'ssh_direc ssh_proxy',
+      user: 'root',
       cancel_unavail: true,
     });
     const [search] = vast.server.calls('POST', '/api/v0/bundles/');

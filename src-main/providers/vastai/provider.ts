@@ -40,6 +40,7 @@ import { filterOfShape, parseShape, type VastShape } from './shape';
 import { classifyInstance, isGoneInstance } from './status';
 import { loginMetadata, pullRefused, pullRefusalIn, resolveLogin } from '../image-login';
 import { vastLoginString } from './image-login';
+import { checkInstanceImage, instanceImage, type InspectImage } from './instance-image';
 
 export { DEFAULT_IMAGE } from './create-body';
 
@@ -50,17 +51,18 @@ const YOUNG_LEASE_MS = 120_000;
 export interface VastProviderOptions {
   /** `TENDER_VASTAI_URL`; default https://console.vast.ai. */
   baseUrl?: string;
-  /** `TENDER_VASTAI_API_KEY`. Empty: the provider reports itself not configured. */
-  /** A function when the key can change while Tender runs (set in Settings). */
+  /** `TENDER_VASTAI_API_KEY` (a function when it can change: Settings); empty: not configured. */
   apiKey: string | (() => string);
   /** Tender's SSH public key (OpenSSH one-line form), read when first needed. */
   publicKey: () => string;
   /** `<TENDER_HOME>/vastai-failed-hosts.json`; without it no host is remembered. */
   failedHostsPath?: string;
   defaultImage?: string;
-  /** The SSH user of an instance: root on Vast.ai. A seam for the fake in test/fakes/vast,
+  /** The login name for `user` (root) on an instance. A seam for the fake in test/fakes/vast,
    *  whose nodes are throw-away users, one per instance. */
-  sshUser?: (instanceId: string) => string;
+  sshUser?: (instanceId: string, user: string) => string;
+  /** Asks an image's registry what it is before renting for it (instance-image.ts). */
+  inspectImage?: InspectImage;
   /** Where a node finds its own CONTAINER_ID and CONTAINER_API_KEY when its process
    *  environment lacks them: PID 1's environment on Vast.ai. A seam for the fake, which
    *  writes them to ~/.vast-env. */
@@ -168,7 +170,7 @@ export class VastProvider implements Provider {
       throw new ProviderError('no Vast.ai offer matches this pool', {
         hint: 'loosen max_price, min_vram_gb, gpu or min_reliability; `tender offers` shows what is there',
       });
-
+    offers = await instanceImage(image, offers, this.opts.inspectImage, req.note, signal);
     const disk = effectiveDiskGb(filter.diskGb);
     const taken: string[] = [];
     // Several nodes of a run are created at once from the same search: each skips the
@@ -256,7 +258,7 @@ export class VastProvider implements Provider {
       case 'running': {
         const addr = inst ? sshAddressOf(inst) : null;
         if (!addr) return null;
-        const endpoint = sshEndpoint(addr, lease.label, this.opts.sshUser?.(id) ?? 'root');
+        const endpoint = sshEndpoint(addr, lease.label, this.opts.sshUser?.(id, 'root') ?? 'root');
         const peer = inst ? peerOf(inst) : null;
         return peer && endpoint.kind === 'ssh' ? { ...endpoint, peer } : endpoint;
       }
@@ -289,12 +291,13 @@ export class VastProvider implements Provider {
     );
   }
 
-  /** A bid asked for is judged against the market before the run is written: above the
-   *  on-demand price of the offer it would go to, or below every minimum, it is bad input.
-   *  A market that cannot be asked now is the create's to report. */
+  /** Judged before the run is written: an image that can run nowhere (instance-image.ts); a
+   *  bid above the on-demand price of the offer it would go to, or below every minimum. A
+   *  market that cannot be asked now is the create's to report. */
   async checkPool(pool: PoolSpec, signal: AbortSignal): Promise<void> {
-    if (pool.interruptible !== true || pool.bid === undefined) return;
     const shape = parseShape(this.shapeNodes(pool)[0] ?? {});
+    await checkInstanceImage(shape, this.opts, signal);
+    if (pool.interruptible !== true || pool.bid === undefined) return;
     let offers: Offer[];
     try {
       offers = await this.search(filterOfShape(shape), this.excludedFor(shape), signal);

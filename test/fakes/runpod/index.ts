@@ -15,6 +15,7 @@ import { startServer, type CallRecord } from './server';
 import { FakeRegistries } from '../private-registry';
 import { RegistryAuthStore, type RegistryAuthRecord } from './registry-auths';
 import { imagePullOf, type ImagePullOptions } from '../image-pull';
+import type { ImageCatalog } from '../images/image';
 
 export { DEFAULT_GPU_TYPES, type CloudSeed, type GpuTypeSeed } from './gpu-types';
 export { NO_CAPACITY_MESSAGE, NOT_FOUND_TO_TERMINATE, RUNPOD_ENV_FILE } from './pods';
@@ -29,6 +30,9 @@ export interface FakeRunpodOptions {
   bootMs?: number;
   /** Drives boots, pulls and billing (default: the system clock). */
   clock?: { now(): number };
+  /** What the images are (their user, sshd, sudo); unknown images run as root with sshd
+   *  they start themselves. `startFakeRegistry(…).catalog` describes the same images. */
+  images?: ImageCatalog;
 }
 
 export interface PodSnapshot {
@@ -50,6 +54,10 @@ export interface PodSnapshot {
   exitedBy: 'stop' | 'preempt' | null;
   /** RUNPOD_API_KEY. */
   apiKey: string;
+  /** The container command the create sent ('' : the image's own). */
+  dockerArgs: string;
+  /** What the container command printed. */
+  commandLog: string[];
   /** The API's pod object at this moment. */
   view: Record<string, unknown>;
   node: {
@@ -73,6 +81,9 @@ export interface FakeRunpod {
     calls(): CallRecord[];
     /** Every container registry auth ever saved (deleted ones with `deletedAt`). */
     registryAuths(): RegistryAuthRecord[];
+    /** The login name SSH as `user` reaches on the pod (the provider's `sshUser` seam):
+     *  its node's throw-away user when the container lets `user` in, else a name nobody has. */
+    loginFor(podId: string, user: string): string;
     billing(podId: string): {
       costPerHr: number;
       hours: number;
@@ -117,7 +128,7 @@ export async function startFakeRunpod(opts: FakeRunpodOptions = {}): Promise<Fak
   const faults = freshFaults();
   const clock = opts.clock ?? { now: () => Date.now() };
   const now = () => clock.now();
-  const store = new PodStore(gpuTypes, faults, opts.bootMs ?? 300, now);
+  const store = new PodStore(gpuTypes, faults, opts.bootMs ?? 300, now, opts.images);
   const registries = new FakeRegistries();
   const auths = new RegistryAuthStore(now, (id) =>
     store.live().some((p) => p.registryAuthId === id),
@@ -141,6 +152,8 @@ export async function startFakeRunpod(opts: FakeRunpodOptions = {}): Promise<Fak
     terminatedBy: p.terminatedBy,
     exitedBy: p.exitedBy,
     apiKey: p.apiKey,
+    dockerArgs: p.dockerArgs,
+    commandLog: p.command?.log() ?? [],
     view: podView(p, now()),
     node: {
       user: p.node.user,
@@ -160,6 +173,7 @@ export async function startFakeRunpod(opts: FakeRunpodOptions = {}): Promise<Fak
       livePods: () => store.live().map(snapshot),
       calls: () => server.calls.map((c) => ({ ...c })),
       registryAuths: () => auths.auths.map((a) => ({ ...a })),
+      loginFor: (podId, user) => store.loginFor(podId, user),
       billing: (podId) => {
         const p = store.find(podId);
         if (!p) throw new Error(`fake runpod: no pod ${podId}`);
@@ -203,6 +217,7 @@ export async function startFakeRunpod(opts: FakeRunpodOptions = {}): Promise<Fak
     },
     stop: async () => {
       await server.close();
+      for (const p of store.pods) p.command?.stop();
       await Promise.all(store.pods.map((p) => p.node.stop()));
     },
   };

@@ -9,6 +9,15 @@ import type { FaultState } from './faults';
 import { GraphqlError } from './graphql';
 import { cloudOf, type GpuType } from './gpu-types';
 import { pullDoneAt, pullLine, type ImagePull } from '../image-pull';
+import { ContainerCommand } from './container-command';
+import {
+  imageOf,
+  refusedLogin,
+  sessionPath,
+  userName,
+  type FakeImage,
+  type ImageCatalog,
+} from '../images/image';
 
 /** Relative to the node user's HOME: the pod environment RunPod gives PID 1 (RUNPOD_POD_ID,
  *  RUNPOD_API_KEY, the create's env), in /proc/<pid>/environ format (KEY=VALUE, NUL-ended). */
@@ -57,6 +66,12 @@ export interface PodRecord {
   registryAuthId?: string | null;
   /** Docker's refusal of its image's pull: it never boots, and its status says so. */
   pullError?: string | null;
+  /** The container's command as the create sent it ('' : the image's own). */
+  dockerArgs: string;
+  /** What the image is (test/fakes/images). */
+  image: Required<FakeImage>;
+  /** The command running in the container, while it runs. */
+  command: ContainerCommand | null;
 }
 
 export interface CreateInput {
@@ -71,6 +86,7 @@ export interface CreateInput {
   env?: unknown;
   bidPerGpu?: unknown;
   containerRegistryAuthId?: unknown;
+  dockerArgs?: unknown;
 }
 
 export class PodStore {
@@ -81,6 +97,7 @@ export class PodStore {
     private readonly faults: FaultState,
     private readonly bootMs: number,
     private readonly now: () => number,
+    private readonly images?: ImageCatalog,
   ) {}
 
   find(id: unknown): PodRecord | undefined {
@@ -135,7 +152,9 @@ export class PodStore {
       bidPerGpu = input.bidPerGpu;
     }
     const env = envInput(input.env);
-    const node = await VastNode.prepare();
+    const image = imageOf(this.images, imageName);
+    const path = sessionPath(image);
+    const node = await VastNode.prepare(path !== undefined ? { path } : {});
     const now = this.now();
     const stuck = this.faults.stuckBooting > 0;
     if (stuck) this.faults.stuckBooting -= 1;
@@ -167,28 +186,44 @@ export class PodStore {
       billedMs: 0,
       runningSince: now,
       exitedBy: null,
+      dockerArgs: typeof input.dockerArgs === 'string' ? input.dockerArgs : '',
+      image,
+      command: null,
     };
-    writeEnvFile(node, {
-      ...env,
-      RUNPOD_POD_ID: pod.id,
-      RUNPOD_API_KEY: pod.apiKey,
-      RUNPOD_GPU_COUNT: String(gpuCount),
-    });
+    writeEnvFile(node, containerEnv(pod));
     this.pods.push(pod);
     return pod;
   }
 
-  /** Pods whose boot is due start: sshd listens, PUBLIC_KEY is in authorized_keys (what
-   *  RunPod's images do at container start), then the runtime is answered. */
+  /** Pods whose boot is due start their container: the create's `dockerArgs`, run for real
+   *  (container-command.ts), or else the image's own command — which, for an image that
+   *  starts sshd itself (RunPod's), puts PUBLIC_KEY in authorized_keys and listens. Then
+   *  the runtime is answered. */
   async sync(): Promise<void> {
     const now = this.now();
     for (const p of this.pods) {
       if (p.desiredStatus !== 'RUNNING' || p.hasRuntime || p.bootAt === null || now < p.bootAt)
         continue;
-      p.node.setAuthorizedKeys((p.env.PUBLIC_KEY ?? '').split('\n').filter((k) => k.trim()));
-      await p.node.listen();
+      if (p.dockerArgs) {
+        p.command?.stop();
+        p.command = new ContainerCommand(p.node, p.image, p.dockerArgs, containerEnv(p));
+      } else if (p.image.startsSshd) {
+        p.node.setAuthorizedKeys((p.env.PUBLIC_KEY ?? '').split('\n').filter((k) => k.trim()));
+        await p.node.listen();
+      }
       p.hasRuntime = true;
     }
+  }
+
+  /** The login name SSH as `user` maps to on this pod: its node's user when the container
+   *  lets `user` in (the image's own user; root too when the image runs as root or its user
+   *  may sudo, so the start command could install root's key), else a name nobody has. */
+  loginFor(podId: string, user: string): string {
+    const pod = this.find(podId);
+    if (!pod) return refusedLogin(user);
+    const own = userName(pod.image);
+    const accepted = own === 'root' || pod.image.sudo ? [own, 'root'] : [own];
+    return accepted.includes(user) ? pod.node.user : refusedLogin(user);
   }
 
   terminate(id: unknown, by: 'account' | 'pod'): void {
@@ -199,6 +234,8 @@ export class PodStore {
     pod.hasRuntime = false;
     pod.terminatedAt = this.now();
     pod.terminatedBy = by;
+    pod.command?.stop();
+    pod.command = null;
     // Answered at once; the container goes after (RunPod tears down asynchronously, and a pod
     // terminating itself gets its answer). stop() of the fake waits for it.
     void pod.node.stop();
@@ -215,6 +252,8 @@ export class PodStore {
     pod.desiredStatus = 'EXITED';
     pod.hasRuntime = false;
     pod.exitedBy = by;
+    pod.command?.stop();
+    pod.command = null;
     await pod.node.halt();
     return pod;
   }
@@ -261,7 +300,7 @@ export function podView(p: PodRecord, now: number): Record<string, unknown> {
     machineId: p.machineId,
     podType: p.interruptible ? 'INTERRUPTABLE' : 'RESERVED',
     ports: p.ports,
-    dockerArgs: '',
+    dockerArgs: p.dockerArgs,
     uptimeSeconds: p.hasRuntime ? Math.floor((now - p.createdAt) / 1000) : 0,
     machine: {
       gpuDisplayName: p.gpuType.displayName,
@@ -299,6 +338,16 @@ function lastStatusChange(p: PodRecord, now: number): string {
   if (p.pull && p.desiredStatus === 'RUNNING' && !p.hasRuntime)
     return `Pulling image ${p.imageName}: ${pullLine(p.pull, p.createdAt, now)}`;
   return `Rented by User: ${new Date(p.createdAt).toUTCString()}`;
+}
+
+/** What RunPod gives the container's PID 1: the create's env and the pod's own variables. */
+function containerEnv(pod: PodRecord): Record<string, string> {
+  return {
+    ...pod.env,
+    RUNPOD_POD_ID: pod.id,
+    RUNPOD_API_KEY: pod.apiKey,
+    RUNPOD_GPU_COUNT: String(pod.gpuCount),
+  };
 }
 
 function envInput(raw: unknown): Record<string, string> {

@@ -30,6 +30,7 @@ import {
 import type { MachineSpec, OfferSeed } from './offers';
 import { type CallRecord, startServer } from './server';
 
+import type { ImageCatalog } from '../images/image';
 export { ManualClock, systemClock, type Clock } from './clock';
 export { OCI_ERROR_MSG, type Fate, type KeyKind } from './instance';
 export { VAST_ENV_FILE } from './node';
@@ -51,6 +52,9 @@ export interface FakeVastOptions {
   timings?: Partial<Timings>;
   /** Real-time period of the background sync between requests, ms (0: only on demand). */
   pumpMs?: number;
+  /** What the images are (their user; minimal ones have no node, python or curl); unknown
+   *  images run as root. `startFakeRegistry(…).catalog` describes the same images. */
+  images?: ImageCatalog;
 }
 
 export interface NodeInfo {
@@ -156,6 +160,8 @@ export interface FakeVastState {
   instances(): InstanceSnapshot[];
   /** Not destroyed: what still bills. */
   liveInstances(): InstanceSnapshot[];
+  /** The login name SSH as `user` reaches on the instance (the provider's `sshUser` seam). */
+  loginFor(instanceId: number | string, user: string): string;
   destroyLog(): DestroyRecord[];
   calls(): CallRecord[];
   billing(instanceId: number): BillingSnapshot;
@@ -190,6 +196,7 @@ export async function startFakeVast(opts: FakeVastOptions = {}): Promise<FakeVas
   const clock = opts.clock ?? systemClock;
   const baseTimings = { ...DEFAULT_TIMINGS, ...opts.timings };
   const market = new VastMarket(clock, { ...baseTimings });
+  market.images = opts.images;
   market.addOffers(opts.offers ?? []);
   for (const key of opts.accountSshKeys ?? []) market.addAccountKey(key);
   const apiKey = opts.apiKey ?? randomBytes(32).toString('hex');
@@ -276,6 +283,7 @@ export async function startFakeVast(opts: FakeVastOptions = {}): Promise<FakeVas
 
   const state: FakeVastState = {
     instances: () => [...market.instances.values()].map(snapshot),
+    loginFor: (id, user) => market.loginFor(Number(id), user),
     liveInstances: () =>
       [...market.instances.values()].filter((i) => i.destroyedAt === null).map(snapshot),
     destroyLog: () => market.destroyLog.map((d) => ({ ...d })),

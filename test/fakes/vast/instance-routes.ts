@@ -34,6 +34,8 @@ const CreateBody = z.object({
   price: z.number().nullish(),
   /** The arguments of `docker login`: "-u USER -p PASSWORD SERVER". */
   image_login: z.string().nullish(),
+  /** docker create's `--user` (vast.py `--user`). */
+  user: z.string().nullish(),
 });
 
 const BidBody = z.object({ client_id: z.string().optional(), price: z.number() });
@@ -113,6 +115,7 @@ async function createInstance({ market, params, body }: Ctx): Promise<Reply> {
     env: typeof b.env === 'string' ? parseDockerOptions(b.env) : (b.env ?? {}),
     templateHashId: b.template_hash_id ?? null,
     price: b.price ?? null,
+    user: b.user ?? null,
   };
   const inst = await market.create(entry, req);
   // A private image pulls only with its registry's login: refused, the instance shows

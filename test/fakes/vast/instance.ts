@@ -49,6 +49,8 @@ export interface InstanceRecord {
   label: string | null;
   image: string;
   runtype: string;
+  /** The create's `user` (docker create --user), or null: the image's own user. */
+  containerUser: string | null;
   onstart: string | null;
   args: string[];
   /** As the create call sent it, "-p 8080:8080": "1" entries included. */

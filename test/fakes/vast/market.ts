@@ -15,6 +15,7 @@ import {
   setBillingRate,
 } from './instance';
 import { VastNode } from './node';
+import { imageOf, refusedLogin, sessionPath, userName, type ImageCatalog } from '../images/image';
 import { buildSpec, hourlyPrice, type MachineSpec, type OfferSeed, storageHourly } from './offers';
 import { type InventoryEntry, searchOffers } from './offer-search';
 
@@ -66,6 +67,8 @@ export interface CreateRequest {
   templateHashId: string | null;
   /** The create's `price`: a bid (interruptible), or null for on-demand. */
   price: number | null;
+  /** The create's `user` (docker create --user), or null: the image's own. */
+  user: string | null;
 }
 
 const FIRST_INSTANCE_ID = 21_400_000;
@@ -86,6 +89,8 @@ export class VastMarket {
   private isClosed = false;
   /** Private images and the logins they take (`image_login` on create). */
   readonly registries = new FakeRegistries();
+  /** What the images are (test/fakes/images); unknown ones run as root. */
+  images: ImageCatalog | undefined;
 
   constructor(
     readonly clock: Clock,
@@ -124,12 +129,24 @@ export class VastMarket {
     return entry;
   }
 
+  /** The login name SSH as `user` reaches on an instance: its node's user when the
+   *  container runs as `user` — the create's `user`, else the image's own (the ssh launch
+   *  mode brings sshd into any image and lets in the user the container runs as) — else a
+   *  name nobody has. */
+  loginFor(instanceId: number, user: string): string {
+    const inst = this.instances.get(instanceId);
+    if (!inst) return refusedLogin(user);
+    const runsAs = inst.containerUser ?? userName(imageOf(this.images, inst.image));
+    return runsAs === user ? inst.node.user : refusedLogin(user);
+  }
+
   /** Rents the offer and prepares its node (user, host key; sshd not listening yet). */
   async create(entry: InventoryEntry, req: CreateRequest): Promise<InstanceRecord> {
     entry.isRentedByUs = true; // before the first await: a concurrent create gets no_such_ask
     let node: VastNode;
     try {
-      node = await VastNode.prepare();
+      const path = sessionPath(imageOf(this.images, req.image));
+      node = await VastNode.prepare(path !== undefined ? { path } : {});
     } catch (err) {
       entry.isRentedByUs = false;
       throw err;
@@ -149,6 +166,7 @@ export class VastMarket {
       label: req.label,
       image: req.image,
       runtype: req.runtype,
+      containerUser: req.user,
       onstart: req.onstart,
       args: req.args,
       env: req.env,

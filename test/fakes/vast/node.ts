@@ -34,9 +34,13 @@ export class VastNode {
     private readonly gid: number,
   ) {}
 
-  /** Creates the user, host key and config; sshd does not listen yet. */
-  static async prepare(): Promise<VastNode> {
-    const fixture = new SshdFixture({ user: 'fresh' }, await freePort());
+  /** Creates the user, host key and config; sshd does not listen yet. `path`: the PATH its
+   *  sessions get (a minimal image's). */
+  static async prepare(opts: { path?: string } = {}): Promise<VastNode> {
+    const fixture = new SshdFixture(
+      { user: 'fresh', ...(opts.path !== undefined ? { path: opts.path } : {}) },
+      await freePort(),
+    );
     try {
       const { uid, gid } = statSync(fixture.home);
       const node = new VastNode(fixture, uid, gid);
@@ -59,6 +63,11 @@ export class VastNode {
 
   get home(): string {
     return this.fixture.home;
+  }
+
+  /** The node user's uid and gid. */
+  get ids(): { uid: number; gid: number } {
+    return { uid: this.uid, gid: this.gid };
   }
 
   /** Valid once prepared; may change if the reserved port was taken before listen(). */

@@ -1,0 +1,38 @@
+// A marketplace's look at the image it is about to rent a node for: ask the registry (when
+// the provider was given an inspector), judge, and say in one line what it learned.
+import { judgeImage, sizeText, type ImageVerdict } from './image-check';
+import type { ImageFacts, InspectImage } from './registry-client';
+
+export interface ImagePlan {
+  verdict: ImageVerdict;
+  facts: ImageFacts | null;
+  /** For the node's log: "image X: 3.2 GB compressed (docker.io), runs as root". */
+  note: string;
+}
+
+export async function planImage(
+  image: string,
+  inspect: InspectImage | undefined,
+  hostArchs: readonly string[],
+  signal: AbortSignal,
+): Promise<ImagePlan> {
+  const lookup = inspect ? await inspect(image, signal) : { unknown: 'registry not asked' };
+  const facts = 'facts' in lookup ? lookup.facts : null;
+  const verdict = judgeImage(image, facts, hostArchs);
+  const runsAs = facts ? `, runs as ${facts.user.split(':')[0] || 'root'}` : '';
+  const size = sizeText(facts, 'unknown' in lookup ? lookup.unknown : undefined);
+  return { verdict, facts, note: `image ${image}: ${size}${runsAs}` };
+}
+
+/** An inspector that asks again only after `ttlMs` (a run's nodes share one answer). */
+export function cachedInspector(inner: InspectImage, ttlMs = 10 * 60_000): InspectImage {
+  const seen = new Map<string, { at: number; lookup: Awaited<ReturnType<InspectImage>> }>();
+  return async (image, signal) => {
+    const hit = seen.get(image);
+    if (hit && Date.now() - hit.at < ttlMs) return hit.lookup;
+    const lookup = await inner(image, signal);
+    // An answer is kept; a failure is asked again next time.
+    if ('facts' in lookup) seen.set(image, { at: Date.now(), lookup });
+    return lookup;
+  };
+}
