@@ -69,8 +69,11 @@ export function loadJobOrTask(
       loaded.job.env[name] = value;
     }
   }
+  // The registry password the pool reads goes to the provider only, not into the job's env
+  // (and so to the node), unless the job's env names it too.
+  const loginVar = loaded.pool.image_login?.password_env;
   for (const [name, value] of Object.entries(secrets))
-    loaded.job.env[name] = { secret: true, value };
+    if (name !== loginVar || name in loaded.job.env) loaded.job.env[name] = { secret: true, value };
   return loaded;
 }
 

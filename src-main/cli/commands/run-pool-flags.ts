@@ -18,6 +18,25 @@ export interface PoolFlagValues {
   'disk-gb'?: string;
   interruptible?: boolean;
   bid?: string;
+  'image-login'?: string;
+}
+
+/** The variable `--image-login` reads the password from when the job file names none. */
+export const IMAGE_PASSWORD_ENV = 'IMAGE_LOGIN_PASSWORD';
+
+/** `--image-login USER@SERVER` (`lab-bot@ghcr.io`): the user and the registry; the password
+ *  is never a flag's value. */
+function imageLoginFlag(text: string): { username: string; server: string } {
+  const at = text.lastIndexOf('@');
+  const username = text.slice(0, at).trim();
+  const server = text.slice(at + 1).trim();
+  if (at < 0 || username === '' || server === '' || /[\s:]/.test(username))
+    throw new TenderError(
+      'bad_input',
+      `--image-login takes USER@SERVER (e.g. lab-bot@ghcr.io), not "${text.includes(':') ? text.slice(0, text.indexOf(':')) + ':…' : text}"`,
+      `the password is read from $${IMAGE_PASSWORD_ENV} (or the job file's image_login.password_env), or --secret ${IMAGE_PASSWORD_ENV}=@FILE; never from the command line`,
+    );
+  return { username, server };
 }
 
 /**
@@ -43,6 +62,7 @@ export function poolFlags(values: PoolFlagValues): (pool: PoolSpec) => PoolSpec 
     over.disk_gb = positiveNumber('--disk-gb', values['disk-gb'], true);
   if (values.interruptible !== undefined) over.interruptible = values.interruptible;
   if (values.bid !== undefined) over.bid = positiveNumber('--bid', values.bid.replace(/^\$/, ''));
+  const login = values['image-login'] !== undefined ? imageLoginFlag(values['image-login']) : null;
   if (values.cluster !== undefined) over.cluster = values.cluster;
   if (values.hosts !== undefined)
     over.hosts = values.hosts
@@ -60,6 +80,12 @@ export function poolFlags(values: PoolFlagValues): (pool: PoolSpec) => PoolSpec 
   }
   return (filePool) => {
     const pool = { ...filePool, ...over };
+    // The file's password variable stays; without one, IMAGE_LOGIN_PASSWORD.
+    if (login)
+      pool.image_login = {
+        ...login,
+        password_env: filePool.image_login?.password_env ?? IMAGE_PASSWORD_ENV,
+      };
     if (values.provider !== undefined) pool.provider = values.provider;
     // `--hosts` alone means the ssh provider, unless the file or a flag named another.
     else if (over.hosts !== undefined && pool.provider === DEFAULT_PROVIDER)

@@ -24,8 +24,9 @@ import { readEnvFlags } from '../env-flags';
 import { readSecretFlags } from '../secret-input';
 import { checkPushConsent, loadJobOrTask } from './run-input';
 import { terminalPrompt } from '../hidden-prompt';
+import { imageLoginSecret } from './image-login-secret';
 
-export const RUN_USAGE = `tender run <job.toml | task.yaml> [--provider P] [--count N] [--hosts a,b] [--cluster C] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I] [--disk-gb N] [--interruptible [--bid X]] [--constraint EXPR]… [--grid NAME=v1,v2]… [--keep] [--fresh-setup] [--new-node] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--collect-grace 1h] [--env NAME=VALUE | NAME]… [--secret NAME | NAME=@file]… [--secret-file FILE]… [--push-secrets] [--workdir-outside] [--detach] [--json]`;
+export const RUN_USAGE = `tender run <job.toml | task.yaml> [--provider P] [--count N] [--hosts a,b] [--cluster C] [--gpu G] [--gpus N] [--min-vram-gb N] [--max-price X] [--image I [--image-login USER@SERVER]] [--disk-gb N] [--interruptible [--bid X]] [--constraint EXPR]… [--grid NAME=v1,v2]… [--keep] [--fresh-setup] [--new-node] [--max-duration 6h] [--idle-timeout 20m] [--budget USD] [--after-job destroy|keep_warm] [--unreachable-grace 30m] [--collect-grace 1h] [--env NAME=VALUE | NAME]… [--secret NAME | NAME=@file]… [--secret-file FILE]… [--push-secrets] [--workdir-outside] [--detach] [--json]`;
 
 export async function runCommand(argv: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -41,6 +42,7 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
       'min-vram-gb': { type: 'string' },
       'max-price': { type: 'string' },
       image: { type: 'string' },
+      'image-login': { type: 'string' },
       'disk-gb': { type: 'string' },
       interruptible: { type: 'boolean' },
       bid: { type: 'string' },
@@ -82,6 +84,7 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
     workdirOutside: values['workdir-outside'],
   });
   const pool = loaded.pool;
+  const poolSecrets = await imageLoginSecret(pool, secrets, ctx.env);
 
   // `--constraint EXPR` (repeatable) adds to the job's constraints, each checked as the
   // job file's are.
@@ -98,6 +101,7 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
     env: _env,
     secret: _secret,
     'secret-file': _secretFile,
+    'image-login': _imageLogin,
     ...flags
   } = values;
   const policy = { ...loaded.policy, ...policyFlags(flags) };
@@ -119,6 +123,7 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
         origin: CLI_ORIGIN,
         freshSetup: values['fresh-setup'],
         reuseWarm: !values['new-node'],
+        secrets: poolSecrets,
       });
     },
     {
