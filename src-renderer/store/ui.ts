@@ -1,3 +1,4 @@
+import { EMPTY_IMAGE_LOGIN, type ImageLoginDraft } from '../views/composer/image-login';
 import { create } from 'zustand';
 import type { Offer, OfferFilterInput } from '../../src-main/contract';
 import type { Marketplace } from '../lib/marketplaces';
@@ -106,6 +107,8 @@ export interface ComposerDraft {
   /** `pull_stall` as typed: a host whose image pull made no progress this long is given up;
    *  empty: the default (10m). */
   pullStall: string;
+  /** The image's registry login (a private image); empty username: none. */
+  imageLogin: ImageLoginDraft;
   /** Rent on the interruptible market (Vast.ai, RunPod: a bid; Lambda Cloud sells none). */
   interruptible: boolean;
   /** The bid in $/h for the machine, as typed; empty: the minimum bid plus a margin. */
@@ -149,6 +152,7 @@ export const EMPTY_DRAFT: ComposerDraft = {
   constraints: '',
   image: '',
   pullStall: '',
+  imageLogin: EMPTY_IMAGE_LOGIN,
   interruptible: false,
   bid: '',
   keep: false,

@@ -13,6 +13,7 @@ import { useUi } from '../../store/ui';
 import { CloseIcon, SearchIcon } from '../run/icons';
 import { CountField } from './CountField';
 import { hasInterruptible, marketsOf } from './market-pool';
+import { ImageLoginField } from './ImageLoginField';
 import type { CheapestMatch } from './use-cheapest-match';
 
 /** A marketplace pool: one marketplace (offers picked there, or its cheapest match), several
@@ -200,6 +201,7 @@ export function MarketPool({ cheapest }: { cheapest: CheapestMatch }): React.JSX
           onChange={(e) => patch({ pullStall: e.target.value })}
         />
       </div>
+      <ImageLoginField />
       {extra > 0 && <CheapestLine cheapest={cheapest} />}
     </>
   );

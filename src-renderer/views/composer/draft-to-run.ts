@@ -13,6 +13,7 @@ import { envNameProblem, paramVariable } from './env-rules';
 import { parsePortsField } from './job-ports';
 import { hasInterruptible, isMarketPool, marketProblem, poolProviderOf } from './market-pool';
 import { slurmPoolOf, slurmProblem } from './slurm-pool';
+import { imageLoginOf, imageLoginProblem } from './image-login';
 import { parseSweepAxes, sweepHint } from './sweep-axes';
 
 export type StartInput = CommandInput<'run.start'>;
@@ -67,7 +68,14 @@ export function draftToStartInput(draft: ComposerDraft): StartInput {
     origin: APP_ORIGIN,
     ...(draft.freshSetup && draft.setupCache ? { freshSetup: true } : {}),
     ...(draft.newNode ? { reuseWarm: false } : {}),
+    ...(isMarketPool(draft.provider) ? loginSecrets(draft) : {}),
   };
+}
+
+/** A typed registry password, sent with the start only (never in the pool). */
+function loginSecrets(draft: ComposerDraft): Pick<StartInput, 'secrets'> {
+  const { secrets } = imageLoginOf(draft.image, draft.imageLogin);
+  return Object.keys(secrets).length > 0 ? { secrets } : {};
 }
 
 /** The draft as `run.plan` input: where it would run with warm nodes allowed, so the
@@ -153,6 +161,7 @@ function poolOf(draft: ComposerDraft): PoolSpecInput {
         ...marketShape(draft.offerFilter),
         ...(draft.image.trim() ? { image: draft.image.trim() } : {}),
         ...(draft.pullStall.trim() ? { pull_stall: draft.pullStall.trim() } : {}),
+        ...imageLoginOf(draft.image, draft.imageLogin).pool,
         ...(draft.interruptible && hasInterruptible(draft) ? bidOf(draft.bid) : {}),
       };
     case 'slurm':
@@ -246,6 +255,10 @@ export function draftProblems(draft: ComposerDraft): Partial<Record<DraftField, 
     p.pool = 'The bid is a price in $/h for the machine, e.g. 0.25 (empty: the minimum + 10%)';
   if (isMarketPool(draft.provider) && draft.pullStall.trim() && !isPullStall(draft.pullStall))
     p.pool = 'Give up a pull after: a duration from 1m to 24h without progress, e.g. 15m';
+  const login = isMarketPool(draft.provider)
+    ? imageLoginProblem(draft.image, draft.imageLogin)
+    : null;
+  if (login) p.pool = login;
   if (Object.keys(limitsToPolicy(draft.limits).problems).length > 0)
     p.limits = 'A limit is not understood';
   const distributed = distributedProblem(draft, nodeCount(draft));

@@ -76,6 +76,7 @@ describe('loadedToDraft', () => {
       constraints: '',
       image: 'img:1',
       pullStall: '15m',
+      imageLogin: { username: '', passwordEnv: '', password: '', server: '' },
       interruptible: true,
       bid: '0.22',
       keep: false,

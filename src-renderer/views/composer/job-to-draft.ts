@@ -16,6 +16,7 @@ const MARKET_ONLY = [
   'min_vram_gb',
   'max_price',
   'image',
+  'image_login',
   'disk_gb',
   'min_reliability',
   'min_down_mbps',
@@ -97,6 +98,14 @@ export function loadedToDraft(loaded: LoadedJob): { draft: ComposerDraft; notes:
       constraints: job.constraints.join('\n'),
       image: pool.image ?? '',
       pullStall: pool.pull_stall ?? '',
+      imageLogin: pool.image_login
+        ? {
+            username: pool.image_login.username,
+            passwordEnv: pool.image_login.password_env,
+            password: '',
+            server: pool.image_login.server ?? '',
+          }
+        : EMPTY_DRAFT.imageLogin,
       interruptible: isInterruptible,
       bid: pool.bid === undefined ? '' : String(pool.bid),
       keep: policy.afterJob === 'keep_warm',
