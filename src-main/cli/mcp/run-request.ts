@@ -72,8 +72,13 @@ export interface RunRequest {
   source: string | undefined;
 }
 
-/** Reads and checks what the agent asked to run. Throws bad input naming the fix. */
-export async function readRunRequest(args: RunArgs, ctx: CliContext): Promise<RunRequest> {
+/** Reads and checks what the agent asked to run. Throws bad input naming the fix. `cwd`:
+ *  where `tender mcp` runs (a relative job_file, job text's workspace). */
+export async function readRunRequest(
+  args: RunArgs,
+  ctx: CliContext,
+  cwd: string = process.cwd(),
+): Promise<RunRequest> {
   if ((args.job_file === undefined) === (args.job === undefined))
     throw new TenderError(
       'bad_input',
@@ -89,16 +94,20 @@ export async function readRunRequest(args: RunArgs, ctx: CliContext): Promise<Ru
   });
   const loaded: LoadedJobFile =
     args.job_file !== undefined
-      ? loadJobOrTask(args.job_file, ctx, { plain: {}, secrets: {}, poolFlags: overlay })
+      ? loadJobOrTask(path.resolve(cwd, args.job_file), ctx, {
+          plain: {},
+          secrets: {},
+          poolFlags: overlay,
+        })
       : {
           ...parseJobToml(args.job!, {
             file: 'job',
-            baseDir: process.cwd(),
+            baseDir: cwd,
             knownProviders: KNOWN_PROVIDERS,
             env: ctx.env,
             poolFlags: overlay,
           }),
-          file: path.join(process.cwd(), 'job'),
+          file: path.join(cwd, 'job'),
         };
   await checkPushConsent(loaded, { pushSecrets: false, workdirOutside: false });
   const job = args.grid?.length ? withGrid(loaded.job, args.grid) : loaded.job;
