@@ -111,6 +111,43 @@ describe('tender mcp: a budget the agent cannot exceed (Vast.ai fake)', () => {
     }
   });
 
+  it('eight tender_run calls at once are judged one after another: what was rented fits the budget', async () => {
+    const { core, fake, work } = await setup({ offers: defaultOffers(8) });
+    const job = join(work, 'tender.toml');
+    writeFileSync(job, '[job]\nname = "burst"\nrun = "sleep 600"\n');
+    const agent = await connectMcp(core, { budgetUsd: 1, providers: ['vastai'] }, 'burst-agent');
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          agent.call('tender_run', {
+            job_file: job,
+            provider: 'vastai',
+            max_price: 0.5,
+            max_duration: '1h',
+          }),
+        ),
+      );
+      const accepted = results.filter((r) => !r.isError).map(runOf);
+      const refused = results.filter((r) => r.isError).map(textOf);
+      expect(accepted.length).toBeGreaterThanOrEqual(2);
+      expect(refused.length).toBeGreaterThan(0);
+      for (const t of refused)
+        expect(t).toMatch(/this run commits up to \$0\.50 \(1 × \$0\.50\/h × 1 h\)/);
+      await pollFor(async () => {
+        const views = await Promise.all(accepted.map((a) => status(agent, a.run.run_id)));
+        return views.every((v) => v.nodes[0]?.lease_id) ? true : null;
+      });
+      // Every lease that was made, run to its max duration, within the budget.
+      expect(fake.state.instances()).toHaveLength(accepted.length);
+      const worstCase = fake.state.instances().reduce((n, i) => n + i.dphTotal * 1, 0);
+      expect(worstCase).toBeLessThanOrEqual(1 + 1e-6);
+      for (const a of accepted) await agent.call('tender_down', { target: a.run.run_id });
+      expect(fake.state.liveInstances()).toEqual([]);
+    } finally {
+      await agent.close();
+    }
+  });
+
   it('refuses tender_down and tender_cancel of a run the session did not start, unless --allow-down-any', async () => {
     const { core, work } = await setup({ offers: defaultOffers(1) });
     const agent = await connectMcp(core, { budgetUsd: 1 });
