@@ -27,6 +27,11 @@ export interface DraftLimits {
   maxDuration: string;
   idleTimeout: string;
   unreachableGrace: string;
+  /** `[policy] gpu_idle`: the action ('' or absent: no rule), the percent and the window
+   *  as typed (empty: 10 and 30m). */
+  gpuIdleThen?: '' | 'notify' | 'stop' | 'teardown';
+  gpuIdleBelow?: string;
+  gpuIdleFor?: string;
 }
 
 /** A Slurm pool as typed: a cluster from clusters.toml, and over its defaults the partition,

@@ -13,7 +13,7 @@ import { agentBundlePath } from '../helpers/agent-bundle';
 import { launchChromium } from '../helpers/browser';
 import { killLeftovers, requireBuilt } from '../helpers/cli';
 import { writeFakeNvidiaSmi } from '../helpers/fake-nvidia-smi';
-import { screenshot, watchErrors } from '../helpers/ui';
+import { SCREENSHOTS, screenshot, watchErrors } from '../helpers/ui';
 
 const RENDERER = resolve(import.meta.dirname, '..', '..', 'out', 'renderer');
 
@@ -83,5 +83,31 @@ describe('the run view, a run with a GPU idle rule', () => {
     const cancelled = await core.client.invoke('run.cancel', { runId });
     expect(cancelled.ok).toBe(true);
     await core.waitRun(runId);
+  });
+
+  it('the composer offers the rule among the limits, its defaults as placeholders', async () => {
+    // Tall enough that the sticky estimate covers none of the Limits card.
+    const page = await browser.newPage({ viewport: { width: 1440, height: 1600 } });
+    const errors = watchErrors(page);
+    await page.goto(server.url);
+    await page.getByTestId('nav-composer').click();
+    await page.getByTestId('composer').waitFor();
+    const then = page.getByTestId('gpu-idle-then');
+    expect(await then.inputValue()).toBe('');
+    expect(await page.getByTestId('gpu-idle-below').count()).toBe(0); // off: nothing more
+    await then.selectOption('stop');
+    expect(await page.getByTestId('gpu-idle-below').getAttribute('placeholder')).toBe('10');
+    expect(await page.getByTestId('gpu-idle-for').getAttribute('placeholder')).toBe('30m');
+    await page.getByTestId('gpu-idle-for').fill('soon');
+    await expect
+      .poll(() => page.getByTestId('gpu-idle-field').innerText())
+      .toContain('A duration of at least 1s, like 30m');
+    await page.getByTestId('gpu-idle-for').fill('45m');
+    // The Limits card alone: the rule's field among the other limits.
+    const card = page.locator('section.composer-card', {
+      has: page.getByTestId('gpu-idle-field'),
+    });
+    await card.screenshot({ path: join(SCREENSHOTS, 'composer-gpu-idle.png') });
+    expect(errors).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@ import { formatDuration } from '../../../src-main/contract';
 import { useSettings } from '../../api/queries';
 import { useUi, type DraftLimits } from '../../store/ui';
 import { limitsToPolicy } from './draft-limits';
+import { GpuIdleField } from './GpuIdleField';
 import { isMarketPool } from './market-pool';
 
 /** The run's lease limits: what stops a machine billing even if nobody is watching. Empty
@@ -19,7 +20,8 @@ export function LimitsCard(props: { showProblems: boolean }): React.JSX.Element 
   const hours = (h: number | undefined) => (h ? formatDuration(h * 3_600_000) : 'none');
   const minutes = (m: number | undefined) => (m ? formatDuration(m * 60_000) : 'none');
 
-  const field = (key: keyof DraftLimits, label: string, placeholder: string, hint: string) => (
+  type TextKey = 'budgetUsd' | 'maxDuration' | 'idleTimeout' | 'unreachableGrace';
+  const field = (key: TextKey, label: string, placeholder: string, hint: string) => (
     <div className="field">
       <label htmlFor={`limit-${key}`}>{label}</label>
       <input
@@ -68,6 +70,7 @@ export function LimitsCard(props: { showProblems: boolean }): React.JSX.Element 
             'Then a node destroys itself',
           )}
         </div>
+        <GpuIdleField showProblems={props.showProblems} />
         <label className="check">
           <input
             type="checkbox"

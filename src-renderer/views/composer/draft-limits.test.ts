@@ -46,3 +46,38 @@ describe('limitsToPolicy', () => {
     expect(limitsToPolicy(policyToLimits(policy)).policy).toEqual(policy);
   });
 });
+
+describe('the GPU idle rule fields', () => {
+  it.each([
+    ['off: no rule', {}, undefined, {}],
+    [
+      'an action alone: the defaults (10%, 30m)',
+      { gpuIdleThen: 'stop' },
+      { belowPct: 10, forMs: 1_800_000, then: 'stop' },
+      {},
+    ],
+    [
+      'every field',
+      { gpuIdleThen: 'teardown', gpuIdleBelow: '5%', gpuIdleFor: '1h' },
+      { belowPct: 5, forMs: 3_600_000, then: 'teardown' },
+      {},
+    ],
+    ['a bad percent', { gpuIdleThen: 'notify', gpuIdleBelow: '0' }, undefined, ['gpuIdleBelow']],
+    ['a bad window', { gpuIdleThen: 'notify', gpuIdleFor: 'none' }, undefined, ['gpuIdleFor']],
+    ['fields left over with the rule off', { gpuIdleBelow: 'x' }, undefined, {}],
+  ])('%s', (_name, patch, rule, problems) => {
+    const out = limitsToPolicy(limits(patch));
+    expect(out.policy.gpuIdle).toEqual(rule);
+    expect(Array.isArray(problems) ? Object.keys(out.problems) : out.problems).toEqual(problems);
+  });
+
+  it('a job file’s rule round-trips through the composer', () => {
+    const policy = { gpuIdle: { belowPct: 12.5, forMs: 5_400_000, then: 'notify' as const } };
+    expect(policyToLimits(policy)).toMatchObject({
+      gpuIdleThen: 'notify',
+      gpuIdleBelow: '12.5',
+      gpuIdleFor: '1h30m',
+    });
+    expect(limitsToPolicy(policyToLimits(policy)).policy).toEqual(policy);
+  });
+});

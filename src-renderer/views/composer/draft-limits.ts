@@ -1,5 +1,6 @@
 import { formatDuration, parseDuration, type PolicyInput } from '../../../src-main/contract';
 import type { DraftLimits } from '../../store/ui';
+import { gpuIdleToLimits, limitsToGpuIdle } from './draft-gpu-idle';
 
 type DurationKey = 'maxDuration' | 'idleTimeout' | 'unreachableGrace';
 const DURATION_FIELDS: [DurationKey, 'maxDurationMs' | 'idleTimeoutMs' | 'unreachableGraceMs'][] = [
@@ -33,6 +34,9 @@ export function limitsToPolicy(limits: DraftLimits): {
       problems[key] = 'At least 1s: a node must know when to give up';
     else policy[field] = ms;
   }
+  const gpuIdle = limitsToGpuIdle(limits);
+  if (gpuIdle.rule) policy.gpuIdle = gpuIdle.rule;
+  Object.assign(problems, gpuIdle.problems);
   return { policy, problems };
 }
 
@@ -49,5 +53,6 @@ export function policyToLimits(policy: PolicyInput): DraftLimits {
     maxDuration: text(policy.maxDurationMs),
     idleTimeout: text(policy.idleTimeoutMs),
     unreachableGrace: text(policy.unreachableGraceMs),
+    ...gpuIdleToLimits(policy.gpuIdle),
   };
 }
