@@ -4,7 +4,7 @@
 // the next teardown, and (left by a crash before its pod) by the reconciler's sweep. The
 // password is nowhere but the fake's own record of what it was sent.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -69,6 +69,7 @@ describe('RunPod: a private image', () => {
     expect(fake.state.livePods()).toEqual([]);
     expect(core.ledger.listLeases().map((l) => l.state)).toEqual(['destroyed']);
     expect(cmdlines).toEqual([]);
+    expect(existsSync(join(home, 'runs', view.id, 'node-0', 'receipt.json'))).toBe(true);
     expect(leaksUnder(home, PASSWORD)).toEqual([]);
   });
 

@@ -3,6 +3,8 @@
 // command line while the run goes on. A wrong login fails the run at once, named as the
 // registry's refusal (not a boot timeout, not a host to replace).
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { leaksUnder, watchCommandLines } from '../helpers/secret-leaks';
 import { vastSetups } from '../helpers/vast-setups';
@@ -53,6 +55,13 @@ describe('Vast.ai: a private image', () => {
     expect(fake.state.liveInstances()).toEqual([]);
     const lease = core.ledger.listLeases()[0]!;
     expect(lease.state).toBe('destroyed');
+    // What the ledger keeps of the login: its name and the variable's, never the value.
+    expect(core.ledger.getNode(lease.nodeId!)?.lease?.metadata).toMatchObject({
+      image_login: 'lab-bot@ghcr.io',
+      image_login_env: 'GHCR_TOKEN',
+    });
+    // The receipt is among the files searched below.
+    expect(existsSync(join(home, 'runs', view.id, 'node-0', 'receipt.json'))).toBe(true);
     expect(cmdlines).toEqual([]);
     // The ledger's file bytes, the datastream's logs, the receipt: every file Tender wrote.
     expect(leaksUnder(home, PASSWORD)).toEqual([]);
