@@ -36,6 +36,9 @@ async function connect(home: string, args: string[]) {
   let stderr = '';
   transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
   const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
+  // stdout is the protocol: a stray line there is an error the client reports here.
+  const protocolErrors: Error[] = [];
+  client.onerror = (e) => protocolErrors.push(e);
   await client.connect(transport);
   const results: CallToolResult[] = [];
   const call = async (name: string, args: Record<string, unknown> = {}) => {
@@ -43,7 +46,7 @@ async function connect(home: string, args: string[]) {
     results.push(r);
     return r;
   };
-  return { client, call, results, stderr: () => stderr };
+  return { client, call, results, protocolErrors, stderr: () => stderr };
 }
 
 const text = (r: CallToolResult) =>
@@ -163,6 +166,7 @@ describe('tender mcp over stdio', () => {
       // The secret reached the job (redacted in its log) and no tool result.
       for (const r of agent.results) expect(JSON.stringify(r)).not.toContain(SECRET);
       expect(agent.stderr()).not.toContain(SECRET);
+      expect(agent.protocolErrors).toEqual([]);
     } finally {
       await agent.client.close();
     }
