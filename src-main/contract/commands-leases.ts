@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { CostReport, CostSeries } from './cost-report';
 import { DestroyAllReport, LeaseView } from './lease-view';
 import { NodeView } from './node-view';
+import { ImageInfo } from './images';
 import { Offer, OfferFilter } from './offer';
 
 export const leaseCommands = {
@@ -83,6 +84,12 @@ export const leaseCommands = {
         }),
       ),
     }),
+  },
+  /** What an image's registry tells before anything is rented for it: its size, platforms
+   *  and user, and why it could not run a node (never a guessed size). */
+  'images.inspect': {
+    input: z.object({ image: z.string().min(1).max(1024) }),
+    output: ImageInfo,
   },
   /** Everything billed since `sinceMs` ago (default 7 days): per lease, per run, per day. */
   'cost.report': {

@@ -33,3 +33,4 @@ export * from './terminal';
 export * from './workspace-preview';
 export * from './handlers';
 export * from './run-origin';
+export * from './images';

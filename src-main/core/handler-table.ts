@@ -23,6 +23,9 @@ import type { NodeFactory } from '../services/nodes/node-factory';
 import { nodeSetupHandlers } from '../services/nodes/node-setup-handlers';
 import type { SecretMemory } from '../services/notify/secret-memory';
 import { offerHandlers } from '../services/offers/offer-handlers';
+import { imageHandlers } from '../services/images/image-handlers';
+import { cachedInspector } from '../providers/images/image-plan';
+import { registryInspector } from '../providers/images/registry-client';
 import { outputHandlers } from '../services/outputs/output-handlers';
 import type { Reconciler } from '../services/reconcile/reconciler';
 import { runHandlers } from '../services/runs/run-handlers';
@@ -123,6 +126,7 @@ export function handlerTable(p: HandlerParts): Handlers {
       reconcile: () => reconciler.survey('bid', 0),
     }),
     ...offerHandlers({ providers }),
+    ...imageHandlers({ inspect: cachedInspector(registryInspector()) }),
     ...workspaceHandlers({
       home,
       ledger,

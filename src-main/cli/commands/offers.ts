@@ -5,9 +5,10 @@ import { call, type CliContext } from '../context';
 import { EXIT } from '../exit-codes';
 import { bold, info, table } from '../output';
 import { positiveNumber } from './flags';
+import { imagesCommand, imagesFooter } from './offers-images';
 
 export const OFFERS_USAGE =
-  'tender offers [--provider vastai,runpod,lambda] [--gpu "RTX 4090"] [--gpus N] [--min-vram-gb N] [--max-price X] [--disk-gb N] [--region R] [--count N] [--interruptible] [--all-hosts] [--json]';
+  'tender offers [--provider vastai,runpod,lambda] [--gpu "RTX 4090"] [--gpus N] [--min-vram-gb N] [--max-price X] [--disk-gb N] [--region R] [--count N] [--interruptible] [--all-hosts] [--json]\n  tender offers --images | --image NAME [--json]';
 
 /** Rentable machines from every configured marketplace (or those --provider names), in one
  *  table, cheapest all-in $/h first (GPU plus storage for the disk asked), with the
@@ -30,6 +31,8 @@ export async function offersCommand(argv: string[], ctx: CliContext): Promise<nu
       interruptible: { type: 'boolean', default: false },
       limit: { type: 'string' },
       json: { type: 'boolean', default: false },
+      images: { type: 'boolean', default: false },
+      image: { type: 'string' },
     },
   });
   const count = values.count === undefined ? 1 : positiveNumber('--count', values.count, true);
@@ -50,6 +53,8 @@ export async function offersCommand(argv: string[], ctx: CliContext): Promise<nu
   };
   const core = TenderCore.openAny(ctx.coreOptions) ?? TenderCore.open(ctx.coreOptions);
   try {
+    if (values.images || values.image !== undefined)
+      return await imagesCommand(core, values.image, values.json);
     const providers = values.provider?.split(',').map((p) => p.trim());
     const found = await call(core, 'offers.searchAll', {
       ...(providers ? { providers } : {}),
@@ -71,6 +76,7 @@ export async function offersCommand(argv: string[], ctx: CliContext): Promise<nu
     }
     const interruptible = values.interruptible === true;
     process.stdout.write(render(offers, count) + '\n');
+    imagesFooter();
     if (offers.length < count) {
       info(`only ${offers.length} offer(s) match, fewer than --count ${count}`);
       return EXIT.infrastructure;

@@ -12,6 +12,7 @@ import {
 import { useUi } from '../../store/ui';
 import { CloseIcon, SearchIcon } from '../run/icons';
 import { CountField } from './CountField';
+import { ImageField } from './ImageField';
 import { hasInterruptible, marketsOf } from './market-pool';
 import { ImageLoginField } from './ImageLoginField';
 import type { CheapestMatch } from './use-cheapest-match';
@@ -179,16 +180,7 @@ export function MarketPool({ cheapest }: { cheapest: CheapestMatch }): React.JSX
           {marketName(draft.provider)} sells no interruptible machines: nodes are on demand.
         </div>
       )}
-      <div className="field">
-        <label htmlFor="image">Image</label>
-        <input
-          id="image"
-          className="input mono"
-          placeholder="the provider's default"
-          value={draft.image}
-          onChange={(e) => patch({ image: e.target.value })}
-        />
-      </div>
+      <ImageField />
       <div className="field">
         <label htmlFor="pull-stall">Give up a pull after</label>
         <input
