@@ -104,7 +104,9 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     nowMono: () => performance.now(),
     now: Date.now,
     stopJob: (reason) => void supervisor.cancel('run', STOP_GRACE_MS, reason),
+    isDeadManArmed: () => deadMan.switch.isArmed(),
     fireDeadMan: (firing) => deadMan.switch.fireNow(firing),
+    flushLog: () => log.flush(),
   });
   let resolveExit!: (code: number) => void;
   const exited = new Promise<number>((resolve) => (resolveExit = resolve));

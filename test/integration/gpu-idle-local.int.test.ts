@@ -95,6 +95,29 @@ describe('GPU idle rule on the local provider', () => {
     );
   });
 
+  it('teardown: the node fires its own dead-man switch; the ledger says why', async () => {
+    const { open, work } = setup();
+    const core = open();
+    const started = await core.client.invoke(
+      'run.start',
+      input(work, 'echo started; sleep 600', rule('teardown')),
+    );
+    if (!started.ok) throw new Error(started.error.message);
+    const runId = started.value.id;
+    await core.waitRun(runId);
+    core.datastream.flush();
+    const v = await runView(core, runId);
+    expect(v.status).toBe('failed');
+    expect(v.nodes[0]!.stage).toBe('destroyed');
+    expect(v.nodes[0]!.gpuIdleFired).toMatchObject({ did: 'tearing_down' });
+    const selfTeardown = core.ledger.journal(runId).find((e) => e.kind === 'lease.self_teardown');
+    expect(selfTeardown?.data).toMatchObject({
+      cause: 'gpu_idle',
+      reason: expect.stringMatching(/^GPU idle rule: every GPU under 10% for /),
+    });
+    expect(`${v.failedReason} ${v.nodes[0]!.destroyReason}`).toMatch(/GPU idle rule/);
+  });
+
   it('stop in a sweep: each cell the node stops fails with the rule; the node serves the next', async () => {
     const { open, work } = setup();
     const core = open();

@@ -71,6 +71,11 @@ export class DeadManSwitch {
     this.state = jobEnded ? noteJobEnded(this.state, now) : noteBusy(this.state, now);
   }
 
+  /** Armed by a renewal, and free to fire (not stopping). */
+  isArmed(): boolean {
+    return this.state !== undefined && !this.deps.isShuttingDown();
+  }
+
   /** Fires now, for a rule outside the switch's own deadlines (the GPU idle rule's
    *  `teardown`), with the teardown the last renewal named. false: the switch is not armed
    *  (no Tender ever renewed it) or the daemon is stopping, so nothing was started. */

@@ -32,8 +32,12 @@ export interface GpuIdleWatchDeps {
   now: () => number;
   /** Stops the run phase as `cancel` would, with the rule's words. */
   stopJob: (reason: string) => void;
-  /** Fires the dead-man switch; false when it is not armed. */
+  /** Whether the dead-man switch is armed (a Tender renewed it): only then can it fire. */
+  isDeadManArmed: () => boolean;
+  /** Fires the dead-man switch; false when it is not armed (any more). */
   fireDeadMan: (firing: Firing) => boolean;
+  /** Resolves once what was logged is in the file and handed to subscribers. */
+  flushLog: () => Promise<void>;
 }
 
 export class GpuIdleWatch {
@@ -70,28 +74,28 @@ export class GpuIdleWatch {
   private fire(rule: GpuIdleRule, idleForMs: number): void {
     const words = `every GPU under ${rule.belowPct}% for ${shortDuration(idleForMs)} while the job ran`;
     const reason = `GPU idle rule: ${words}`;
-    let did: GpuIdleOutcome;
-    let line: string;
-    let act = () => {};
-    if (rule.then === 'notify') {
-      did = 'notified';
-      line = `${reason}; the job goes on (then = "notify")`;
-    } else if (rule.then === 'teardown' && this.d.fireDeadMan({ cause: 'gpu_idle', reason })) {
-      did = 'tearing_down';
-      line = `${reason}; tearing this node down (then = "teardown")`;
-    } else {
-      did = 'stopped_job';
-      line =
-        rule.then === 'teardown'
-          ? `${reason}; stopping the job: no teardown, the dead-man switch was never armed by a Tender (then = "teardown")`
-          : `${reason}; stopping the job (then = "stop")`;
-      act = () => this.d.stopJob(reason);
-    }
+    const canTearDown = rule.then === 'teardown' && this.d.isDeadManArmed();
+    const did: GpuIdleOutcome =
+      rule.then === 'notify' ? 'notified' : canTearDown ? 'tearing_down' : 'stopped_job';
+    const line =
+      did === 'notified'
+        ? `${reason}; the job goes on (then = "notify")`
+        : did === 'tearing_down'
+          ? `${reason}; tearing this node down (then = "teardown")`
+          : rule.then === 'teardown'
+            ? `${reason}; stopping the job: no teardown, the dead-man switch was never armed by a Tender (then = "teardown")`
+            : `${reason}; stopping the job (then = "stop")`;
     const firing: GpuIdleFiring = { at: this.d.now(), rule, idleForMs, did, reason };
     // Logged before it acts: the record precedes the stop's lines and the phase's exit.
     this.d.log.append(GPU_IDLE_LOG_SOURCE, 'info', encodeGpuIdleFiring(firing));
     this.d.log.append('agent', 'info', line);
-    act();
+    if (did === 'stopped_job') this.d.stopJob(reason);
+    if (did !== 'tearing_down') return;
+    // The switch's teardown event goes to clients at once, ahead of the log's next batch;
+    // a Tender that sees it may stop reading this node. The firing reaches them first.
+    void this.d.flushLog().then(() => {
+      if (!this.d.fireDeadMan({ cause: 'gpu_idle', reason })) this.d.stopJob(reason);
+    });
   }
 
   private schedule(): void {
