@@ -188,15 +188,18 @@ describe('tender mcp: a budget the agent cannot exceed (Vast.ai fake)', () => {
     }
   });
 
-  it('--max-nodes refuses the run that would go over it, and lets one through once nodes are down', async () => {
+  it('--max-nodes refuses the run that would go over it, and lets one through once nodes are down; --providers refuses a provider it does not name', async () => {
     const { core, work } = await setup({ offers: defaultOffers(1) });
     const job = join(work, 'tender.toml');
     writeFileSync(job, '[job]\nname = "pair"\nrun = "sleep 600"\n');
-    const agent = await connectMcp(core, { budgetUsd: null, maxNodes: 2 });
+    const agent = await connectMcp(core, { budgetUsd: null, maxNodes: 2, providers: ['local'] });
     try {
       const pair = await agent.call('tender_run', { job_file: job, count: 2 });
       expect(pair.isError, textOf(pair)).toBeFalsy();
       const runsBefore = core.ledger.listRuns().length;
+      // A provider the session may not use is refused before anything else.
+      const elsewhere = await agent.call('tender_run', { job_file: job, provider: 'vastai' });
+      expect(textOf(elsewhere)).toMatch(/may not use vastai \(tender mcp --providers local\)/);
       const third = await agent.call('tender_run', { job_file: job });
       expect(third.isError).toBe(true);
       expect(textOf(third)).toMatch(
