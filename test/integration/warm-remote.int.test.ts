@@ -87,10 +87,18 @@ describe('warm nodes over real SSH', () => {
 });
 
 describe("reaching a node's agent", () => {
-  // The job counts the `attach` processes on its node while it runs: the link's own.
-  const countAttach = sshJob('', {
-    run: `echo "attach=$(pgrep -fc 'tender-agent-[0-9a-f]*[.]cjs attach' || true)"`,
-  });
+  // The job counts the `attach` processes of its own host's agent (other test files run
+  // agents beside it) while it runs: the link's own. The bootstrap's attach, closed just
+  // before the job starts, may take a moment to exit: the count is read until it is down
+  // to `expected` (a link that attaches keeps it above for the whole job).
+  const countAttach = (expected: number) =>
+    sshJob('', {
+      run: [
+        `c=0; for i in $(seq 50); do`,
+        `c=$(pgrep -fc "$HOME/[.]tender/cache/agent/tender-agent-[0-9a-f]*[.]cjs attach" || true)`,
+        `[ "$c" -le ${expected} ] && break; sleep 0.1; done; echo "attach=$c"`,
+      ].join('\n'),
+    });
 
   it('goes straight to its socket (no process started on the node), and falls back to attach where sshd forbids that', async () => {
     for (const forbid of [false, true]) {
@@ -99,7 +107,7 @@ describe("reaching a node's agent", () => {
       const t = sshCore([f]);
       closers.push(() => t.close());
       writeFileSync(join(t.work, 'hello.txt'), 'v1\n');
-      const job = { ...countAttach, workspace: { workdir: t.work, exclude: [] } };
+      const job = { ...countAttach(forbid ? 1 : 0), workspace: { workdir: t.work, exclude: [] } };
       const pool = { provider: 'ssh', hosts: ['h0'] };
       for (const _ of [1, 2]) {
         const run = await start(t.core, { job, pool, keep: true });
