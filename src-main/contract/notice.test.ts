@@ -48,6 +48,18 @@ describe('noticeFor: what Tender says for each event', () => {
       'Run r-abc123 lost its node: instance exited; attempt 2 is starting · $1.23',
     ],
     [
+      'GPUs left idle (the GPU idle rule notifies)',
+      {
+        kind: 'gpu.idle',
+        ...run,
+        nodeName: 'node-0',
+        at: 1_700_000_000_000,
+        reason: 'GPU idle rule: every GPU under 10% for 30m while the job ran',
+      },
+      'train: GPUs idle',
+      'Run r-abc123, node-0: GPU idle rule: every GPU under 10% for 30m while the job ran; the job goes on · $1.23',
+    ],
+    [
       'an outbid lease',
       { kind: 'lease.interrupted', ...run, leaseId: 'vastai:42', reason: null },
       'train: outbid',

@@ -4,7 +4,7 @@
 import type { JobStatus } from './stages';
 
 /** The events a person is told about: a run's end, a recovery, an interruptible lease
- *  taken back, a budget running low. */
+ *  taken back, a budget running low, GPUs left idle (the GPU idle rule's `notify`). */
 export type NoticeEvent =
   | {
       kind: 'run.ended';
@@ -28,6 +28,17 @@ export type NoticeEvent =
       jobName: string;
       /** The attempt that starts now (2 for the first recovery). */
       attempt: number;
+      reason: string | null;
+      costUsd: number;
+    }
+  | {
+      /** The GPU idle rule fired with `then = "notify"` on a node: the job goes on. */
+      kind: 'gpu.idle';
+      runId: string;
+      jobName: string;
+      nodeName: string;
+      /** When it fired (node clock): a new idle stretch is a new notice. */
+      at: number;
       reason: string | null;
       costUsd: number;
     }
@@ -64,6 +75,8 @@ export function noticeKey(e: NoticeEvent): string {
       return `${e.kind}:${e.runId}:attempt-${e.attempt}`;
     case 'lease.interrupted':
       return `${e.kind}:${e.runId}:${e.leaseId}`;
+    case 'gpu.idle':
+      return `${e.kind}:${e.runId}:${e.nodeName}:${e.at}`;
   }
 }
 
@@ -89,6 +102,11 @@ export function noticeFor(e: NoticeEvent): Notice {
         return {
           title: `${e.jobName} recovered`,
           body: `Run ${e.runId} lost its node${why}; attempt ${e.attempt} is starting · ${cost}`,
+        };
+      case 'gpu.idle':
+        return {
+          title: `${e.jobName}: GPUs idle`,
+          body: `Run ${e.runId}, ${e.nodeName}${why}; the job goes on · ${cost}`,
         };
       case 'lease.interrupted':
         return {

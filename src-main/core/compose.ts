@@ -84,7 +84,16 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
     onChange: (nodeIds) => nodeIds.forEach((id) => projector.emitGpu(id)),
   });
   const gpuOf = gpuSamples.summary.bind(gpuSamples);
-  const gpuIdle = { ledger, isWriter, now, onChange: (id: string) => projector.emitNode(id) };
+  // A firing changes its node's view, and its run's (the notify service listens to runs).
+  const gpuIdle = {
+    ledger,
+    isWriter,
+    now,
+    onChange: (id: string) => {
+      projector.emitNode(id);
+      projector.emitRun(id.slice(0, id.indexOf('/')));
+    },
+  };
   const providers = new ProviderRegistry(
     (opts.providers ?? defaultProviders)({ home, now, ledger, env, secrets }),
   );

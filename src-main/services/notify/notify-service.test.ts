@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EventBus } from '../../base/event-bus';
-import type { Notice } from '../../contract';
+import type { Notice, RunView } from '../../contract';
 import { leaseView } from '../../contract/lease-view.test-util';
 import { runView } from '../../contract/run-view.test-util';
 import type { JournalEvent } from '../../ledger/rows';
@@ -223,6 +223,31 @@ describe('NotifyService', () => {
     const told = JSON.stringify([posts, shown]);
     expect(told).not.toContain('hunter2-s3cret');
     expect(posts[0]!.tender.reason).toBe('verify `curl -H "auth: ***"` exited 7');
+  });
+
+  it('tells a GPU idle rule that notified once per idle stretch; a stop is told as the end', async () => {
+    const { bus, posts, shown, service } = setup();
+    const fired = (at: number, did: 'notified' | 'stopped_job') => ({
+      at,
+      rule: { belowPct: 10, forMs: 1_800_000, then: 'notify' as const },
+      idleForMs: 1_800_000,
+      did,
+      reason: 'GPU idle rule: every GPU under 10% for 30m while the job ran',
+    });
+    const node = (f: ReturnType<typeof fired>) =>
+      ({ logicalId: 'node-0', gpuIdleFired: f }) as unknown as RunView['nodes'][number];
+    const running = runView({ status: 'running', cost: { accruedUsd: 0.5 } });
+    bus.emit('run.changed', { ...running, nodes: [node(fired(NOW - 60_000, 'notified'))] });
+    bus.emit('run.changed', { ...running, nodes: [node(fired(NOW - 60_000, 'notified'))] });
+    bus.emit('run.changed', { ...running, nodes: [node(fired(NOW - 1_000, 'notified'))] });
+    bus.emit('run.changed', { ...running, nodes: [node(fired(NOW - 500, 'stopped_job'))] });
+    await service.idle();
+    expect(shown.map((n) => n.title)).toEqual(['train: GPUs idle', 'train: GPUs idle']);
+    expect(posts.map((p) => [p.tender.event, p.tender.status])).toEqual([
+      ['gpu.idle', 'running'],
+      ['gpu.idle', 'running'],
+    ]);
+    expect(posts[0]!.text).toContain('node-0: GPU idle rule: every GPU under 10% for 30m');
   });
 
   it('stops listening on close', async () => {

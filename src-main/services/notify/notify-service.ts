@@ -10,7 +10,7 @@ import {
 } from '../../contract';
 import type { Ledger } from '../../ledger/ledger';
 import type { NotifySettings } from '../settings/settings-store';
-import { isOutbid, runNoticeEvent } from './run-notices';
+import { gpuIdleNoticeEvents, isOutbid, runNoticeEvent } from './run-notices';
 import { webhookBody } from './webhook-body';
 import { sendWebhook, type WebhookOptions, type WebhookResult } from './webhook-sender';
 
@@ -61,6 +61,8 @@ export class NotifyService {
       this.d.bus.on('run.changed', (run) => {
         const e = runNoticeEvent(run, this.d.now(), this.d.redactor());
         if (e) this.raise(e);
+        for (const idle of gpuIdleNoticeEvents(run, this.d.now(), this.d.redactor()))
+          this.raise(idle);
         if (run.status !== 'pending' && run.status !== 'running') return;
         for (const a of this.d.attempts?.(run.id) ?? []) {
           const key = noticeKey({ ...RECOVERED_KEY, runId: run.id, attempt: a.attempt + 1 });

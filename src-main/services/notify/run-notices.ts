@@ -34,3 +34,27 @@ export function runNoticeEvent(
 export function isOutbid(lease: LeaseView): boolean {
   return lease.interruption === 'outbid';
 }
+
+/** The GPU idle rule's `notify` firings a run's nodes show (the journal's latest per node),
+ *  each worth telling once; `stop` and `teardown` end the run, which is told as its end. */
+export function gpuIdleNoticeEvents(
+  run: RunView,
+  now: number,
+  redact: (text: string) => string,
+): NoticeEvent[] {
+  return run.nodes.flatMap((n) => {
+    const f = n.gpuIdleFired;
+    if (!f || f.did !== 'notified' || now - f.at > STALE_AFTER_MS) return [];
+    return [
+      {
+        kind: 'gpu.idle' as const,
+        runId: run.id,
+        jobName: redact(run.jobName),
+        nodeName: n.logicalId,
+        at: f.at,
+        reason: redact(f.reason),
+        costUsd: run.cost.accruedUsd,
+      },
+    ];
+  });
+}

@@ -43,5 +43,7 @@ function statusOf(n: Notice): string {
       return 'recovering';
     case 'lease.interrupted':
       return 'outbid';
+    case 'gpu.idle':
+      return 'running';
   }
 }
