@@ -1,6 +1,6 @@
 // `tender status`'s text: who started each run (cli, app, mcp:<client>) beside its status.
 import { describe, expect, it } from 'vitest';
-import type { NodeView, StatusView } from '../../contract';
+import type { LeasePolicy, NodeView, StatusView } from '../../contract';
 import { runView } from '../../contract/run-view.test-util';
 import { statusText } from './status';
 
@@ -72,5 +72,43 @@ describe('tender status: the ORIGIN column', () => {
       ['r-cli001', 'running', 'cli', 'node-0'],
       ['r-old001', 'running', '-', 'node-0'],
     ]);
+  });
+});
+
+describe('tender status: the GPU idle rule', () => {
+  it('prints each run’s rule and, per node, what fired', () => {
+    const rule = { belowPct: 10, forMs: 1_800_000, then: 'stop' as const };
+    const policy: LeasePolicy = {
+      maxDurationMs: null,
+      idleTimeoutMs: null,
+      budgetUsd: null,
+      afterJob: 'destroy',
+      unreachableGraceMs: 1_800_000,
+      gpuIdle: rule,
+    };
+    const fired: NodeView = {
+      ...node('node-1'),
+      gpuIdleFired: {
+        at: Date.now() - 120_000,
+        rule,
+        idleForMs: 1_800_000,
+        did: 'stopped_job',
+        reason: 'GPU idle rule: every GPU under 10% for 30m while the job ran',
+      },
+    };
+    const text = statusText(
+      status([
+        runView({ id: 'r-idle01', policy, nodes: [node('node-0'), fired] }),
+        runView({ id: 'r-none01', nodes: [node('node-0')] }),
+      ]),
+      null,
+    );
+    const lines = text.split('\n');
+    expect(lines).toContain('r-idle01: GPU idle rule: stop after 30m under 10%');
+    expect(lines).toContain(
+      '  node-1: fired: every GPU under 10% for 30m while the job ran — stopped the job (2m ago)',
+    );
+    expect(text).not.toContain('r-none01: GPU idle rule');
+    expect(text).not.toContain('node-0: fired');
   });
 });
