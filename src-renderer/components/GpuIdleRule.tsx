@@ -18,6 +18,8 @@ const FIRED_BADGE: Record<GpuIdleFired['did'], { tone: string; words: string }> 
 export function GpuIdleRuleNote(props: {
   rule: GpuIdleRule;
   fired: GpuIdleFired | null | undefined;
+  /** The node's probed GPU count; null: not probed yet (its agent has not joined). */
+  gpuCount: number | null;
 }): React.JSX.Element {
   const { rule, fired } = props;
   const badge = fired ? FIRED_BADGE[fired.did] : null;
@@ -38,6 +40,15 @@ export function GpuIdleRuleNote(props: {
         </span>
       )}
       {fired && <span className="gpu-idle-rule-why">{gpuIdleFiredText(fired)}</span>}
+      {props.gpuCount === 0 && (
+        <span
+          className="badge plain amber"
+          data-testid="gpu-idle-no-gpu"
+          title="nvidia-smi found no GPU on this node: no sample can ever be idle"
+        >
+          cannot apply: no GPU on this node
+        </span>
+      )}
     </div>
   );
 }

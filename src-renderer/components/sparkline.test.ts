@@ -108,8 +108,14 @@ describe('the GPU idle rule beside the chart', () => {
   });
 
   const rule = { belowPct: 10, forMs: 1_800_000, then: 'stop' } as const;
-  const note = (fired: GpuIdleFired | null) =>
-    renderToStaticMarkup(createElement(GpuIdleRuleNote, { rule, fired }));
+  const note = (fired: GpuIdleFired | null, gpuCount: number | null = 1) =>
+    renderToStaticMarkup(createElement(GpuIdleRuleNote, { rule, fired, gpuCount }));
+
+  it('says it cannot apply on a node whose probe found no GPU (not before the probe)', () => {
+    expect(note(null, 0)).toContain('cannot apply: no GPU on this node');
+    expect(note(null, null)).not.toContain('cannot apply');
+    expect(note(null, 8)).not.toContain('cannot apply');
+  });
 
   it('names the rule; once fired, what the node did', () => {
     expect(note(null)).toContain('GPU idle rule: stop after 30m under 10%');

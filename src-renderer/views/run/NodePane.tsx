@@ -89,7 +89,13 @@ export function NodePane(props: {
         </div>
       </NodeHeader>
       <PullStatus node={node} />
-      {props.gpuIdle && <GpuIdleRuleNote rule={props.gpuIdle} fired={node.gpuIdleFired} />}
+      {props.gpuIdle && (
+        <GpuIdleRuleNote
+          rule={props.gpuIdle}
+          fired={node.gpuIdleFired}
+          gpuCount={node.capabilities ? Number(node.capabilities['gpu.count'] ?? 0) : null}
+        />
+      )}
       <div className="pane-toolbar">
         {tab === 'terminal' && (
           <span className="pane-note">
