@@ -1,7 +1,7 @@
 // A marketplace's look at the image it is about to rent a node for: ask the registry (when
 // the provider was given an inspector), judge, and say in one line what it learned.
 import { judgeImage, sizeText, type ImageVerdict } from './image-check';
-import type { ImageFacts, InspectImage } from './registry-client';
+import type { ImageFacts, ImageLookup, InspectImage } from './registry-client';
 
 export interface ImagePlan {
   verdict: ImageVerdict;
@@ -24,15 +24,21 @@ export async function planImage(
   return { verdict, facts, note: `image ${image}: ${size}${runsAs}` };
 }
 
-/** An inspector that asks again only after `ttlMs` (a run's nodes share one answer). */
-export function cachedInspector(inner: InspectImage, ttlMs = 10 * 60_000): InspectImage {
-  const seen = new Map<string, { at: number; lookup: Awaited<ReturnType<InspectImage>> }>();
+/** An inspector that asks again only after a while: an answer is kept `ttlMs`, a failure
+ *  `unknownTtlMs` (a run's pre-flight and its nodes' creates share one look, and an
+ *  unreachable registry is not waited for once per node). */
+export function cachedInspector(
+  inner: InspectImage,
+  ttlMs = 10 * 60_000,
+  unknownTtlMs = 60_000,
+  now: () => number = Date.now,
+): InspectImage {
+  const seen = new Map<string, { until: number; lookup: ImageLookup }>();
   return async (image, signal) => {
     const hit = seen.get(image);
-    if (hit && Date.now() - hit.at < ttlMs) return hit.lookup;
+    if (hit && now() < hit.until) return hit.lookup;
     const lookup = await inner(image, signal);
-    // An answer is kept; a failure is asked again next time.
-    if ('facts' in lookup) seen.set(image, { at: Date.now(), lookup });
+    seen.set(image, { until: now() + ('facts' in lookup ? ttlMs : unknownTtlMs), lookup });
     return lookup;
   };
 }
