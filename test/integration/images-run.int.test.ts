@@ -21,6 +21,11 @@ const IMAGES: Record<string, FakeImage> = {
   'lab/nonroot:1': { user: 'researcher', sshd: true, layers: [700_000_000, 2_500_000_000] },
   // A bare distro: no sshd, no Node, no Python, no curl; runs as root with apt-get.
   'lab/bare:1': { sshd: false, minimal: true },
+  // A private image whose user is not root: its registry describes it only to its login.
+  'lab/private:1': {
+    user: 'researcher',
+    login: { username: 'lab-bot', password: 'ghp_Q7wLx2Vn9Rt4Kz8M' },
+  },
   // Built for arm64 only (a GH200 image).
   'lab/gh200:1': { platforms: [{ os: 'linux', architecture: 'arm64' }] },
 };
@@ -88,6 +93,30 @@ describe('RunPod: any reasonable image', () => {
     expect(out).toEqual(expect.arrayContaining(['no python3 here', 'no curl here']));
     expect(fake.state.pods()[0]!.env.TENDER_SSH_USER).toBe('root');
     expect(fake.state.livePods()).toEqual([]);
+  });
+
+  it('a private image whose user is not root: the registry is asked with the pool’s login', async () => {
+    const { core, fake, work, run, home, reg } = await setup();
+    const image = reg.ref('lab/private:1');
+    const password = 'ghp_Q7wLx2Vn9Rt4Kz8M';
+    fake.registries.addPrivate(image, 'lab-bot', password);
+    const view = await run({
+      job: numberedJob(work),
+      pool: {
+        provider: 'runpod',
+        count: 1,
+        image,
+        image_login: { username: 'lab-bot', password_env: 'LAB_TOKEN' },
+      },
+      secrets: { LAB_TOKEN: password },
+    });
+    expect(view.status, view.failedReason ?? '').toBe('completed');
+    expectNumbered(home, view.id);
+    expect(fake.state.pods()[0]!.env.TENDER_SSH_USER).toBe('researcher');
+    const log = await core.client.invoke('logs.read', { runId: view.id, channel: 'bootstrap' });
+    const lines = log.ok ? log.value.records.map((r) => r.line).join('\n') : '';
+    expect(lines).toContain(`image ${image}: 1 MB compressed (${reg.host}), runs as researcher`);
+    expect(lines).not.toContain(password);
   });
 
   it('an arm64-only image is refused before a pod is rented, naming why', async () => {

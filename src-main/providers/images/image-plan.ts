@@ -1,7 +1,7 @@
 // A marketplace's look at the image it is about to rent a node for: ask the registry (when
 // the provider was given an inspector), judge, and say in one line what it learned.
 import { judgeImage, sizeText, type ImageVerdict } from './image-check';
-import type { ImageFacts, ImageLookup, InspectImage } from './registry-client';
+import type { ImageFacts, ImageLookup, InspectImage, RegistryLogin } from './registry-client';
 
 export interface ImagePlan {
   verdict: ImageVerdict;
@@ -15,8 +15,9 @@ export async function planImage(
   inspect: InspectImage | undefined,
   hostArchs: readonly string[],
   signal: AbortSignal,
+  login?: RegistryLogin,
 ): Promise<ImagePlan> {
-  const lookup = inspect ? await inspect(image, signal) : { unknown: 'registry not asked' };
+  const lookup = inspect ? await inspect(image, signal, login) : { unknown: 'registry not asked' };
   const facts = 'facts' in lookup ? lookup.facts : null;
   const verdict = judgeImage(image, facts, hostArchs);
   const runsAs = facts ? `, runs as ${facts.user.split(':')[0] || 'root'}` : '';
@@ -34,11 +35,13 @@ export function cachedInspector(
   now: () => number = Date.now,
 ): InspectImage {
   const seen = new Map<string, { until: number; lookup: ImageLookup }>();
-  return async (image, signal) => {
-    const hit = seen.get(image);
+  return async (image, signal, login) => {
+    // Per login name: what a login sees is not what anyone sees (never keyed by a password).
+    const key = `${image}\n${login?.username ?? ''}`;
+    const hit = seen.get(key);
     if (hit && now() < hit.until) return hit.lookup;
-    const lookup = await inner(image, signal);
-    seen.set(image, { until: now() + ('facts' in lookup ? ttlMs : unknownTtlMs), lookup });
+    const lookup = await inner(image, signal, login);
+    seen.set(key, { until: now() + ('facts' in lookup ? ttlMs : unknownTtlMs), lookup });
     return lookup;
   };
 }

@@ -26,7 +26,19 @@ export interface ImageFacts {
 
 export type ImageLookup = { facts: ImageFacts } | { unknown: string };
 
-export type InspectImage = (image: string, signal: AbortSignal) => Promise<ImageLookup>;
+/** A private image's registry login (the pool's `image_login`, its password read). Sent
+ *  only to the registry's own token service (or the registry, for Basic auth), as docker
+ *  login does; never logged, never kept. */
+export interface RegistryLogin {
+  username: string;
+  password: string;
+}
+
+export type InspectImage = (
+  image: string,
+  signal: AbortSignal,
+  login?: RegistryLogin,
+) => Promise<ImageLookup>;
 
 const ACCEPT = [
   'application/vnd.oci.image.index.v1+json',
@@ -46,18 +58,20 @@ interface Manifest {
 
 /** An inspector over HTTP (`fetch`). `timeoutMs` bounds the whole lookup. */
 export function registryInspector(opts: { timeoutMs?: number } = {}): InspectImage {
-  return (image, signal) => inspectImage(image, signal, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  return (image, signal, login) =>
+    inspectImage(image, signal, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, login);
 }
 
 async function inspectImage(
   image: string,
   outer: AbortSignal,
   timeoutMs: number,
+  login: RegistryLogin | undefined,
 ): Promise<ImageLookup> {
   const ref = parseImageRef(image);
   if ('problem' in ref) return { unknown: ref.problem };
   const signal = AbortSignal.any([outer, AbortSignal.timeout(timeoutMs)]);
-  const session = new RegistrySession(ref, signal);
+  const session = new RegistrySession(ref, signal, login);
   try {
     let top = await session.json<Manifest>(`manifests/${ref.reference}`, ACCEPT);
     let platforms: ImagePlatform[] = [];
@@ -107,26 +121,28 @@ function facts(
 
 /** One lookup's requests to one repository, with the pull token once one was asked for. */
 class RegistrySession {
-  private token: string | null = null;
+  /** The Authorization header once one was earned: a pull token, or the login itself. */
+  private auth: string | null = null;
   private readonly base: string;
 
   constructor(
     private readonly ref: ImageRef,
     private readonly signal: AbortSignal,
+    private readonly login: RegistryLogin | undefined,
   ) {
     this.base = `${registryBaseUrl(ref)}/v2/${ref.repository}`;
   }
 
   async json<T>(path: string, accept: string): Promise<T> {
     let res = await this.get(`${this.base}/${path}`, accept);
-    if (res.status === 401 && this.token === null) {
+    if (res.status === 401 && this.auth === null) {
       await res.body?.cancel();
-      this.token = await this.pullToken(res.headers.get('www-authenticate'));
+      this.auth = await this.authFor(res.headers.get('www-authenticate'));
       res = await this.get(`${this.base}/${path}`, accept);
     }
     if (res.status === 401 || res.status === 403) {
       await res.body?.cancel();
-      throw new Error(`${this.ref.registry} wants a login to describe ${this.ref.text}`);
+      throw new Error(this.refusal());
     }
     if (res.status === 404) {
       await res.body?.cancel();
@@ -147,29 +163,42 @@ class RegistrySession {
 
   private get(url: string, accept: string): Promise<Response> {
     const headers: Record<string, string> = { accept };
-    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    if (this.auth) headers.authorization = this.auth;
     return fetch(url, { headers, signal: this.signal });
   }
 
-  /** An anonymous pull token from the realm the 401 named. */
-  private async pullToken(challenge: string | null): Promise<string> {
+  private refusal(): string {
+    return this.login
+      ? `${this.ref.registry} refused the login for ${this.login.username}`
+      : `${this.ref.registry} wants a login to describe ${this.ref.text}`;
+  }
+
+  private basic(): string {
+    const { username, password } = this.login!;
+    return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+  }
+
+  /** What the 401 asks for: Basic (the login itself, when there is one), or a pull token
+   *  from the realm it names (anonymous, or with the login). */
+  private async authFor(challenge: string | null): Promise<string> {
+    if (this.login && /^\s*Basic\b/i.test(challenge ?? '')) return this.basic();
     const params = parseChallenge(challenge ?? '');
-    if (!params.realm)
-      throw new Error(`${this.ref.registry} wants a login to describe ${this.ref.text}`);
+    if (!params.realm) throw new Error(this.refusal());
     const url = new URL(params.realm);
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLocalUrl(url)))
       throw new Error(`${this.ref.registry} named a token service that is not https`);
     if (params.service) url.searchParams.set('service', params.service);
     url.searchParams.set('scope', params.scope ?? `repository:${this.ref.repository}:pull`);
-    const res = await fetch(url, { signal: this.signal });
+    const headers: Record<string, string> = this.login ? { authorization: this.basic() } : {};
+    const res = await fetch(url, { headers, signal: this.signal });
     if (!res.ok) {
       await res.body?.cancel();
-      throw new Error(`${this.ref.registry} wants a login to describe ${this.ref.text}`);
+      throw new Error(this.refusal());
     }
     const body = (await res.json()) as { token?: string; access_token?: string };
     const token = body.token ?? body.access_token;
     if (!token) throw new Error(`${this.ref.registry}'s token service answered no token`);
-    return token;
+    return `Bearer ${token}`;
   }
 }
 

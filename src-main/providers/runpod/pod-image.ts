@@ -6,7 +6,7 @@
 import { TenderError } from '../../base/tender-error';
 import { ProviderError } from '../provider';
 import { planImage, type ImagePlan } from '../images/image-plan';
-import type { InspectImage } from '../images/registry-client';
+import type { InspectImage, RegistryLogin } from '../images/registry-client';
 import { envOf } from './lease-facts';
 
 export const SSH_USER_ENV = 'TENDER_SSH_USER';
@@ -24,8 +24,9 @@ export async function podImage(
   image: string,
   inspect: InspectImage | undefined,
   signal: AbortSignal,
+  login?: RegistryLogin | null,
 ): Promise<PodImage> {
-  const plan = await planImage(image, inspect, RUNPOD_HOST_ARCHS, signal);
+  const plan = await planImage(image, inspect, RUNPOD_HOST_ARCHS, signal, login ?? undefined);
   const problem = podImageProblem(plan);
   if (problem) throw new ProviderError(problem.reason, { fatal: true, hint: problem.hint });
   const user = plan.verdict.ok ? plan.verdict.user : { kind: 'root' as const };

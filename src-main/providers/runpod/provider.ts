@@ -130,7 +130,7 @@ export class RunpodProvider implements Provider {
         hint: 'loosen max_price, min_vram_gb, gpu or verified; `tender offers --provider runpod` shows what is there',
       });
     const bid = shape.interruptible ? checkBid(shape, candidates) : null;
-    const { plan, sshUser } = await podImage(image, this.opts.inspectImage, signal);
+    const { plan, sshUser } = await podImage(image, this.opts.inspectImage, signal, login);
     req.note?.(plan.note);
     // The login is saved under the lease's label just before the pod that pulls with it.
     const authId = login ? await saveLeaseAuth(api, label, login, signal) : null;

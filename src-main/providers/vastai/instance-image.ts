@@ -7,7 +7,7 @@ import { TenderError } from '../../base/tender-error';
 import type { Offer } from '../../contract/offer';
 import { dockerArch } from '../images/image-check';
 import { planImage } from '../images/image-plan';
-import type { InspectImage } from '../images/registry-client';
+import type { InspectImage, RegistryLogin } from '../images/registry-client';
 import { ProviderError } from '../provider';
 import { DEFAULT_IMAGE } from './create-body';
 
@@ -19,12 +19,13 @@ import type { VastShape } from './shape';
 export async function instanceImage(
   image: string,
   offers: Offer[],
-  inspect: InspectImage | undefined,
+  opts: { inspectImage?: InspectImage | undefined },
   note: ((line: string) => void) | undefined,
   signal: AbortSignal,
+  login?: RegistryLogin | null,
 ): Promise<Offer[]> {
   const archs = [...new Set(offers.flatMap((o) => (o.cpuArch ? [dockerArch(o.cpuArch)] : [])))];
-  const plan = await planImage(image, inspect, archs, signal);
+  const plan = await planImage(image, opts.inspectImage, archs, signal, login ?? undefined);
   if (!plan.verdict.ok)
     throw new ProviderError(plan.verdict.reason, { fatal: true, hint: plan.verdict.hint });
   note?.(plan.note);

@@ -170,7 +170,7 @@ export class VastProvider implements Provider {
       throw new ProviderError('no Vast.ai offer matches this pool', {
         hint: 'loosen max_price, min_vram_gb, gpu or min_reliability; `tender offers` shows what is there',
       });
-    offers = await instanceImage(image, offers, this.opts.inspectImage, req.note, signal);
+    offers = await instanceImage(image, offers, this.opts, req.note, signal, login);
     const disk = effectiveDiskGb(filter.diskGb);
     const taken: string[] = [];
     // Several nodes of a run are created at once from the same search: each skips the

@@ -20,21 +20,18 @@ export interface FakeImage {
   layers?: number[];
   /** Sessions find no node, python3 or curl: only a shell and coreutils. */
   minimal?: boolean;
+  /** A private image: its registry describes it only to this login (registry.ts). */
+  login?: { username: string; password: string };
 }
+
+/** An image as the fakes read it: every field given. */
+export type ImageSpec = Required<Omit<FakeImage, 'login'>>;
 
 /** The images a fake marketplace knows; an image it does not know runs as root with sshd
  *  that it starts itself (the old behaviour of the fakes). */
 export type ImageCatalog = (image: string) => FakeImage | undefined;
 
-export const DEFAULT_IMAGE: Required<Omit<FakeImage, 'platforms' | 'layers'>> = {
-  user: '',
-  sshd: true,
-  startsSshd: true,
-  sudo: false,
-  minimal: false,
-};
-
-export function imageOf(catalog: ImageCatalog | undefined, name: string): Required<FakeImage> {
+export function imageOf(catalog: ImageCatalog | undefined, name: string): ImageSpec {
   const img = catalog?.(name) ?? {};
   const sshd = img.sshd ?? true;
   return {
@@ -49,13 +46,13 @@ export function imageOf(catalog: ImageCatalog | undefined, name: string): Requir
 }
 
 /** The login name of the image's user ('root' for root). */
-export function userName(img: Required<FakeImage>): string {
+export function userName(img: ImageSpec): string {
   const name = img.user.split(':')[0]!;
   return name === '' || name === '0' ? 'root' : name;
 }
 
 /** The PATH a node's SSH sessions get: the machine's, or a minimal one. */
-export function sessionPath(img: Required<FakeImage>): string | undefined {
+export function sessionPath(img: ImageSpec): string | undefined {
   return img.minimal ? minimalBin() : undefined;
 }
 

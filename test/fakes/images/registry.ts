@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startFakeHttpServer } from '../fake-http-server';
-import { imageOf, type FakeImage, type ImageCatalog } from './image';
+import { imageOf, type FakeImage, type ImageCatalog, type ImageSpec } from './image';
 
 const INDEX = 'application/vnd.oci.image.index.v1+json';
 const MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
@@ -26,7 +26,8 @@ export interface FakeRegistry {
 }
 
 export async function startFakeRegistry(images: Record<string, FakeImage>): Promise<FakeRegistry> {
-  const token = randomBytes(16).toString('hex');
+  /** Pull tokens handed out: token → the repository it may read. */
+  const tokens = new Map<string, string>();
   const blobs = new Map<string, string>();
   const asked: string[] = [];
   let host = '';
@@ -34,27 +35,26 @@ export async function startFakeRegistry(images: Record<string, FakeImage>): Prom
     handle(req, res);
   });
   host = server.url.replace('http://', '');
-  const find = (repo: string, ref: string): Required<FakeImage> | null => {
+  const find = (repo: string, ref: string): ImageSpec | null => {
     const img = images[`${repo}:${ref}`];
     return img ? imageOf(() => img, '') : null;
   };
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', `http://${host}`);
-    if (url.pathname === '/token') {
-      return send(res, 200, 'application/json', JSON.stringify({ token }));
-    }
+    if (url.pathname === '/token') return issueToken(req, res, url);
     asked.push(url.pathname);
-    if (req.headers.authorization !== `Bearer ${token}`) {
-      res.setHeader(
-        'www-authenticate',
-        `Bearer realm="http://${host}/token",service="fake-registry",scope="repository:x:pull"`,
-      );
-      return send(res, 401, 'application/json', '{"errors":[{"code":"UNAUTHORIZED"}]}');
-    }
     const m = /^\/v2\/(.+)\/(manifests|blobs)\/([^/]+)$/.exec(url.pathname);
     if (!m) return send(res, 404, 'text/plain', 'not found');
     const [, repo, kind, ref] = m as unknown as [string, string, string, string];
+    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (!bearer || tokens.get(bearer) !== repo) {
+      res.setHeader(
+        'www-authenticate',
+        `Bearer realm="http://${host}/token",service="fake-registry",scope="repository:${repo}:pull"`,
+      );
+      return send(res, 401, 'application/json', '{"errors":[{"code":"UNAUTHORIZED"}]}');
+    }
     if (kind === 'blobs') {
       const blob = blobs.get(ref);
       return blob
@@ -91,6 +91,22 @@ export async function startFakeRegistry(images: Record<string, FakeImage>): Prom
       })),
     };
     return send(res, 200, INDEX, JSON.stringify(index));
+  }
+
+  /** Docker Hub's token service: anonymous for a public repository; a private one's
+   *  (an image with a `login`) only with its login as Basic auth. */
+  function issueToken(req: IncomingMessage, res: ServerResponse, url: URL): void {
+    const repo = /^repository:(.+):pull$/.exec(url.searchParams.get('scope') ?? '')?.[1] ?? '';
+    const login = Object.entries(images).find(([k]) => k.startsWith(`${repo}:`))?.[1].login;
+    if (login) {
+      const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      const given = basic ? Buffer.from(basic, 'base64').toString() : '';
+      if (given !== `${login.username}:${login.password}`)
+        return send(res, 401, 'application/json', '{"details":"incorrect username or password"}');
+    }
+    const token = randomBytes(16).toString('hex');
+    tokens.set(token, repo);
+    return send(res, 200, 'application/json', JSON.stringify({ token }));
   }
 
   function put(body: string): { digest: string; size: number } {

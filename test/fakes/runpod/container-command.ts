@@ -21,7 +21,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { VastNode } from '../vast/node';
-import { userName, type FakeImage } from '../images/image';
+import { userName, type ImageSpec } from '../images/image';
 
 const WATCH_MS = 25;
 
@@ -34,7 +34,7 @@ export class ContainerCommand {
 
   constructor(
     private readonly node: VastNode,
-    img: Required<FakeImage>,
+    img: ImageSpec,
     command: string,
     env: Record<string, string>,
   ) {

@@ -15,7 +15,7 @@ import {
   refusedLogin,
   sessionPath,
   userName,
-  type FakeImage,
+  type ImageSpec,
   type ImageCatalog,
 } from '../images/image';
 
@@ -69,7 +69,7 @@ export interface PodRecord {
   /** The container's command as the create sent it ('' : the image's own). */
   dockerArgs: string;
   /** What the image is (test/fakes/images). */
-  image: Required<FakeImage>;
+  image: ImageSpec;
   /** The command running in the container, while it runs. */
   command: ContainerCommand | null;
 }
