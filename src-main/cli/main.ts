@@ -13,7 +13,7 @@ import { openCommand, OPEN_USAGE } from './commands/open';
 import { forwardCommand, FORWARD_USAGE } from './commands/forward';
 import { nodeCommand, NODE_USAGE } from './commands/node-setup';
 import { logsCommand, LOGS_USAGE } from './commands/logs';
-import { mcpCommand, MCP_USAGE } from './commands/mcp';
+import { MCP_USAGE } from './mcp/mcp-flags';
 import { runCommand, RUN_USAGE } from './commands/run';
 import { importCommand, IMPORT_USAGE } from './commands/import';
 import { rerunCommand, RERUN_USAGE } from './commands/rerun';
@@ -88,7 +88,8 @@ const COMMANDS: Record<
   open: openCommand,
   forward: forwardCommand,
   node: nodeCommand,
-  mcp: mcpCommand,
+  // Loaded only when asked: the MCP SDK (and what it brings) is not on every command's start.
+  mcp: async (argv, ctx) => (await import('./commands/mcp')).mcpCommand(argv, ctx),
 };
 
 async function main(argv: string[]): Promise<number> {
