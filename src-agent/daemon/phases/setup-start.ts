@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../atomic-file';
-import type { SetupEnvRequest } from '../../wire/protocol';
+import type { PhaseState, SetupEnvRequest } from '../../wire/protocol';
 import type { DaemonContext } from '../context';
 import type { PhaseLaunch } from './phase-process';
 import { isProcessAlive } from './process-group';
@@ -84,12 +84,12 @@ export async function startSetupWithEnv(
         ? ' (fresh setup asked for)'
         : '';
     ctx.log.append('agent', 'info', `building environment ${key} for ${covered}${why}: ${envDir}`);
-    const started = await ctx.supervisor.start('setup', launch(envDir));
-    void ctx.supervisor.whenExited('setup').then((state) => {
+    // The outcome is logged before the exit is announced (a client drains the log then).
+    const onExited = (state: PhaseState) => {
       const writes = req.uncached ? [] : setupWorkspaceWrites(ctx.paths);
-      if (state?.code === 0 && !state.cancelled && writes.length > 0) {
+      if (state.code === 0 && !state.cancelled && writes.length > 0) {
         ctx.log.append('agent', 'info', workspaceWritesNotice(key, writes));
-      } else if (state?.code === 0 && !state.cancelled) {
+      } else if (state.code === 0 && !state.cancelled) {
         markEnvReady(envDir, { command, builtAt: Date.now() });
         ctx.log.append('agent', 'info', `environment ${key} is ready`);
       } else {
@@ -101,7 +101,11 @@ export async function startSetupWithEnv(
       }
       lock.release();
       prune(ctx, key);
-    });
+    };
+    const started = await ctx.supervisor.start('setup', launch(envDir), { onExited });
+    // Started before (a retried start): its outcome is told when that setup exits.
+    if (started.alreadyStarted)
+      void ctx.supervisor.whenExited('setup').then((state) => state && onExited(state));
     return started;
   } catch (err) {
     lock.release();

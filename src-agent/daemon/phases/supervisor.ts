@@ -18,6 +18,15 @@ interface Tracked {
   markExited: () => void;
   killAt?: number;
   killTimer?: NodeJS.Timeout;
+  /** Told of the exit before it is announced (`StartOptions.onExited`). */
+  onExited?: (state: PhaseState) => void;
+}
+
+export interface StartOptions {
+  /** Runs once the phase has exited, after its exit line and before the exit is announced
+   *  to subscribers: what it logs (a setup's environment outcome) is stored before the app
+   *  learns of the exit, so a client draining the log at the exit has it. */
+  onExited?: (state: PhaseState) => void;
 }
 
 export interface SupervisorDeps {
@@ -69,6 +78,7 @@ export class Supervisor {
   async start(
     phase: Phase,
     launch: PhaseLaunch,
+    opts: StartOptions = {},
   ): Promise<{ pid: number; alreadyStarted: boolean }> {
     const existing = this.phases.get(phase);
     if (existing) return { pid: existing.state.pid ?? 0, alreadyStarted: true };
@@ -94,7 +104,7 @@ export class Supervisor {
         'info',
         `${phase} started (pid ${pid}${first}): ${launch.redact(launch.command)}`,
       );
-      this.track({
+      const tracked = this.track({
         phase,
         command: launch.redact(launch.command),
         state: 'running',
@@ -105,6 +115,7 @@ export class Supervisor {
         signal: null,
         cancelled: false,
       });
+      tracked.onExited = opts.onExited;
       await this.publish(phase);
       return { pid, alreadyStarted: false };
     } finally {
@@ -234,6 +245,11 @@ export class Supervisor {
     // A cancelled group keeps its SIGKILL timer for children that outlive the leader.
     if (pid !== null && !isGroupAlive(pid)) clearTimeout(t.killTimer);
     if (pid !== null) forgetWhenGone(this.deps.paths.pids, pid);
+    try {
+      t.onExited?.({ ...t.state });
+    } catch (err) {
+      this.deps.log.append('agent', 'stderr', `after ${phase} exited: ${(err as Error).message}`);
+    }
     await this.publish(phase);
     t.markExited();
   }
