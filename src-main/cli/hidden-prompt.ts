@@ -16,10 +16,12 @@ function readHidden(
   stderr: NodeJS.WriteStream,
   question: string,
 ): Promise<string> {
-  stderr.write(question);
+  // Echo off before the question shows: a value typed or pasted the moment it appears
+  // would otherwise be echoed by the terminal (CI: the e2e's answer was).
   stdin.setRawMode(true);
   stdin.setEncoding('utf8');
   stdin.resume();
+  stderr.write(question);
   return new Promise((resolve, reject) => {
     let value = '';
     const done = (err?: Error) => {
