@@ -1,8 +1,9 @@
 import { existsSync, rmSync } from 'node:fs';
-import { join, normalize, sep } from 'node:path';
+import { normalize } from 'node:path';
 import type { OutputsGlance } from '../../../src-agent/wire/protocol';
 import { mkdirPrivate } from '../../base/private-files';
 import type { JobLink } from '../node-job/job-link';
+import { landingPath } from './landing-path';
 import type { PulledOutputs } from './pull';
 import { readPullIndex, writePullIndex } from './pull-index';
 
@@ -23,7 +24,9 @@ export async function collectEmptyOutputs(
   if (readPullIndex(destDir).size > 0) return null;
   const glance = await glanceWithin(link, outputs, GLANCE_TIMEOUT_MS);
   if (!glance || glance.files > 0 || glance.moreDirs) return null;
-  const inside = glance.dirs.map((d) => safeInside(destDir, d));
+  // A glance names folders below the landing folder: one naming the folder itself or a
+  // place outside it is no answer an agent sends, so the pull goes as usual.
+  const inside = glance.dirs.map((d) => (normalize(d) === '.' ? null : landingPath(destDir, d)));
   if (inside.some((d) => d === null)) return null;
   if (existsSync(destDir)) rmSync(destDir, { recursive: true, force: true });
   mkdirPrivate(destDir);
@@ -52,11 +55,4 @@ async function glanceWithin(
   } finally {
     clearTimeout(timer);
   }
-}
-
-function safeInside(root: string, rel: string): string | null {
-  const n = normalize(rel);
-  if (n === '.' || n.startsWith('..') || n.startsWith(sep) || n.includes(`${sep}..${sep}`))
-    return null;
-  return join(root, n);
 }

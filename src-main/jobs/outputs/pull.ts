@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, createWriteStream, existsSync, linkSync, renameSync, rmSync } from 'node:fs';
-import { dirname, join, normalize, sep } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createMarkerSkipper } from '../../../src-agent/wire/marker';
@@ -13,6 +13,7 @@ import { createTarReader } from '../../../src-agent/wire/tar';
 import { TenderError } from '../../base/tender-error';
 import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
 import type { NodeShell } from '../../transport/node-shell';
+import { landingPath } from './landing-path';
 import { haveOf, type PulledFile, readPullIndex, writePullIndex } from './pull-index';
 import { mkdirPrivate, ownerBits, PRIVATE_FILE_MODE } from '../../base/private-files';
 
@@ -170,11 +171,9 @@ function keepFrom(src: string, dst: string): void {
 }
 
 function safeJoin(root: string, rel: string): string {
-  const n = normalize(rel);
-  if (n.startsWith('..') || n.startsWith(sep) || n.includes(`${sep}..${sep}`)) {
-    throw new Error(`refusing output path outside the landing folder: ${rel}`);
-  }
-  return join(root, n);
+  const path = landingPath(root, rel);
+  if (path === null) throw new Error(`refusing output path outside the landing folder: ${rel}`);
+  return path;
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
