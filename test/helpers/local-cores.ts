@@ -15,8 +15,9 @@ export interface LocalHome {
   home: string;
   /** A workspace holding hello.txt ("hi"). */
   work: string;
-  /** A writer core on the home (closed after the test). */
-  open(): TenderCore;
+  /** A writer core on the home (closed after the test). `agentBundle`: the agent it pushes
+   *  to its nodes, when not the built one (e.g. a wrapper around it). */
+  open(opts?: { agentBundle?: string }): TenderCore;
   /** Closes a core before the test ends (a process that goes away). */
   close(core: TenderCore): Promise<void>;
 }
@@ -50,8 +51,8 @@ export function useLocalHomes(prefix: string): () => LocalHome {
       root,
       home,
       work,
-      open() {
-        const core = TenderCore.open({ home, env: { TENDER_AGENT_BUNDLE: agentBundlePath() } });
+      open({ agentBundle = agentBundlePath() } = {}) {
+        const core = TenderCore.open({ home, env: { TENDER_AGENT_BUNDLE: agentBundle } });
         cores.push(core);
         return core;
       },

@@ -3,39 +3,13 @@
 // land as a pull would leave them and missing paths are named as before. A set with a file
 // is pulled as always. The node is the built agent behind a wrapper that counts each
 // pack-outputs it is asked for. Build first: `npm run build:agent`.
-import { execFileSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { TenderCore } from '../../src-main/core/tender-core';
+import { describe, expect, it } from 'vitest';
 import { agentBundlePath } from '../helpers/agent-bundle';
+import { runToEnd, useLocalHomes } from '../helpers/local-cores';
 
-const cores: TenderCore[] = [];
-const roots: string[] = [];
-
-afterEach(async () => {
-  for (const c of cores.splice(0)) {
-    await c.client.invoke('lease.destroyAll', {});
-    await c.close();
-  }
-  for (const r of roots.splice(0)) {
-    try {
-      execFileSync('pkill', ['-KILL', '-f', r]);
-    } catch {
-      // nothing left running
-    }
-    rmSync(r, { recursive: true, force: true });
-  }
-});
+const newHome = useLocalHomes('tender-glance-');
 
 /** The built agent, except that each pack-outputs first appends a line to `count`. */
 function countingAgent(root: string, count: string): string {
@@ -50,35 +24,23 @@ require(${JSON.stringify(agentBundlePath())});
 }
 
 async function runJob(job: { run: string; outputs: string[] }) {
-  const root = mkdtempSync(join(tmpdir(), 'tender-glance-'));
-  roots.push(root);
-  const work = join(root, 'work');
-  mkdirSync(work, { recursive: true });
-  writeFileSync(join(work, 'hello.txt'), 'hi\n');
-  const count = join(root, 'pack-count');
-  const core = TenderCore.open({
-    home: join(root, 'home'),
-    env: { TENDER_AGENT_BUNDLE: countingAgent(root, count) },
-  });
-  cores.push(core);
-  const started = await core.client.invoke('run.start', {
-    job: { name: 'glance', ...job, workspace: { workdir: work, exclude: [] } },
+  const h = newHome();
+  const count = join(h.root, 'pack-count');
+  const core = h.open({ agentBundle: countingAgent(h.root, count) });
+  const view = await runToEnd(core, {
+    job: { name: 'glance', ...job, workspace: { workdir: h.work, exclude: [] } },
     pool: { provider: 'local', count: 1, verify: [] },
     keep: false,
   });
-  if (!started.ok) throw new Error(started.error.message);
-  await core.waitRun(started.value.id);
-  const got = await core.client.invoke('run.get', { runId: started.value.id });
-  if (!got.ok) throw new Error(got.error.message);
   const events = await core.client.invoke('logs.read', {
-    runId: started.value.id,
+    runId: view.id,
     channel: 'events',
     limit: 100_000,
   });
   if (!events.ok) throw new Error(events.error.message);
   const packs = existsSync(count) ? readFileSync(count, 'utf8').split('\n').filter(Boolean) : [];
   const outputs = events.value.records.map((r) => r.line).filter((l) => l.startsWith('outputs:'));
-  return { view: got.value, packs: packs.length, outputs };
+  return { view, packs: packs.length, outputs };
 }
 
 describe('the final collection of an output set with no file', () => {
