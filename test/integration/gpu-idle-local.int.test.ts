@@ -3,39 +3,23 @@
 // node's agent, which acts by itself. `stop` fails the run with the rule as its reason
 // (outputs collected, node torn down); `notify` lets the job finish, and its firing reaches
 // the ledger even when nobody was connected, at the next look. Build first: `npm run build`.
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandInput, GpuIdleRule } from '../../src-main/contract';
 import type { TenderCore } from '../../src-main/core/tender-core';
+import { writeFakeNvidiaSmi } from '../helpers/fake-nvidia-smi';
 import { runView, useLocalHomes } from '../helpers/local-cores';
 import { until } from '../helpers/wait';
 
 const setup = useLocalHomes('tender-gpu-idle-');
 let bin: string;
-const fixture = (name: string) =>
-  readFileSync(join(import.meta.dirname, '../fixtures/nvidia-smi', name), 'utf8');
 
 beforeAll(() => {
   // This file's worker only: the local node's agent starts with this PATH.
-  bin = mkdtempSync(join(tmpdir(), 'tender-gpu-idle-bin-'));
-  writeFileSync(join(bin, 'usage.csv'), '0, 2, 4, 81920\n'); // an A100 at 2%
-  writeFileSync(join(bin, 'query.csv'), fixture('a100-80gb.query.csv'));
-  writeFileSync(join(bin, 'banner.txt'), fixture('a100-80gb.banner.txt'));
-  writeFileSync(
-    join(bin, 'nvidia-smi'),
-    [
-      '#!/bin/sh',
-      'case "$1" in',
-      `  --query-gpu=index,utilization.gpu,*) cat ${join(bin, 'usage.csv')} ;;`,
-      `  --query-gpu=*) cat ${join(bin, 'query.csv')} ;;`,
-      `  *) cat ${join(bin, 'banner.txt')} ;;`,
-      'esac',
-      '',
-    ].join('\n'),
-  );
-  chmodSync(join(bin, 'nvidia-smi'), 0o755);
+  const idle = '0, 2, 4, 81920\n'; // an A100 at 2%
+  bin = writeFakeNvidiaSmi(mkdtempSync(join(tmpdir(), 'tender-gpu-idle-bin-')), idle);
   process.env.PATH = `${bin}:${process.env.PATH}`;
 });
 afterAll(() => rmSync(bin, { recursive: true, force: true }));

@@ -3,13 +3,14 @@
 // summary, live in `node.changed` and in `status.get` of another process that reads the
 // stored samples; the job's log shows none of them. Build first: `npm run build:agent`.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { gpuText, type NodeView } from '../../src-main/contract';
 import { TenderCore } from '../../src-main/core/tender-core';
 import { agentBundlePath } from '../helpers/agent-bundle';
+import { writeFakeNvidiaSmi } from '../helpers/fake-nvidia-smi';
 import { until } from '../helpers/wait';
 
 const cores: TenderCore[] = [];
@@ -20,23 +21,11 @@ const fixture = (name: string) =>
 let bin: string;
 beforeAll(() => {
   // This file's worker only: the local node's agent starts with this PATH.
-  bin = mkdtempSync(join(tmpdir(), 'tender-gpu-bin-'));
-  roots.push(bin);
-  for (const f of ['a100-80gb.usage.csv', 'a100-80gb.query.csv', 'a100-80gb.banner.txt'])
-    writeFileSync(join(bin, f), fixture(f));
-  writeFileSync(
-    join(bin, 'nvidia-smi'),
-    [
-      '#!/bin/sh',
-      'case "$1" in',
-      `  --query-gpu=index,utilization.gpu,*) cat ${join(bin, 'a100-80gb.usage.csv')} ;;`,
-      `  --query-gpu=*) cat ${join(bin, 'a100-80gb.query.csv')} ;;`,
-      `  *) cat ${join(bin, 'a100-80gb.banner.txt')} ;;`,
-      'esac',
-      '',
-    ].join('\n'),
+  bin = writeFakeNvidiaSmi(
+    mkdtempSync(join(tmpdir(), 'tender-gpu-bin-')),
+    fixture('a100-80gb.usage.csv'),
   );
-  chmodSync(join(bin, 'nvidia-smi'), 0o755);
+  roots.push(bin);
   process.env.PATH = `${bin}:${process.env.PATH}`;
 });
 
