@@ -6,7 +6,8 @@ import { join } from 'node:path';
 const fixture = (name: string) =>
   readFileSync(join(import.meta.dirname, '../fixtures/nvidia-smi', name), 'utf8');
 
-/** Writes the fake into `bin` (created); rewrite `<bin>/usage.csv` to change the readings. */
+/** Writes the fake into `bin` (created); rewrite `<bin>/usage.csv` to change the readings.
+ *  With `<bin>/vary` present every reading differs (the shell's pid as the utilisation). */
 export function writeFakeNvidiaSmi(bin: string, usage: string): string {
   mkdirSync(bin, { recursive: true });
   writeFileSync(join(bin, 'usage.csv'), usage);
@@ -17,7 +18,7 @@ export function writeFakeNvidiaSmi(bin: string, usage: string): string {
     [
       '#!/bin/sh',
       'case "$1" in',
-      `  --query-gpu=index,utilization.gpu,*) cat ${join(bin, 'usage.csv')} ;;`,
+      `  --query-gpu=index,utilization.gpu,*) if [ -f ${join(bin, 'vary')} ]; then echo "0, $(($$ % 100)), 31245, 81920"; else cat ${join(bin, 'usage.csv')}; fi ;;`,
       `  --query-gpu=*) cat ${join(bin, 'query.csv')} ;;`,
       `  *) cat ${join(bin, 'banner.txt')} ;;`,
       'esac',

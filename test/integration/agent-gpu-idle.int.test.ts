@@ -3,88 +3,29 @@
 // threshold for the (short) window while the run phase runs, `stop` stops the job as a
 // cancel would, `notify` only records it, `teardown` fires the dead-man switch; a GPU at
 // or above the threshold never triggers it. Build first: `npm run build:agent`.
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   GPU_IDLE_LOG_SOURCE,
   type GpuIdleFiring,
   type GpuIdleRule,
   decodeGpuIdleFiring,
 } from '../../src-agent/wire/gpu-idle';
-import type { PhaseState, StartOutput, TeardownRecord } from '../../src-agent/wire/protocol';
-import {
-  AttachClient,
-  isGroupAlive,
-  killAgent,
-  markedJson,
-  runAgent,
-} from '../helpers/agent-bundle';
+import type { PhaseState, TeardownRecord } from '../../src-agent/wire/protocol';
+import { type AttachClient, isGroupAlive } from '../helpers/agent-bundle';
+import { type GpuAgent, useGpuAgents } from '../helpers/gpu-agent';
 import { eventually } from '../helpers/wait';
 
-const roots: string[] = [];
-const nodeDirs: string[] = [];
-const clients: AttachClient[] = [];
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.kill();
-  for (const d of nodeDirs.splice(0)) await killAgent(d);
-  for (const r of roots.splice(0)) await rm(r, { recursive: true, force: true });
-});
-
-const SAMPLE_MS = 150; // a test's sampling; nodes sample every 5 s
 const WINDOW_MS = 1_000; // `for = "1s"`: short, for a test; nodes use minutes
 const IDLE = '0, 3, 4, 81920\n1, 0, 4, 81920\n'; // both GPUs below 10%
-const fixture = (name: string) =>
-  readFileSync(join(import.meta.dirname, '../fixtures/nvidia-smi', name), 'utf8');
-
-interface Node {
-  dir: string;
-  client: AttachClient;
-}
+const gpuAgent = useGpuAgents('tender-gpu-idle-');
 
 /** A daemon whose PATH starts with a fake nvidia-smi (the A100 fixture's probe and banner;
- *  `usage` as the sampler's reading), configured with `rule`. `gpu: false`: no nvidia-smi. */
-async function startNode(rule: GpuIdleRule, opts: { usage?: string; gpu?: boolean } = {}) {
-  const root = await mkdtemp(join(tmpdir(), 'tender-gpu-idle-'));
-  roots.push(root);
-  const dir = join(root, 'node');
-  const bin = join(root, 'bin');
-  mkdirSync(bin, { recursive: true });
-  writeFileSync(join(root, 'usage.csv'), opts.usage ?? IDLE);
-  writeFileSync(join(root, 'query.csv'), fixture('a100-80gb.query.csv'));
-  writeFileSync(join(root, 'banner.txt'), fixture('a100-80gb.banner.txt'));
-  if (opts.gpu !== false) {
-    const fake = join(bin, 'nvidia-smi');
-    writeFileSync(
-      fake,
-      [
-        '#!/bin/sh',
-        'case "$1" in',
-        `  --query-gpu=index,utilization.gpu,*) cat ${join(root, 'usage.csv')} ;;`,
-        `  --query-gpu=*) cat ${join(root, 'query.csv')} ;;`,
-        `  *) cat ${join(root, 'banner.txt')} ;;`,
-        'esac',
-        '',
-      ].join('\n'),
-    );
-    chmodSync(fake, 0o755);
-  }
-  nodeDirs.push(dir);
-  const res = await runAgent(['start', '--dir', dir], undefined, {
-    PATH: `${bin}:${process.env.PATH}`,
-    TENDER_AGENT_GPU_SAMPLE_MS: String(SAMPLE_MS),
-  });
-  expect(res.code, res.stderr).toBe(0);
-  markedJson<StartOutput>(res.stdout);
-  const client = new AttachClient(dir);
-  clients.push(client);
-  await client.request('configure', { jobId: 'job-1', attempt: 0, gpuIdle: rule });
-  await client.request('subscribe', { fromSeq: 1 });
-  return { dir, client } satisfies Node;
-}
+ *  `usage` as the sampler's reading, by default `IDLE`), configured with `rule`.
+ *  `gpu: false`: no nvidia-smi. */
+const startNode = (rule: GpuIdleRule, opts: { usage?: string; gpu?: boolean } = {}) =>
+  gpuAgent({ ...opts, usage: opts.usage ?? IDLE, gpuIdle: rule });
 
 function firings(c: AttachClient): GpuIdleFiring[] {
   return c
@@ -106,7 +47,7 @@ const teardowns = (c: AttachClient): TeardownRecord[] =>
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Starts the run phase; the epoch ms just before, the earliest its window can begin. */
-async function startRun(n: Node): Promise<{ pid: number; at: number }> {
+async function startRun(n: GpuAgent): Promise<{ pid: number; at: number }> {
   const at = Date.now();
   const { pid } = await n.client.request('start', { phase: 'run', command: 'sleep 600' });
   return { pid, at };

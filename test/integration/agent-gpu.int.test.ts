@@ -2,94 +2,24 @@
 // daemon's PATH printing nvidia-smi's real CSV shapes: samples arrive in the log with seqs,
 // stop at shutdown, and idle_gpu_util_below makes the dead-man switch fire `idle` on a job
 // whose GPUs sit at 0%. Build first: `npm run build:agent`.
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeGpuSample } from '../../src-agent/wire/gpu-sample';
-import type {
-  AgentLogRecord,
-  LeaseParams,
-  StartOutput,
-  TeardownRecord,
-} from '../../src-agent/wire/protocol';
-import {
-  AttachClient,
-  isGroupAlive,
-  killAgent,
-  markedJson,
-  runAgent,
-} from '../helpers/agent-bundle';
+import type { AgentLogRecord, LeaseParams, TeardownRecord } from '../../src-agent/wire/protocol';
+import { type AttachClient, isGroupAlive } from '../helpers/agent-bundle';
+import { GPU_SAMPLE_MS as SAMPLE_MS, useGpuAgents } from '../helpers/gpu-agent';
 import { eventually } from '../helpers/wait';
 
-const roots: string[] = [];
-const nodeDirs: string[] = [];
-const clients: AttachClient[] = [];
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.kill();
-  for (const d of nodeDirs.splice(0)) await killAgent(d);
-  for (const r of roots.splice(0)) await rm(r, { recursive: true, force: true });
-});
-
-const SAMPLE_MS = 150; // a test's sampling; nodes sample every 5 s
 const fixture = (name: string) =>
   readFileSync(join(import.meta.dirname, '../fixtures/nvidia-smi', name), 'utf8');
+const gpuAgent = useGpuAgents('tender-gpu-');
 
-interface Node {
-  dir: string;
-  root: string;
-  /** What the fake's usage query prints: rewrite it to change the GPUs' readings. */
-  usage: string;
-  client: AttachClient;
-}
-
-/**
- * A daemon whose PATH starts with a fake nvidia-smi answering the capability probe (the
- * A100 fixture), the banner, and the sampler's usage query (whatever `usage` holds).
- * `gpu: false`: a node without nvidia-smi at all.
- */
-async function startNode(opts: { gpu?: boolean; usage?: string } = {}): Promise<Node> {
-  const root = await mkdtemp(join(tmpdir(), 'tender-gpu-'));
-  roots.push(root);
-  const dir = join(root, 'node');
-  const bin = join(root, 'bin');
-  mkdirSync(bin, { recursive: true });
-  const usage = join(root, 'usage.csv');
-  writeFileSync(usage, opts.usage ?? fixture('a100-80gb.usage.csv'));
-  writeFileSync(join(root, 'query.csv'), fixture('a100-80gb.query.csv'));
-  writeFileSync(join(root, 'banner.txt'), fixture('a100-80gb.banner.txt'));
-  if (opts.gpu !== false) {
-    const fake = join(bin, 'nvidia-smi');
-    writeFileSync(
-      fake,
-      [
-        '#!/bin/sh',
-        'case "$1" in',
-        // With `vary` present every sample differs (the shell's pid as the utilisation).
-        `  --query-gpu=index,utilization.gpu,*) if [ -f ${join(root, 'vary')} ]; then echo "0, $(($$ % 100)), 31245, 81920"; else cat ${usage}; fi ;;`,
-        `  --query-gpu=*) cat ${join(root, 'query.csv')} ;;`,
-        `  *) cat ${join(root, 'banner.txt')} ;;`,
-        'esac',
-        '',
-      ].join('\n'),
-    );
-    chmodSync(fake, 0o755);
-  }
-  nodeDirs.push(dir);
-  const res = await runAgent(['start', '--dir', dir], undefined, {
-    PATH: `${bin}:${process.env.PATH}`,
-    TENDER_AGENT_GPU_SAMPLE_MS: String(SAMPLE_MS),
-  });
-  expect(res.code, res.stderr).toBe(0);
-  markedJson<StartOutput>(res.stdout);
-  const client = new AttachClient(dir);
-  clients.push(client);
-  await client.request('configure', { jobId: 'job-1', attempt: 0 });
-  await client.request('subscribe', { fromSeq: 1 });
-  return { dir, root, usage, client };
-}
+/** A daemon whose PATH starts with a fake nvidia-smi answering the capability probe (the
+ *  A100 fixture), the banner, and the sampler's usage query (`usage`, by default the
+ *  fixture's 87%). `gpu: false`: a node without nvidia-smi at all. */
+const startNode = (opts: { gpu?: boolean; usage?: string } = {}) =>
+  gpuAgent({ ...opts, usage: opts.usage ?? fixture('a100-80gb.usage.csv') });
 
 function gpuRecords(c: AttachClient): AgentLogRecord[] {
   return c.records().filter((r) => r.src === 'gpu');
@@ -147,7 +77,7 @@ describe('GPU samples', () => {
     expect(inFile.slice(0, gpuRecords(n.client).length)).toEqual(gpuRecords(n.client));
 
     // Every sample differs from here: each would be written, if one were taken.
-    writeFileSync(join(n.root, 'vary'), '');
+    writeFileSync(join(n.bin, 'vary'), '');
     const varied = gpuRecords(n.client).length;
     await n.client.waitFor((c) => gpuRecords(c).length >= varied + 3);
     await n.client.request('shutdown', { graceMs: 1_000 });
