@@ -1,20 +1,14 @@
 // The ledger in Chromium (web mode) with an interruptible Vast.ai lease that gets outbid: a red
 // "outbid" badge within a reconcile pass, the Raise bid dialog proposing the minimum + 10%,
 // and the lease running again once raised. Real sshd nodes behind the fake. Needs root.
-import { resolve } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWebServer, type WebServer } from '../../src-main/api/ws-server';
-import { launchChromium } from '../helpers/browser';
 import { requireBuilt } from '../helpers/cli';
 import { screenshot, watchErrors } from '../helpers/ui';
 import { vastSetup } from '../helpers/vast-core';
+import { openWebUi, type WebUi } from '../helpers/web-ui';
 
-const RENDERER = resolve(import.meta.dirname, '..', '..', 'out', 'renderer');
-
-let browser: Browser;
+let ui: WebUi;
 let t: Awaited<ReturnType<typeof vastSetup>>;
-let server: WebServer;
 
 beforeAll(async () => {
   requireBuilt();
@@ -25,13 +19,11 @@ beforeAll(async () => {
     ],
     timing: { reconcileEveryMs: 250 },
   });
-  server = await startWebServer(t.core, { rendererDir: RENDERER });
-  browser = await launchChromium();
+  ui = await openWebUi(t.core);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await ui?.close();
   await t?.close();
 });
 
@@ -47,9 +39,9 @@ describe('the ledger, an outbid lease', () => {
     const [inst] = t.fake.state.liveInstances();
     await t.fake.faults.outbid(inst!.id); // 0.231 → min 0.289
 
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    const page = await ui.browser.newPage({ viewport: { width: 1440, height: 900 } });
     const errors = watchErrors(page);
-    await page.goto(server.url);
+    await page.goto(ui.server.url);
     // The offers table: the interruptible price beside on-demand (the first offer is ours now).
     await page.getByTestId('nav-offers').click();
     const bidCell = page.getByTestId('offer-bid-price').first();
@@ -82,9 +74,9 @@ describe('the ledger, an outbid lease', () => {
 
 describe('the composer, an interruptible pool', () => {
   it('rents a bid at the price typed; a bid that is not a price is named before anything runs', async () => {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    const page = await ui.browser.newPage({ viewport: { width: 1440, height: 900 } });
     const errors = watchErrors(page);
-    await page.goto(server.url);
+    await page.goto(ui.server.url);
     await page.getByTestId('nav-composer').click();
     await page.getByTestId('composer').waitFor();
     await page.getByTestId('job-name').fill('bid-composer');
@@ -105,15 +97,12 @@ describe('the composer, an interruptible pool', () => {
     await screenshot(page, 'composer-interruptible');
     await page.getByTestId('run-button').click();
     await page.getByTestId('run-view').waitFor();
-    await expect
-      .poll(() => t.fake.state.instances().length, { timeout: 30_000 })
-      .toBe(before + 1);
+    await expect.poll(() => t.fake.state.instances().length, { timeout: 30_000 }).toBe(before + 1);
     const inst = t.fake.state.instances().at(-1)!;
     expect(inst.view.is_bid).toBe(true);
     expect(t.fake.state.billing(inst.id).bid).toBe(0.31);
-    await expect
-      .poll(() => t.fake.state.liveInstances().length, { timeout: 60_000 })
-      .toBe(0); // the job ended; the node was torn down
+    // The job ended; the node was torn down.
+    await expect.poll(() => t.fake.state.liveInstances().length, { timeout: 60_000 }).toBe(0);
     expect(errors).toEqual([]);
   });
 });

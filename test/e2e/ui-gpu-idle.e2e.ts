@@ -4,21 +4,16 @@
 // so the job and its chart stay up), a badge saying what it did. Screenshot: run-gpu-idle.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import type { Browser } from 'playwright-core';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWebServer, type WebServer } from '../../src-main/api/ws-server';
 import { TenderCore } from '../../src-main/core/tender-core';
 import { agentBundlePath } from '../helpers/agent-bundle';
-import { launchChromium } from '../helpers/browser';
 import { killLeftovers, requireBuilt } from '../helpers/cli';
 import { writeFakeNvidiaSmi } from '../helpers/fake-nvidia-smi';
 import { SCREENSHOTS, screenshot, watchErrors } from '../helpers/ui';
+import { openWebUi, type WebUi } from '../helpers/web-ui';
 
-const RENDERER = resolve(import.meta.dirname, '..', '..', 'out', 'renderer');
-
-let browser: Browser;
-let server: WebServer;
+let ui: WebUi;
 let core: TenderCore;
 let root: string;
 
@@ -32,13 +27,11 @@ beforeAll(async () => {
     home: join(root, 'home'),
     env: { TENDER_AGENT_BUNDLE: agentBundlePath() },
   });
-  server = await startWebServer(core, { rendererDir: RENDERER });
-  browser = await launchChromium();
+  ui = await openWebUi(core);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await ui?.close();
   await core?.client.invoke('lease.destroyAll', {});
   await core?.close();
   killLeftovers(root);
@@ -61,9 +54,9 @@ describe('the run view, a run with a GPU idle rule', () => {
     if (!started.ok) throw new Error(started.error.message);
     const runId = started.value.id;
 
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    const page = await ui.browser.newPage({ viewport: { width: 1440, height: 900 } });
     const errors = watchErrors(page);
-    await page.goto(`${server.url}#/runs/${runId}`);
+    await page.goto(`${ui.server.url}#/runs/${runId}`);
     await page.getByTestId('run-view').waitFor();
     const rule = page.getByTestId('gpu-idle-rule');
     await expect
@@ -87,9 +80,9 @@ describe('the run view, a run with a GPU idle rule', () => {
 
   it('the composer offers the rule among the limits, its defaults as placeholders', async () => {
     // Tall enough that the sticky estimate covers none of the Limits card.
-    const page = await browser.newPage({ viewport: { width: 1440, height: 1600 } });
+    const page = await ui.browser.newPage({ viewport: { width: 1440, height: 1600 } });
     const errors = watchErrors(page);
-    await page.goto(server.url);
+    await page.goto(ui.server.url);
     await page.getByTestId('nav-composer').click();
     await page.getByTestId('composer').waitFor();
     const then = page.getByTestId('gpu-idle-then');

@@ -3,24 +3,18 @@
 // as likely cached there; an image's size as its registry gives it (a fake registry on
 // 127.0.0.1), "size unknown" with why where the registry cannot be asked, never a guess; an
 // image that cannot work is named before anything is rented. Needs root (the RunPod fake).
-import { resolve } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWebServer, type WebServer } from '../../src-main/api/ws-server';
 import { WELL_KNOWN_IMAGES } from '../../src-main/contract';
 import { startFakeRegistry, type FakeRegistry } from '../fakes/images/registry';
-import { launchChromium } from '../helpers/browser';
 import { requireBuilt, runCli, useTempHomes } from '../helpers/cli';
 import { runpodSetup } from '../helpers/runpod-core';
 import { screenshot, watchErrors } from '../helpers/ui';
-
-const RENDERER = resolve(import.meta.dirname, '..', '..', 'out', 'renderer');
+import { openWebUi, type WebUi } from '../helpers/web-ui';
 const newHome = useTempHomes();
 
-let browser: Browser;
+let ui: WebUi;
 let reg: FakeRegistry;
 let t: Awaited<ReturnType<typeof runpodSetup>>;
-let server: WebServer;
 
 beforeAll(async () => {
   requireBuilt();
@@ -35,22 +29,20 @@ beforeAll(async () => {
     },
   });
   t = await runpodSetup();
-  server = await startWebServer(t.core, { rendererDir: RENDERER });
-  browser = await launchChromium();
+  ui = await openWebUi(t.core);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await ui?.close();
   await t?.close();
   await reg?.stop();
 });
 
 describe('the composer: picking an image', () => {
   it('lists the well-known images, RunPod’s own first and marked cached; sizes from the registry', async () => {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 1100 } });
+    const page = await ui.browser.newPage({ viewport: { width: 1440, height: 1100 } });
     const errors = watchErrors(page);
-    await page.goto(server.url);
+    await page.goto(ui.server.url);
     await page.getByTestId('nav-composer').click();
     await page.getByTestId('provider-runpod').click();
     const picks = page.getByTestId('image-picks').getByRole('button');

@@ -5,7 +5,7 @@
 // refused as one pool, inline.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebServer, type WebServer } from '../../src-main/api/ws-server';
@@ -17,8 +17,7 @@ import { launchChromium } from '../helpers/browser';
 import { requireBuilt } from '../helpers/cli';
 import { screenshot, watchErrors } from '../helpers/ui';
 import { TEST_TIMING } from '../helpers/vast-core';
-
-const RENDERER = resolve(import.meta.dirname, '..', '..', 'out', 'renderer');
+import { RENDERER_DIR } from '../helpers/web-ui';
 
 let browser: Browser;
 let vast: FakeVast;
@@ -71,7 +70,7 @@ async function openWeb(keys: { lambda?: string } = {}): Promise<WebServer> {
     timing: TEST_TIMING,
     reconcile: false,
   });
-  const server = await startWebServer(core, { rendererDir: RENDERER });
+  const server = await startWebServer(core, { rendererDir: RENDERER_DIR });
   opened.push({ core, server, root });
   return server;
 }

@@ -1,19 +1,13 @@
 // The UI in Chromium against web mode with a faithful Vast.ai fake (real sshd nodes): search
 // offers, rent 2, run, watch both panes, tear down all, and the fake has zero live instances.
-import { resolve } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWebServer, type WebServer } from '../../src-main/api/ws-server';
-import { launchChromium } from '../helpers/browser';
 import { requireBuilt } from '../helpers/cli';
 import { screenshot, watchErrors } from '../helpers/ui';
 import { vastSetup } from '../helpers/vast-core';
+import { openWebUi, type WebUi } from '../helpers/web-ui';
 
-const RENDERER = resolve(import.meta.dirname, '..', '..', 'out', 'renderer');
-
-let browser: Browser;
+let ui: WebUi;
 let t: Awaited<ReturnType<typeof vastSetup>>;
-let server: WebServer;
 
 beforeAll(async () => {
   requireBuilt();
@@ -25,21 +19,19 @@ beforeAll(async () => {
       { gpu_name: 'A100 SXM4', dph_base: 1.12, gpu_ram: 81_920, geolocation: 'Texas, US' },
     ],
   });
-  server = await startWebServer(t.core, { rendererDir: RENDERER });
-  browser = await launchChromium();
+  ui = await openWebUi(t.core);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await ui?.close();
   await t?.close();
 });
 
 describe('the UI in web mode, Vast.ai', () => {
   it('search offers, rent 2, run, tear down all: the fake shows zero live instances', async () => {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    const page = await ui.browser.newPage({ viewport: { width: 1440, height: 900 } });
     const errors = watchErrors(page);
-    await page.goto(server.url);
+    await page.goto(ui.server.url);
     await page.getByTestId('nav-offers').click();
     // The first visit searches with the defaults.
     await expect.poll(() => page.getByTestId('offer-row').count(), { timeout: 30_000 }).toBe(4);
@@ -111,9 +103,9 @@ describe('the UI in web mode, Vast.ai', () => {
   });
 
   it('a node that destroyed itself (idle after its job, kept warm) says so in the ledger', async () => {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    const page = await ui.browser.newPage({ viewport: { width: 1440, height: 900 } });
     const errors = watchErrors(page);
-    await page.goto(server.url);
+    await page.goto(ui.server.url);
     const started = await t.core.client.invoke('run.start', {
       job: { name: 'warm', run: 'echo done', workspace: { workdir: t.work, exclude: [] } },
       pool: { provider: 'vastai', count: 1 },
@@ -136,9 +128,9 @@ describe('the UI in web mode, Vast.ai', () => {
   });
 
   it('a node whose image is being pulled shows the pull in its pane: its words, how far, the wait', async () => {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    const page = await ui.browser.newPage({ viewport: { width: 1440, height: 900 } });
     const errors = watchErrors(page);
-    await page.goto(server.url);
+    await page.goto(ui.server.url);
     // 15 GB, stuck at 6.8 GB after a moment: the pane holds still for its picture.
     t.fake.faults.nextInstancePull({ sizeGb: 15, gbPerMin: 600, stallAtGb: 6.8 });
     const started = await t.core.client.invoke('run.start', {
