@@ -20,7 +20,9 @@ export function parseDuration(text: string): number | null | undefined {
   return ms > 0 ? Math.round(ms) : undefined;
 }
 
-/** Milliseconds → the shortest exact text parseDuration reads back ("1h30m", "45s"). */
+/** Milliseconds → the shortest exact text parseDuration reads back ("1h30m", "45s"). The
+ *  agent words its own messages with a twin (shortDuration, src-agent/daemon/telemetry/
+ *  gpu-idle-rule.ts) that keeps tenths below a minute; neither may import the other. */
 export function formatDuration(ms: number | null): string {
   if (ms === null) return 'none';
   if (ms < 1_000) return `${ms}ms`;

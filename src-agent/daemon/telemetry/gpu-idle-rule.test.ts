@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { formatDuration } from '../../../src-main/contract/policy-duration';
 import type { GpuIdleRule } from '../../wire/gpu-idle';
-import { type GpuIdleDecision, type GpuIdleFacts, decideGpuIdle, ruleWords } from './gpu-idle-rule';
+import {
+  type GpuIdleDecision,
+  type GpuIdleFacts,
+  decideGpuIdle,
+  ruleWords,
+  shortDuration,
+} from './gpu-idle-rule';
 
 const RULE: GpuIdleRule = { belowPct: 10, forMs: 30 * 60_000, then: 'stop' };
 const MIN = 60_000;
@@ -68,5 +75,21 @@ describe('ruleWords', () => {
     [{ belowPct: 2.5, forMs: 1_500, then: 'notify' } as const, 'notify after 1.5s under 2.5%'],
   ])('%j → %s', (rule, words) => {
     expect(ruleWords(rule)).toBe(words);
+  });
+});
+
+// The agent's twin of the app's formatDuration (they may not import each other): the same
+// words for whole seconds and from a minute up, so the node and the app say a rule alike.
+describe('shortDuration beside the app’s formatDuration', () => {
+  it.each([1_000, 45_000, 60_000, 90_500, 30 * MIN, 90 * MIN + 1_400, 26 * 60 * MIN])(
+    '%i ms: the same',
+    (ms) => expect(shortDuration(ms)).toBe(formatDuration(ms)),
+  );
+  it.each([
+    [1_500, '1.5s', '2s'],
+    [500, '0.5s', '500ms'],
+  ])('%i ms below a minute: tenths (%s), where the app says %s', (ms, agent, app) => {
+    expect(shortDuration(ms)).toBe(agent);
+    expect(formatDuration(ms)).toBe(app);
   });
 });

@@ -36,7 +36,10 @@ export function ruleWords(rule: GpuIdleRule): string {
   return `${rule.then} after ${shortDuration(rule.forMs)} under ${rule.belowPct}%`;
 }
 
-/** "30m", "1h30m", "45s", "1.5s". */
+/** "30m", "1h30m", "45s", "1.5s". The app's formatDuration (src-main/contract/policy-duration.ts)
+ *  gives the same text for whole seconds and from a minute up; below a minute this one keeps
+ *  tenths ("1.5s" where the app rounds to "2s", "0.5s" where it says "500ms"). Kept apart on
+ *  purpose: the agent imports no app code, and the contract nothing of the agent. */
 export function shortDuration(ms: number): string {
   if (ms < 60_000 && ms % 1_000 !== 0) return `${Math.round(ms / 100) / 10}s`;
   let rest = Math.round(ms / 1_000);
