@@ -12,7 +12,8 @@ import type { StartOutput } from '../wire/protocol';
 import { hello } from './socket-client';
 
 const START_TIMEOUT_MS = 15_000;
-const POLL_MS = 50;
+/** The daemon answers ~0.1 s after its spawn (a Node start): look often, it is one connect. */
+const POLL_MS = 10;
 /** hello waits for the GPU probe, which may take seconds on a cold driver. */
 const HELLO_TIMEOUT_MS = 15_000;
 const LOG_TAIL_BYTES = 2_000;
@@ -24,7 +25,7 @@ const LOG_TAIL_BYTES = 2_000;
 export async function runStart(options: DaemonOptions, holder = false): Promise<number> {
   const paths = nodePaths(options.dir);
   const running = await hello(paths.socket, HELLO_TIMEOUT_MS);
-  if (running) return report({ pid: running.pid, alreadyRunning: true });
+  if (running) return report({ pid: running.pid, alreadyRunning: true, socket: paths.socket });
 
   mkdirSync(paths.dir, { recursive: true });
   const args = [resolve(process.argv[1] as string), 'daemon', '--dir', paths.dir];
@@ -49,7 +50,7 @@ export async function runStart(options: DaemonOptions, holder = false): Promise<
   while (Date.now() < deadline) {
     const answer = await hello(paths.socket, Math.max(1, deadline - Date.now()));
     if (answer && answer.pid === child.pid)
-      return report({ pid: answer.pid, alreadyRunning: false });
+      return report({ pid: answer.pid, alreadyRunning: false, socket: paths.socket });
     if (answer) {
       // Ours lost the race: return once it has exited, so one daemon is left, not two.
       child.ref();
@@ -57,7 +58,7 @@ export async function runStart(options: DaemonOptions, holder = false): Promise<
         exited,
         new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now()))),
       ]);
-      return report({ pid: answer.pid, alreadyRunning: true });
+      return report({ pid: answer.pid, alreadyRunning: true, socket: paths.socket });
     }
     // Our daemon lost the lock race (it exits 0) or failed; the winner may still be starting.
     if (childExited && lockHolderIsGone(paths.lock)) break;
@@ -82,7 +83,7 @@ async function startInHolder(paths: ReturnType<typeof nodePaths>, argv: string[]
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
     const answer = await hello(paths.socket, Math.max(1, deadline - Date.now()));
-    if (answer) return report({ pid: answer.pid, alreadyRunning: false });
+    if (answer) return report({ pid: answer.pid, alreadyRunning: false, socket: paths.socket });
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
   await printResult(

@@ -10,6 +10,9 @@ export interface VersionOutput {
 export interface StartOutput {
   pid: number;
   alreadyRunning: boolean;
+  /** The daemon's socket (absent from agents before it was added): the bootstrap reaches
+   *  it straight through ssh, with no `attach` process started. */
+  socket?: string;
 }
 export interface CommandError {
   error: { code: string; message: string; path?: string };

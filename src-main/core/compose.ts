@@ -36,6 +36,7 @@ import { journalGpuIdleFirings } from '../services/views/gpu-idle-firings';
 import { writerGuard } from '../services/writer-guard';
 import { handlerTable } from './handler-table';
 import { defaultProviders } from './default-providers';
+import { ShellPool } from '../transport/shell-pool';
 import type { CoreOptions } from './core-options';
 
 export interface Composition {
@@ -94,8 +95,11 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
       projector.emitRun(id.slice(0, id.indexOf('/')));
     },
   };
+  // ssh connections kept a few seconds between their users (the bootstrap's for the link,
+  // the push's for the destroy): closed with the core.
+  const shellPool = new ShellPool({ lingerMs: () => timing.current().shellLingerMs });
   const providers = new ProviderRegistry(
-    (opts.providers ?? defaultProviders)({ home, now, ledger, env, secrets }),
+    (opts.providers ?? defaultProviders)({ home, now, ledger, env, secrets, shellPool }),
   );
   const workspaceSessions = new WorkspaceSessions();
   const terminals = new Terminals(bus, { home, ledger, now });
@@ -119,6 +123,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
   // The pool secrets given with a run's start (its image's registry login), in memory only.
   const poolSecrets = new PoolSecrets(env);
   const factory = new NodeFactory({
+    shellPool,
     poolSecret: (runId, name) => poolSecrets.lookup(runId, name),
     home,
     ledger,
@@ -260,6 +265,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
       // Managers outlive their drivers (a destroy still retrying): none may act after this.
       factory.stopAll();
       await Promise.allSettled(providers.all().map((p) => p.close?.())); // kept connections
+      await shellPool.closeAll();
       projector.close();
       sshConfig.close(); // what the ledger says last, before it closes
       datastream.close();

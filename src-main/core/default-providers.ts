@@ -1,5 +1,6 @@
 import type { Ledger } from '../ledger/ledger';
-import { sshConnector, type SshEndpoint } from '../nodes/ssh-connect';
+import { pooledSshConnector, sshConnector, type SshEndpoint } from '../nodes/ssh-connect';
+import type { ShellPool } from '../transport/shell-pool';
 import { LocalProvider } from '../providers/local/local-provider';
 import type { Provider } from '../providers/provider';
 import { endpointOf, SshProvider } from '../providers/ssh/ssh-provider';
@@ -26,6 +27,9 @@ export interface ProviderDeps {
   ledger: Ledger;
   env: NodeJS.ProcessEnv;
   secrets: SecretStore;
+  /** ssh connections kept between their users: the ssh provider's listing and destroy
+   *  share the node's (transport/shell-pool.ts). */
+  shellPool?: ShellPool;
 }
 
 /** local (a sandbox folder on this machine), the marketplaces (vastai, runpod, lambda),
@@ -59,7 +63,7 @@ export function defaultProviders(d: ProviderDeps): Provider[] {
       now: d.now,
     }),
     new SshProvider(d.home, (host, signal) =>
-      sshConnector(endpointOf(host) as SshEndpoint, d, SSH_PROVIDER_CONNECT_MS)(signal),
+      pooledSshConnector(endpointOf(host) as SshEndpoint, d, SSH_PROVIDER_CONNECT_MS)(signal),
     ),
     new SlurmProvider(d.home, (cluster, signal) =>
       sshConnector(loginEndpoint(cluster), d, SLURM_LOGIN_CONNECT_MS)(signal),

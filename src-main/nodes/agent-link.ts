@@ -189,13 +189,20 @@ export class AgentLink {
     const client = direct
       ? AgentClient.overSocket(direct, handlers)
       : AgentClient.open(shell, agentCommand(this.deps.address, 'attach'), handlers);
+    // Asked together (one round trip, not three); the agent answers them in order.
+    const asked = {
+      hello: client.request('hello', {}, HELLO_TIMEOUT_MS),
+      subscribe: client.request('subscribe', { fromSeq: this.deps.fromSeq() }),
+      // Phases that changed while nobody was attached.
+      status: client.request('status', {}),
+    };
+    for (const p of Object.values(asked)) p.catch(() => {}); // awaited below, in order
     try {
-      const hello = await client.request('hello', {}, HELLO_TIMEOUT_MS);
+      const hello = await asked.hello;
       this.hello = hello;
       if (hello.teardown) this.deps.onTeardown?.(hello.teardown);
-      await client.request('subscribe', { fromSeq: this.deps.fromSeq() });
-      // Phases that changed while nobody was attached.
-      const status = await client.request('status', {});
+      await asked.subscribe;
+      const status = await asked.status;
       for (const st of Object.values(status.phases)) if (st) this.deps.onPhase(st);
     } catch (err) {
       client.close();

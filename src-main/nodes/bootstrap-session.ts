@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import type { NodeRuntime } from './runtime-bundle';
 import { execCapture, parseAfterMarker, shq } from '../transport/exec-helpers';
 import type { NodeShell, ShellConnector } from '../transport/node-shell';
-import { AgentClient } from './agent-client';
+import type { AgentClient } from './agent-client';
+import { attachTo } from './agent-attach';
 import { BootstrapError, withDeadline } from './bootstrap-errors';
 import { runBootstrapScript } from './bootstrap-script';
 import { parseConstraint, unmet, unmetText } from '../contract/constraint';
@@ -21,7 +22,7 @@ import {
   parseCachedFile,
   PRIVATE_UMASK,
 } from './cached-file-check';
-import { ensureCachedAgent } from './cached-agent';
+import { checkCachedAgent, ensureCachedAgent } from './cached-agent';
 
 export interface BootstrapDeadlines {
   connectMs: number;
@@ -137,7 +138,7 @@ export class BootstrapSession {
         );
       }
       this.stage('agent_starting');
-      await withDeadline(
+      const started = await withDeadline(
         deadlines.startMs,
         signal,
         () =>
@@ -148,7 +149,7 @@ export class BootstrapSession {
         (s) => this.startAgent(shell, address, s),
       );
       this.stage('waiting_for_agent_join');
-      client = AgentClient.open(shell, agentCommand(address, 'attach'));
+      client = await attachTo(shell, address, started.socket);
       const hello = await withDeadline(
         deadlines.joinMs,
         signal,
@@ -192,6 +193,20 @@ export class BootstrapSession {
   private async probeAndPrepare(shell: NodeShell, signal: AbortSignal): Promise<AgentAddress> {
     const { layout } = this.spec;
     const log = (stream: 'stdout' | 'stderr', line: string) => this.cb.log(stream, line);
+    // Three questions at once, one round trip: what the machine is, which Node runs there,
+    // and whether the cached agent is this bundle (each its own channel on the connection).
+    const candidates = [...layout.runtimeHints, 'node', 'nodejs'];
+    const found = this.firstWorking(shell, candidates, signal);
+    const agent = checkCachedAgent({
+      shell,
+      layout,
+      bundle: this.spec.agentBundle,
+      nonce: this.nonce,
+      log: (line) => this.cb.log('info', line),
+      signal,
+    });
+    found.catch(() => {}); // awaited below, unless the probe fails first
+    agent.catch(() => {});
     // Prove the machine is touchable, and record what it is. Everything the node prints is
     // logged (a .bashrc's words included), except our own marker line.
     const marker = `TENDER-PROBE-${this.nonce}`;
@@ -210,16 +225,19 @@ export class BootstrapSession {
     this.cb.log('info', `machine: ${probed[1]} ${probed[2]}`);
     this.stage('stdout_streaming');
     this.stage('boot_checking');
-    const runtime = await this.findRuntime(shell, probed[2]!, signal);
-    const bundleWord = await ensureCachedAgent({
-      shell,
-      layout,
-      bundle: this.spec.agentBundle,
-      runtime,
-      nonce: this.nonce,
-      log: (line) => this.cb.log('info', line),
-      signal,
-    });
+    const runtime = await this.findRuntime(shell, probed[2]!, candidates, await found, signal);
+    const bundleWord = await ensureCachedAgent(
+      {
+        shell,
+        layout,
+        bundle: this.spec.agentBundle,
+        runtime,
+        nonce: this.nonce,
+        log: (line) => this.cb.log('info', line),
+        signal,
+      },
+      await agent,
+    );
     for (const cmd of this.spec.verify) {
       this.cb.log('info', `verify: ${cmd}`);
       const r = await execCapture(
@@ -246,12 +264,12 @@ export class BootstrapSession {
   private async findRuntime(
     shell: NodeShell,
     unameM: string,
+    candidates: string[],
+    found: (() => string) | null,
     signal: AbortSignal,
   ): Promise<string> {
     const pinned = this.spec.runtimeFor(unameM);
-    const candidates = [...this.spec.layout.runtimeHints, 'node', 'nodejs'];
-    const found = await this.firstWorking(shell, candidates, signal);
-    if (found) return found;
+    if (found) return found();
     if (!pinned) {
       throw new BootstrapError(
         'boot_check_failed',
@@ -271,7 +289,7 @@ export class BootstrapSession {
       this.cb.log('info', problem);
       await this.installRuntime(shell, pinned, installedWord, signal);
     }
-    const installed = await this.firstWorking(shell, [installedWord], signal);
+    const installed = (await this.firstWorking(shell, [installedWord], signal))?.();
     if (!installed)
       throw new BootstrapError(
         'boot_check_failed',
@@ -280,11 +298,13 @@ export class BootstrapSession {
     return installed;
   }
 
+  /** The first candidate that runs Node >= 18, as a function that logs it and returns it
+   *  (the look may run before the probe's lines are logged; its own line follows them). */
   private async firstWorking(
     shell: NodeShell,
     candidates: string[],
     signal: AbortSignal,
-  ): Promise<string | null> {
+  ): Promise<(() => string) | null> {
     const script = candidates
       .map(
         (c, i) =>
@@ -296,8 +316,10 @@ export class BootstrapSession {
     const m = new RegExp(`TENDER-RUNTIME-${this.nonce} (\\d+) (\\S+)`).exec(r.stdout);
     if (!m) return null;
     const runtime = candidates[Number(m[1])]!;
-    this.cb.log('info', `runtime: Node ${m[2]} (${runtime})`);
-    return runtime;
+    return () => {
+      this.cb.log('info', `runtime: Node ${m[2]} (${runtime})`);
+      return runtime;
+    };
   }
 
   /** Pushes the gzipped runtime once; it stays cached on the node by hash across leases. */
@@ -330,7 +352,7 @@ export class BootstrapSession {
     shell: NodeShell,
     addr: AgentAddress,
     signal: AbortSignal,
-  ): Promise<void> {
+  ): Promise<StartOutput> {
     const cmd =
       `${PRIVATE_UMASK} && mkdir -p ${addr.dirWord} && ` +
       `${agentCommand(addr, 'start')}${this.spec.layout.holder ? ' --holder' : ''} --agent-id ${shq(this.spec.agentId)} --host-decl ${shq(encodeHostDeclaration(this.spec.hostDeclaration))}` +
@@ -351,6 +373,7 @@ export class BootstrapSession {
         ? `agent already running (pid ${out.pid})`
         : `agent started (pid ${out.pid})`,
     );
+    return out;
   }
 
   private stage(stage: BootstrapStage): void {

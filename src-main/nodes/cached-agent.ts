@@ -16,49 +16,59 @@ export interface CachedAgentCheck {
   shell: NodeShell;
   layout: NodeLayout;
   bundle: { bytes: Buffer; sha256: string; version: string };
-  /** The Node command that runs it (found before). */
-  runtime: string;
   /** Marks our own output line (a login shell cannot print a nonce it never saw). */
   nonce: string;
   log(line: string): void;
   signal: AbortSignal;
 }
 
-/** Pushes the agent bundle unless the file cached under its hash has that sha256: a cached
- *  file that does not (changed on the node, planted, cut short) is logged and replaced,
- *  never run. Then asks the agent its version; returns the bundle's shell word. */
-export async function ensureCachedAgent(c: CachedAgentCheck): Promise<string> {
-  const { bundle, layout, shell, signal } = c;
-  const dirWord = `${layout.cacheWord}/agent`;
-  const bundleWord = `${dirWord}/tender-agent-${bundle.sha256.slice(0, 16)}.cjs`;
+/** The cached bundle's shell word and what is wrong with the file there (null: it is the
+ *  bundle, sha256 checked). One round trip, which also makes the private root (a folder
+ *  from an older Tender made 0700); needs no runtime, so it runs beside the probes. */
+export async function checkCachedAgent(
+  c: CachedAgentCheck,
+): Promise<{ bundleWord: string; problem: string | null }> {
+  const { bundle, layout } = c;
+  const bundleWord = `${layout.cacheWord}/agent/tender-agent-${bundle.sha256.slice(0, 16)}.cjs`;
   const marker = `TENDER-AGENT-SHA-${c.nonce}`;
-  // One round trip: the private root (a folder from an older Tender made 0700), the hash.
   const root = `${PRIVATE_UMASK}; mkdir -p ${layout.rootWord} && chmod 700 ${layout.rootWord}`;
-  const check = await execCapture(shell, `${root}; ${cachedFileScript(bundleWord, marker)}`, {
-    signal,
+  const check = await execCapture(c.shell, `${root}; ${cachedFileScript(bundleWord, marker)}`, {
+    signal: c.signal,
   });
   const problem = cachedFileProblem(
     `agent ${bundle.version}`,
     parseCachedFile(check.stdout, marker),
     bundle.sha256,
   );
+  return { bundleWord, problem };
+}
+
+/** Pushes the agent bundle unless the file cached under its hash has that sha256
+ *  (`checked`: checkCachedAgent's answer): a cached file that does not (changed on the
+ *  node, planted, cut short) is logged and replaced, never run. A pushed bundle is then
+ *  asked its version (it runs under `runtime`); a cached one is run first by `start`,
+ *  whose failure says why. Returns the bundle's shell word. */
+export async function ensureCachedAgent(
+  c: CachedAgentCheck & { runtime: string },
+  checked: { bundleWord: string; problem: string | null },
+): Promise<string> {
+  const { bundle, shell, signal } = c;
+  const { bundleWord, problem } = checked;
   if (problem === null) {
     c.log(`agent ${bundle.version} already on the node (sha256 checked)`);
-  } else {
-    c.log(problem);
-    c.log(`pushing agent ${bundle.version} (${Math.round(bundle.bytes.length / 1024)} KB)`);
-    const tmp = `${bundleWord}.tmp.$$`;
-    const push = await execCapture(
-      shell,
-      `${PRIVATE_UMASK} && mkdir -p ${dirWord} && cat > ${tmp} && mv -f ${tmp} ${bundleWord}`,
-      { signal, stdin: bundle.bytes },
-    );
-    if (push.code !== 0)
-      throw new BootstrapError(
-        'boot_check_failed',
-        `pushing the agent failed: ${tail(push.stderr)}`,
-      );
+    return bundleWord;
   }
+  c.log(problem);
+  c.log(`pushing agent ${bundle.version} (${Math.round(bundle.bytes.length / 1024)} KB)`);
+  const tmp = `${bundleWord}.tmp.$$`;
+  const dirWord = `${c.layout.cacheWord}/agent`;
+  const push = await execCapture(
+    shell,
+    `${PRIVATE_UMASK} && mkdir -p ${dirWord} && cat > ${tmp} && mv -f ${tmp} ${bundleWord}`,
+    { signal, stdin: bundle.bytes },
+  );
+  if (push.code !== 0)
+    throw new BootstrapError('boot_check_failed', `pushing the agent failed: ${tail(push.stderr)}`);
   const v = await execCapture(shell, `${c.runtime} ${bundleWord} version`, { signal });
   if (!parseAfterMarker<VersionOutput>(v.stdout))
     throw new BootstrapError(

@@ -8,6 +8,7 @@ import { ensureTenderKey } from '../transport/keys';
 import { readKnownHosts } from '../transport/known-hosts';
 import { LocalShell } from '../transport/local-shell';
 import type { NodeShell } from '../transport/node-shell';
+import type { ShellPool } from '../transport/shell-pool';
 import { connectSsh, type SshShell } from '../transport/ssh-shell';
 import { TenderError } from '../base/tender-error';
 
@@ -17,6 +18,26 @@ export interface SshConnectContext {
   home: string;
   ledger: Ledger;
   now: () => number;
+  /** Connections kept between their users (shell-pool.ts); none: each user dials. */
+  shellPool?: ShellPool;
+}
+
+/** What makes two connections interchangeable: the same account on the same address,
+ *  reached with the same key and checked against the same pinned host key. */
+export function poolKey(ep: SshEndpoint): string {
+  return JSON.stringify([ep.user, ep.host, ep.port, ep.authRef, ep.hostKeyScope, !!ep.knownHosts]);
+}
+
+/** sshConnector through the context's pool, where it has one (`spare`: ShellPool.connector). */
+export function pooledSshConnector(
+  ep: SshEndpoint,
+  ctx: SshConnectContext,
+  deadlineMs: number,
+  opts: { onRetry?: (line: string) => void; spare?: boolean } = {},
+): (signal: AbortSignal) => Promise<NodeShell> {
+  const dial = sshConnector(ep, ctx, deadlineMs, opts.onRetry);
+  if (!ctx.shellPool) return dial;
+  return ctx.shellPool.connector(poolKey(ep), dial, { spare: opts.spare });
 }
 
 /** How to open an SSH shell to an endpoint: the right key, the host key pinned in the ledger
@@ -80,11 +101,12 @@ export function connectorFor(
   ctx: SshConnectContext,
   endpoint: NodeEndpoint,
   deadlineMs: number,
-  onRetry?: (line: string) => void,
+  opts: { onRetry?: (line: string) => void; spare?: boolean } = {},
 ): (signal: AbortSignal) => Promise<NodeShell> {
+  const { onRetry } = opts;
   if (endpoint.kind === 'local') return async () => localShellTo(endpoint.dir);
   const inside = allocationOf(endpoint);
-  if (inside === null) return sshConnector(endpoint, ctx, deadlineMs, onRetry);
+  if (inside === null) return pooledSshConnector(endpoint, ctx, deadlineMs, opts);
   const gateway = sshConnector(inside.gateway, ctx, deadlineMs, onRetry);
   return async (signal) => inside.enter(await gateway(signal));
 }

@@ -43,12 +43,15 @@ export class SshShell implements NodeShell {
   readonly #client: Client;
   readonly #endpoint: string;
   readonly #limit = new ChannelLimit(MAX_CHANNELS);
-  readonly #live = new Set<{ drop(): void }>();
+  /** Each open channel, with the promise that settles once it is gone. */
+  readonly #live = new Map<{ drop(): void }, Promise<unknown>>();
   readonly #listeners: TcpListeners;
   #closeReason: string | null = null;
   #lastError: string | null = null;
   #isGone = false;
   #hasRunCommand = false;
+  /** A port forward ran over this connection (a TCP channel or a remote listener). */
+  #hasRelayed = false;
 
   constructor(client: Client, description: string, endpoint: string) {
     this.#client = client;
@@ -63,7 +66,7 @@ export class SshShell implements NodeShell {
       client.once('close', () => {
         this.#isGone = true;
         this.#limit.shut();
-        for (const ch of this.#live) ch.drop();
+        for (const ch of this.#live.keys()) ch.drop();
         this.#live.clear();
         resolve(this.#closeReason ?? this.#lastError ?? 'the server closed the connection');
       });
@@ -127,6 +130,7 @@ export class SshShell implements NodeShell {
    *  the channel cap: sshd's MaxSessions counts sessions only, and a browser opens several
    *  connections at once. */
   async openTcp(host: string, port: number): Promise<Duplex> {
+    this.#hasRelayed = true;
     this.#turnNagleOff();
     return openTcpChannel(this.#client, host, port, this.description, () => this.#isGone);
   }
@@ -134,6 +138,7 @@ export class SshShell implements NodeShell {
   /** Listens on the node's 127.0.0.1:`port` (tcpip-forward, as `ssh -R`); sshd drops the
    *  listener with the connection. */
   listenRemote(port: number, onConnection: (stream: Duplex) => void): Promise<() => Promise<void>> {
+    this.#hasRelayed = true;
     this.#turnNagleOff();
     return this.#listeners.listen(port, onConnection, this.description);
   }
@@ -170,6 +175,20 @@ export class SshShell implements NodeShell {
     }
     this.#track(pty, pty.exit);
     return pty;
+  }
+
+  /** Whether this connection is fit to lend to another user (shell-pool.ts) once the
+   *  channels its user closed are gone (waited for up to `ms`): still up, no channel open,
+   *  and it never carried a port forward (a TCP stream or listener is not a channel here). */
+  async settle(ms: number): Promise<boolean> {
+    if (this.#isGone || this.#hasRelayed) return false;
+    if (this.#live.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((r) => (timer = setTimeout(r, ms)));
+      await Promise.race([Promise.all(this.#live.values()), late]);
+      clearTimeout(timer);
+    }
+    return !this.#isGone && this.#live.size === 0;
   }
 
   async close(): Promise<void> {
@@ -218,8 +237,8 @@ export class SshShell implements NodeShell {
 
   #track(ch: { drop(): void }, done: Promise<unknown>): void {
     if (this.#isGone) return ch.drop();
-    this.#live.add(ch);
-    void done.then(() => this.#live.delete(ch));
+    const gone = done.then(() => void this.#live.delete(ch));
+    this.#live.set(ch, gone);
   }
 
   async #reasonNow(): Promise<string> {

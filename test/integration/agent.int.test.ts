@@ -104,7 +104,9 @@ describe('agent lifecycle', () => {
     expect([a.alreadyRunning, b.alreadyRunning].sort()).toEqual([false, true]);
     expect(daemonsFor(dir)).toEqual([a.pid]);
     expect(readFileSync(join(dir, 'agent.lock'), 'utf8').trim()).toBe(String(a.pid));
-    expect(await start(dir)).toEqual({ pid: a.pid, alreadyRunning: true });
+    // The socket is what the bootstrap reaches straight through ssh (no `attach` process).
+    expect(await start(dir)).toEqual({ pid: a.pid, alreadyRunning: true, socket: a.socket });
+    expect(a.socket).toMatch(/agent\.sock$/);
   });
 
   it('answers hello over attach with identity, capabilities and the key it recomputed from its declaration', async () => {

@@ -22,7 +22,9 @@ afterEach(async () => {
  *  teardown's new connection is refused, and the lease is left `destroying`. */
 async function refusedTeardown(f: SshdFixture) {
   // One destroy attempt per teardown keeps the test short; the bug does not depend on it.
-  const t = sshCore([f], { teardownMaxAttempts: 1 });
+  // No connection kept between users: the push's, dialed before the key changed, would
+  // otherwise carry the destroy (shell-pool.ts; its host key was checked when dialed).
+  const t = sshCore([f], { teardownMaxAttempts: 1, shellLingerMs: 0 });
   const { core } = t;
   const started = await core.client.invoke('run.start', {
     job: sshJob(t.work, { run: 'sleep 2' }),

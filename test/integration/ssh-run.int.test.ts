@@ -186,7 +186,10 @@ describe('a job on machines you already have (ssh provider, real sshd)', () => {
     const { core, work } = setup([f], { teardownMaxAttempts: 1 });
     const first = await runOnHosts(core, sshJob(work), ['h0']);
     expect(first.status).toBe('completed');
+    // A reinstalled machine: a new host key, and none of the old connections (a connection
+    // still up to the same sshd was checked when it was dialed, and may be lent again).
     await f.restart({ newHostKey: true });
+    await f.killSessions();
     const second = await runOnHosts(core, sshJob(work), ['h0']);
     expect(second.status).toBe('failed');
     expect(second.failedReason).toMatch(/host key .*changed/i);

@@ -1,3 +1,4 @@
+import type { ShellPool } from '../../transport/shell-pool';
 import type { GpuIdleRule, JobSpec } from '../../contract';
 import type { Datastream } from '../../datastream/datastream';
 import { initialJobState, type JobState } from '../../jobs/fsm/job-fsm';
@@ -54,6 +55,8 @@ export interface NodeFactoryDeps {
   poolSecret?: (runId: string, name: string) => string | undefined;
   /** Opens / closes a node's declared port forwards (services/forwards). */
   forwards?: NodeJobDeps['forwards'];
+  /** ssh connections kept between their users (transport/shell-pool.ts). */
+  shellPool?: ShellPool;
 }
 
 export interface JobWiring {
@@ -86,8 +89,12 @@ export class NodeFactory {
   constructor(private readonly d: NodeFactoryDeps) {}
 
   /** Opens a shell to a node's endpoint, retrying the connection until `deadlineMs`. */
-  connector(endpoint: NodeEndpoint, deadlineMs: number, onRetry?: (line: string) => void) {
-    return connectorFor(this.d, endpoint, deadlineMs, onRetry);
+  connector(
+    endpoint: NodeEndpoint,
+    deadlineMs: number,
+    opts: { onRetry?: (line: string) => void; spare?: boolean } = {},
+  ) {
+    return connectorFor(this.d, endpoint, deadlineMs, opts);
   }
 
   /** A NodeManager for a node record. */
@@ -121,9 +128,12 @@ export class NodeFactory {
       bootstrap: (r, endpoint, _lease, cb) =>
         new BootstrapSession(
           {
-            connect: this.connector(endpoint, timing.deadlines.connectMs, (line) =>
-              cb.log('stderr', line),
-            ),
+            // A spare connection dials behind the bootstrap's: the job's link needs two
+            // (control and bulk) the moment the agent has joined (shell-pool.ts).
+            connect: this.connector(endpoint, timing.deadlines.connectMs, {
+              onRetry: (line) => cb.log('stderr', line),
+              spare: true,
+            }),
             layout: layoutFor(endpoint, r.label, ctx.home),
             agentBundle: ctx.agentBundle(),
             runtimeFor: ctx.runtimeFor,

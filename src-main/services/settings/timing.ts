@@ -1,6 +1,7 @@
 import type { ProviderPolling } from '../../providers/provider';
 import { DEFAULT_DEADLINES, type BootstrapDeadlines } from '../../nodes/bootstrap-session';
 import { DEFAULT_PULL_STALL_MS } from '../../nodes/pull-watch';
+import { LINGER_MS } from '../../transport/shell-pool';
 
 export interface Timing extends ProviderPolling {
   deadlines: BootstrapDeadlines;
@@ -19,6 +20,9 @@ export interface Timing extends ProviderPolling {
   reconcileEveryMs: number;
   /** How often a run's budget and max duration are checked by the app. */
   guardEveryMs: number;
+  /** How long an ssh connection nobody uses is kept for the next user of its endpoint
+   *  (transport/shell-pool.ts); 0: each user dials its own. */
+  shellLingerMs: number;
 }
 
 export const DEFAULT_TIMING: Timing = {
@@ -36,4 +40,5 @@ export const DEFAULT_TIMING: Timing = {
   // call per provider with a live lease per pass, far below Vast.ai's per-endpoint limits.
   reconcileEveryMs: 30_000,
   guardEveryMs: 15_000,
+  shellLingerMs: LINGER_MS,
 };

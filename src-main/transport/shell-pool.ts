@@ -1,0 +1,212 @@
+// Connections kept a little while after their user is done with them, for the next user of
+// the same endpoint: OpenSSH's ControlPersist, in this process. A `tender run` on a fresh
+// host opened five ssh connections one after another (the provider's listing, the
+// bootstrap, the agent link, its bulk connection, the provider's destroy), each a full
+// handshake: ~130 ms of key exchange on loopback, ~7 round trips on a far link. With the
+// pool they share two. A connection is lent only while it is up, has no channel open, and
+// never carried a port forward, and once it has run `exit 0` (a drop nobody saw yet is
+// found there, not in the user's first command); it is parked at most LINGER_MS (wall
+// clock: a laptop that slept finds it stale) and closed for good when the pool closes.
+import type { Duplex } from 'node:stream';
+import type { ExecChannel, NodeShell } from './node-shell';
+
+/** A connection the pool can keep: an SshShell. */
+export interface PoolableShell extends NodeShell {
+  readonly closed: Promise<string>;
+  /** Whether it may be lent again once its user's channels are gone (waits up to `ms`). */
+  settle(ms: number): Promise<boolean>;
+}
+
+export type Dial = (signal: AbortSignal) => Promise<PoolableShell>;
+
+/** How long a connection nobody uses is kept: long enough for the next step of a run (the
+ *  link after the bootstrap, the destroy after a short job's push), short enough that a
+ *  sleep or a NAT timeout rarely finds it (the agent link trusts a spare for 30 s). */
+export const LINGER_MS = 15_000;
+/** How long a returned connection may take to see its user's channels closed (one round
+ *  trip each); past it, the connection is closed rather than kept. */
+const SETTLE_MS = 2_000;
+/** A parked connection that does not run `exit 0` within this is not lent. */
+const ANSWER_MS = 3_000;
+
+interface Parked {
+  shell: PoolableShell;
+  at: number;
+  timer: NodeJS.Timeout;
+}
+
+export class ShellPool {
+  private readonly parked = new Map<string, Parked[]>();
+  private readonly warming = new Set<string>();
+  private readonly abort = new AbortController();
+  private isClosed = false;
+
+  constructor(private readonly opts: { lingerMs?: () => number; now?: () => number } = {}) {}
+
+  /** A connector that lends a connection parked for `key` when there is one, and dials
+   *  otherwise; the shell it returns goes back to the pool when its user closes it.
+   *  `spare`: with a connection in hand, dial one more behind it (parked for the next
+   *  user), so the two a job's link needs are both ready when the bootstrap ends. */
+  connector(
+    key: string,
+    dial: Dial,
+    opts: { spare?: boolean } = {},
+  ): (signal: AbortSignal) => Promise<NodeShell> {
+    return async (signal) => {
+      const shell = (await this.takeAlive(key)) ?? (await dial(signal));
+      if (opts.spare) this.warm(key, dial);
+      return this.lend(key, shell);
+    };
+  }
+
+  /** A parked connection for `key` that answers a command now (one round trip, against
+   *  a handshake's seven): one that dropped unseen (a NAT, a sleep, a killed session whose
+   *  close is still on its way) is closed and the next tried. */
+  private async takeAlive(key: string): Promise<PoolableShell | null> {
+    for (let shell = this.take(key); shell; shell = this.take(key)) {
+      if (await answers(shell)) return shell;
+      void shell.close();
+    }
+    return null;
+  }
+
+  /** Closes every parked connection; nothing is parked after this (a returned one closes). */
+  async closeAll(): Promise<void> {
+    this.isClosed = true;
+    this.abort.abort(new Error('the connection pool closed'));
+    const all = [...this.parked.values()].flat();
+    this.parked.clear();
+    await Promise.allSettled(
+      all.map((p) => {
+        clearTimeout(p.timer);
+        return p.shell.close();
+      }),
+    );
+  }
+
+  /** How many connections are parked for `key` (tests, and the bench's notes). */
+  parkedFor(key: string): number {
+    return this.parked.get(key)?.length ?? 0;
+  }
+
+  private take(key: string): PoolableShell | null {
+    const list = this.parked.get(key) ?? [];
+    while (list.length > 0) {
+      const p = list.shift()!;
+      clearTimeout(p.timer);
+      if (this.now() - p.at < this.lingerMs) return p.shell;
+      void p.shell.close(); // outlived its linger (a sleep): never lent
+    }
+    this.parked.delete(key);
+    return null;
+  }
+
+  /** Parks `shell` for the next user of `key` once its channels are gone, or closes it. */
+  private async giveBack(key: string, shell: PoolableShell): Promise<void> {
+    const isFit = !this.isClosed && this.lingerMs > 0 && (await shell.settle(SETTLE_MS));
+    if (!isFit || this.isClosed) return shell.close();
+    const p: Parked = {
+      shell,
+      at: this.now(),
+      timer: setTimeout(() => this.expire(key, p), this.lingerMs),
+    };
+    p.timer.unref(); // a parked connection never keeps a finished process waiting
+    const list = this.parked.get(key) ?? [];
+    list.push(p);
+    this.parked.set(key, list);
+    // A connection that drops while parked leaves the pool at once.
+    void shell.closed.then(() => this.expire(key, p));
+  }
+
+  private expire(key: string, p: Parked): void {
+    const list = this.parked.get(key);
+    const i = list?.indexOf(p) ?? -1;
+    if (i < 0) return; // lent, or expired already
+    list!.splice(i, 1);
+    if (list!.length === 0) this.parked.delete(key);
+    clearTimeout(p.timer);
+    void p.shell.close();
+  }
+
+  /** Dials one connection for `key` in the background and parks it, unless one is parked
+   *  or being dialed already. A failure is nobody's: the next user dials. */
+  private warm(key: string, dial: Dial): void {
+    if (this.isClosed || this.lingerMs <= 0 || this.warming.has(key) || this.parkedFor(key) > 0)
+      return;
+    this.warming.add(key);
+    void dial(this.abort.signal)
+      .then((shell) => this.giveBack(key, shell))
+      .catch(() => {})
+      .finally(() => this.warming.delete(key));
+  }
+
+  private lend(key: string, shell: PoolableShell): NodeShell {
+    return new LentShell(shell, () => this.giveBack(key, shell));
+  }
+
+  private get lingerMs(): number {
+    return this.opts.lingerMs?.() ?? LINGER_MS;
+  }
+
+  private now(): number {
+    return (this.opts.now ?? Date.now)();
+  }
+}
+
+async function answers(shell: PoolableShell): Promise<boolean> {
+  const ch = shell.exec('exit 0');
+  ch.stdout.resume();
+  ch.stderr.resume();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), ANSWER_MS)));
+  const st = await Promise.race([ch.exit, late]);
+  clearTimeout(timer);
+  if (!st) ch.close();
+  return st?.code === 0;
+}
+
+/** A pooled connection as one user sees it: closing it returns it to the pool, and from
+ *  then on it is closed for this user (its `closed` has settled, a new command fails). */
+class LentShell implements NodeShell {
+  readonly description: string;
+  readonly closed: Promise<string>;
+  readonly openSocket?: (path: string) => Promise<ExecChannel>;
+  readonly openTcp?: (host: string, port: number) => Promise<Duplex>;
+  readonly listenRemote?: NodeShell['listenRemote'];
+  private returned: Promise<void> | null = null;
+  private markReturned!: (reason: string) => void;
+
+  constructor(
+    private readonly inner: PoolableShell,
+    private readonly giveBack: () => Promise<void>,
+  ) {
+    this.description = inner.description;
+    const returned = new Promise<string>((r) => (this.markReturned = r));
+    this.closed = Promise.race([inner.closed, returned]);
+    if (inner.openSocket) this.openSocket = (path) => this.live().openSocket!(path);
+    if (inner.openTcp) this.openTcp = (host, port) => this.live().openTcp!(host, port);
+    if (inner.listenRemote)
+      this.listenRemote = (port, onConnection) => this.live().listenRemote!(port, onConnection);
+  }
+
+  exec(command: string): ExecChannel {
+    return this.live().exec(command);
+  }
+
+  execRoundTripMs(): number | undefined {
+    return this.inner.execRoundTripMs?.();
+  }
+
+  close(): Promise<void> {
+    if (!this.returned) {
+      this.markReturned('closed by Tender');
+      this.returned = this.giveBack();
+    }
+    return this.returned;
+  }
+
+  private live(): PoolableShell {
+    if (this.returned) throw new Error(`the connection to ${this.description} was closed`);
+    return this.inner;
+  }
+}

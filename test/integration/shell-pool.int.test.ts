@@ -1,0 +1,212 @@
+// ShellPool (transport/shell-pool.ts) over real OpenSSH: a connection returned by one user
+// is lent to the next (the same TCP connection, by its client port), never one that carried
+// a port forward, kept a channel open, dropped while parked, or outlived its linger; a
+// spare dials behind the first; closeAll closes what is parked. No mocks of ssh2.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { execCapture } from '../../src-main/transport/exec-helpers';
+import type { NodeShell } from '../../src-main/transport/node-shell';
+import { ShellPool, type Dial } from '../../src-main/transport/shell-pool';
+import { connectSsh, type SshShell } from '../../src-main/transport/ssh-shell';
+import { startSshd, type SshdFixture } from '../helpers/sshd';
+import { runOnHosts, sshCore, sshJob } from '../helpers/ssh-core';
+import { eventually } from '../helpers/wait';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function setup(opts: { lingerMs?: () => number; now?: () => number } = {}) {
+  const f: SshdFixture = await startSshd();
+  cleanups.push(() => f.stop());
+  const pool = new ShellPool(opts);
+  cleanups.push(() => pool.closeAll());
+  const dialed: SshShell[] = [];
+  const dial: Dial = async (signal) => {
+    const s = await connectSsh(
+      { host: f.host, port: f.port, user: f.user, privateKey: f.clientKey.privateKey },
+      {
+        hostKey: (i) => (i.fingerprint === f.hostKeyFingerprint ? null : 'not the fixture'),
+        signal,
+        deadlineMs: 20_000,
+      },
+    );
+    dialed.push(s);
+    return s;
+  };
+  return { f, pool, dialed, connect: pool.connector('k', dial) };
+}
+
+/** The client port of the connection a shell runs over: the same port, the same connection. */
+async function clientPort(shell: NodeShell): Promise<string> {
+  const r = await execCapture(shell, 'echo "$SSH_CLIENT"');
+  return r.stdout.trim().split(' ')[1]!;
+}
+
+const signal = () => AbortSignal.timeout(20_000);
+
+describe('ShellPool over real sshd', () => {
+  it('lends a returned connection to the next user; the first user cannot use it again', async () => {
+    const { pool, dialed, connect } = await setup();
+    const a = await connect(signal());
+    const port = await clientPort(a);
+    await a.close();
+    expect(await a.closed).toBe('closed by Tender'); // closed for its user
+    expect(() => a.exec('true')).toThrow('was closed');
+    expect(pool.parkedFor('k')).toBe(1);
+
+    const b = await connect(signal());
+    expect(await clientPort(b)).toBe(port);
+    expect(dialed).toHaveLength(1);
+    await b.close();
+  });
+
+  it('two users at once get two connections, and both are parked after', async () => {
+    const { pool, dialed, connect } = await setup();
+    const [a, b] = await Promise.all([connect(signal()), connect(signal())]);
+    expect(await clientPort(a)).not.toBe(await clientPort(b));
+    await Promise.all([a.close(), b.close()]);
+    expect(pool.parkedFor('k')).toBe(2);
+    expect(dialed).toHaveLength(2);
+  });
+
+  it('never lends a connection that carried a port forward', async () => {
+    const { pool, dialed, connect } = await setup();
+    const server = createServer((s) => s.end('hi'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+    const a = await connect(signal());
+    const tcp = await a.openTcp!('127.0.0.1', (server.address() as { port: number }).port);
+    tcp.resume();
+    tcp.destroy();
+    await a.close();
+    expect(pool.parkedFor('k')).toBe(0);
+    await dialed[0]!.closed;
+    const b = await connect(signal());
+    expect(dialed).toHaveLength(2);
+    await b.close();
+  });
+
+  it('closes, rather than lends, a connection whose user left a command running', async () => {
+    const { pool, dialed, connect } = await setup();
+    const a = await connect(signal());
+    const ch = a.exec('sleep 30');
+    ch.stdout.resume();
+    ch.stderr.resume();
+    await a.close(); // waits the settle time for the channel, which never ends
+    expect(pool.parkedFor('k')).toBe(0);
+    expect(await dialed[0]!.closed).toBe('closed by Tender');
+  });
+
+  it('parks a connection whose user closed its channels just before returning it', async () => {
+    const { pool, connect } = await setup();
+    const a = await connect(signal());
+    const ch = a.exec('sleep 30');
+    ch.stdout.resume();
+    ch.stderr.resume();
+    ch.close(); // the close is one round trip away when the connection comes back
+    await a.close();
+    expect(pool.parkedFor('k')).toBe(1);
+  });
+
+  it('a parked connection that drops leaves the pool; the next user dials a fresh one', async () => {
+    const { f, pool, dialed, connect } = await setup();
+    const a = await connect(signal());
+    await a.close();
+    expect(pool.parkedFor('k')).toBe(1);
+    await f.killSessions();
+    await dialed[0]!.closed;
+    await eventually(() => pool.parkedFor('k') === 0);
+    const b = await connect(signal());
+    expect((await execCapture(b, 'echo ok')).stdout).toBe('ok\n');
+    expect(dialed).toHaveLength(2);
+    await b.close();
+  });
+
+  it('a parked connection killed just before it is asked for is not lent (its close not seen yet)', async () => {
+    const { f, dialed, connect } = await setup();
+    const a = await connect(signal());
+    await a.close();
+    await f.killSessions(); // and straight on: the pool may not have seen the close
+    const b = await connect(signal());
+    expect((await execCapture(b, 'echo ok')).stdout).toBe('ok\n');
+    expect(dialed).toHaveLength(2);
+    await b.close();
+  });
+
+  it('a connection parked longer than its linger (a laptop that slept) is closed, not lent', async () => {
+    let now = 1_000_000;
+    const { dialed, connect } = await setup({ lingerMs: () => 15_000, now: () => now });
+    const a = await connect(signal());
+    await a.close();
+    now += 60_000; // the wall clock moved; the linger timer had no chance to fire
+    const b = await connect(signal());
+    expect(dialed).toHaveLength(2);
+    expect(await dialed[0]!.closed).toBe('closed by Tender');
+    await b.close();
+  });
+
+  it('a spare dials behind the first connection and is parked for the next user', async () => {
+    const { f, pool, dialed } = await setup();
+    const dial: Dial = async (s) => {
+      const shell = await connectSsh(
+        { host: f.host, port: f.port, user: f.user, privateKey: f.clientKey.privateKey },
+        { hostKey: () => null, signal: s, deadlineMs: 20_000 },
+      );
+      dialed.push(shell);
+      return shell;
+    };
+    const withSpare = pool.connector('s', dial, { spare: true });
+    const a = await withSpare(signal());
+    await eventually(() => pool.parkedFor('s') === 1);
+    const plain = pool.connector('s', dial);
+    const b = await plain(signal()); // the spare, no handshake
+    expect(dialed).toHaveLength(2);
+    expect(await clientPort(b)).not.toBe(await clientPort(a));
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('closeAll closes what is parked, and a connection returned after it closes too', async () => {
+    const { pool, dialed, connect } = await setup();
+    const [a, b] = await Promise.all([connect(signal()), connect(signal())]);
+    await a.close();
+    await pool.closeAll();
+    expect(await dialed[0]!.closed).toBe('closed by Tender');
+    await b.close();
+    expect(await dialed[1]!.closed).toBe('closed by Tender');
+    expect(pool.parkedFor('k')).toBe(0);
+  });
+});
+
+describe('a run on a machine you already have, through the pool', () => {
+  /** Connections sshd accepted so far (one "Accepted publickey" line each). */
+  const accepted = (f: SshdFixture) => (f.log().match(/Accepted publickey/g) ?? []).length;
+
+  it('opens three connections where it opened five (listing, bootstrap, link, bulk, destroy), and a second run soon after opens none', async () => {
+    const f = await startSshd();
+    cleanups.push(() => f.stop());
+    const t = sshCore([f]);
+    cleanups.push(() => t.close());
+    writeFileSync(join(t.work, 'hello.txt'), 'hello over ssh\n');
+    const before = accepted(f);
+    const first = await runOnHosts(t.core, sshJob(t.work, { outputs: ['hello.txt'] }), ['h0']);
+    expect(first.status, first.failedReason ?? '').toBe('completed');
+    // The start's listing (beside the run, not waited for), the bootstrap's, and its spare:
+    // the link's two are those, and the destroy takes the push's back.
+    const firstRun = accepted(f) - before;
+    expect(firstRun).toBeLessThanOrEqual(3);
+
+    // Edit and run again (the researcher's loop): the kept connections carry it all.
+    writeFileSync(join(t.work, 'hello.txt'), 'hello again\n');
+    const second = await runOnHosts(t.core, sshJob(t.work, { outputs: ['hello.txt'] }), ['h0']);
+    expect(second.status, second.failedReason ?? '').toBe('completed');
+    expect(accepted(f) - before - firstRun).toBe(0);
+    expect(
+      readFileSync(join(t.home, 'runs', second.id, 'node-0', 'outputs', 'hello.txt'), 'utf8'),
+    ).toBe('hello again\n');
+    expect(t.core.ledger.liveLeases()).toEqual([]);
+  }, 90_000);
+});
