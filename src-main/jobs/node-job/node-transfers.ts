@@ -3,6 +3,7 @@ import { pullCheckpoints, restoreCheckpoints } from '../checkpoints/checkpoint-t
 import type { JobEvent } from '../fsm/job-fsm';
 import {
   closeEarlySession,
+  openEarlySession,
   pullJobOutputs,
   pullRunningOutputs,
   pushJobWorkspace,
@@ -20,9 +21,12 @@ import { agentAddress, type JobHost, transfersOf } from './job-host';
 /** Pushes the workspace; a recovered attempt then restores its checkpoints — before any
  *  pull of its own can run (its pulls start with its run phase). */
 export async function materialize(h: JobHost): Promise<JobEvent> {
-  const plan = await h.deps.workspacePlan();
   const attempt = h.attempt;
-  const early = await attempt.takeEarlySession();
+  // A claimed warm node's session opened while its link handshook; a fresh node's opens
+  // now, beside the link's hello (the node's process start off the way to the push).
+  const held = attempt.takeEarlySession();
+  const plan = await h.deps.workspacePlan();
+  const early = (await held) ?? (plan ? await openEarlySession(transfersOf(h, attempt)) : null);
   if (plan) {
     const memory = { store: h.deps.manifestMemory, key: h.deps.manager.record.label };
     const opts = {

@@ -14,14 +14,14 @@ import { type JobHost, transfersOf } from './job-host';
 export async function provision(h: JobHost): Promise<JobEvent> {
   const rec = h.deps.manager.record;
   const d = { ...h.deps, note: h.note };
+  // The workspace scan (shared by the run's nodes) runs while the node comes up.
+  void h.deps.workspacePlan().catch(() => null);
   if (!rec.claimedFrom || rec.stage !== 'dormant') return provisionNode(d);
   // Checked on the job's own link (one connection, which the job then keeps).
   const attempt = h.attempt;
   const check = new ClaimCheck();
   attempt.claim = check;
-  // The workspace scan (shared by the run's nodes) and the push's session (a process
-  // start on the node) get ready while the link handshakes.
-  void h.deps.workspacePlan().catch(() => null);
+  // The push's session (a process start on the node) gets ready while the link handshakes.
   if (h.deps.job.workspace) attempt.holdEarlySession(openEarlySession(transfersOf(h)));
   const hello = await Promise.race([
     attempt.link().helloWithin(CLAIM_CHECK_DEADLINE_MS),

@@ -75,13 +75,13 @@ export async function runPhase(
   }
   const pulls = phase === 'run' ? pullWhileRunning(h, attempt) : null;
   const st = await exited.finally(() => pulls?.stop());
+  // The node's cache size is asked beside the drain's status (one round trip for both).
+  const at = { runId: h.deps.manager.record.runId, nodeId: h.nodeId, now: h.deps.now };
+  const journaled = phase === 'run' ? journalNodeCache(h.deps.ledger, request, at) : null;
   await drainLogs(h, link);
   // The checkpoints as the run left them (a recovery after a nonzero exit resumes there).
   if (phase === 'run' && job.checkpoints) await pullCheckpointsNow(h, attempt, job.checkpoints);
-  if (phase === 'run') {
-    const at = { runId: h.deps.manager.record.runId, nodeId: h.nodeId, now: h.deps.now };
-    await journalNodeCache(h.deps.ledger, request, at);
-  }
+  await journaled;
   const exit = { code: st.code, signal: st.signal };
   if (phase === 'setup') return { type: 'SetupExited', ...exit };
   return { type: 'JobExited', ...exit, ...(st.stoppedBy ? { stoppedBy: st.stoppedBy } : {}) };

@@ -137,6 +137,9 @@ export class VastNode {
     this.state = 'paused';
     await this.fixture.killSessions();
     await this.fixture.pauseListener(NEVER_MS);
+    // A host that went away drops every connection: one the listener accepted while it was
+    // being stopped too (a client kept connections would otherwise go on using it).
+    await this.fixture.killSessions();
   }
 
   /** The container stopped with its disk kept: as pause(), and every process of the user
