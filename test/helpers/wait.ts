@@ -1,18 +1,39 @@
 // Polling for a condition in tests. No timing is asserted by these: the bound is a failure
 // message (until) or the test's own timeout (eventually).
 
-/** Resolves with the first truthy value `f` returns; fails after `ms`. */
+/** Resolves with the first truthy value `f` returns; fails after `ms`, naming `what` it
+ *  waited for. */
 export async function until<T>(
   f: () => T | undefined | null | false,
   ms = 30_000,
   everyMs = 25,
+  what = 'condition',
 ): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = f();
     if (v) return v;
-    if (Date.now() > end) throw new Error('condition not met in time');
+    if (Date.now() > end) throw new Error(`${what} not met in ${ms} ms`);
     await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** `until` for a value that has to be awaited (a read through a client): the first truthy
+ *  one, or a failure after `ms` naming `what` it waited for and the last value seen. A read
+ *  may throw to end the wait at once (a run that failed will never log what is awaited). */
+export async function untilAsync<T>(
+  f: () => Promise<T | undefined | null | false>,
+  opts: { ms: number; what: string; everyMs?: number; describe?: () => string },
+): Promise<T> {
+  const end = Date.now() + opts.ms;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > end)
+      throw new Error(
+        `waited ${opts.ms} ms for ${opts.what}` + (opts.describe ? `: ${opts.describe()}` : ''),
+      );
+    await new Promise((r) => setTimeout(r, opts.everyMs ?? 100));
   }
 }
 

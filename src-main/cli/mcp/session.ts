@@ -18,6 +18,7 @@ import type { CliContext } from '../context';
 import { judgeRun, runCommittedUsd, type RunAsk } from './commitment';
 import { providerRefusal, type McpLimits } from './mcp-flags';
 import { capPrice } from './price-cap';
+import { untilRented } from './rent-wait';
 import { readRunRequest, type RunArgs } from './run-request';
 import { runStanding, type StartedRun } from './session-standing';
 
@@ -117,10 +118,15 @@ export class McpSession {
   }
 
   /** Starts a run unless it would take the session over its budget or its node cap;
-   *  refused before anything is rented. Returns as soon as the run is recorded. */
+   *  refused before anything is rented. Returns as soon as the run is recorded; the next
+   *  start is judged once this run has rented (rent-wait.ts), against the offers left. */
   startRun(args: RunArgs): Promise<StartedOutcome> {
     const next = this.queue.then(() => this.startNow(args));
-    this.queue = next.catch(() => {});
+    this.queue = next.then(
+      (o) =>
+        o.priceCapPerHour > 0 ? untilRented(this.core.client, this.started.get(o.run.id)!) : null,
+      () => {},
+    );
     return next;
   }
 

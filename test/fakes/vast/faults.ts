@@ -22,6 +22,29 @@ export interface DestroyFailureOptions {
   instanceId?: number;
 }
 
+/** A call held at the fake (it waits, unanswered) until the test lets it go. */
+export interface CallHold {
+  /** Whether the call has come and is waiting now. */
+  isHeld(): boolean;
+  /** Lets it go (and the next matching call, if none has come yet, through at once). */
+  release(): void;
+}
+
+interface ArmedHold {
+  match: (call: HeldCall) => boolean;
+  isTaken: boolean;
+  isHeld: boolean;
+  released: Promise<void>;
+  release: () => void;
+}
+
+/** What a hold's match sees of a call: its method, path and parsed JSON body. */
+export interface HeldCall {
+  method: string;
+  path: string;
+  body: unknown;
+}
+
 export interface FaultState {
   rateLimitNext: number;
   rateLimitRatio: number;
@@ -40,6 +63,8 @@ export interface FaultState {
   mapPortsAway: number;
   /** The next creates pull their image this way, one each (loading until it completes). */
   pulls: ImagePull[];
+  /** Calls to hold, each the next one its match accepts. */
+  holds: ArmedHold[];
 }
 
 const EVERY_CALL = () => true;
@@ -59,7 +84,39 @@ export function freshFaults(): FaultState {
     gpusTakenOnStart: 0,
     mapPortsAway: 0,
     pulls: [],
+    holds: [],
   };
+}
+
+export function armHold(f: FaultState, match: (call: HeldCall) => boolean): CallHold {
+  let resolve!: () => void;
+  const released = new Promise<void>((r) => (resolve = r));
+  const hold: ArmedHold = {
+    match,
+    isTaken: false,
+    isHeld: false,
+    released,
+    release: () => {
+      hold.isHeld = false;
+      resolve();
+    },
+  };
+  f.holds.push(hold);
+  return { isHeld: () => hold.isHeld, release: hold.release };
+}
+
+/** Waits while an armed hold takes this call (each hold takes one call); else at once. */
+export async function takeHold(f: FaultState, call: HeldCall): Promise<void> {
+  const hold = f.holds.find((h) => !h.isTaken && h.match(call));
+  if (!hold) return;
+  hold.isTaken = true;
+  hold.isHeld = true;
+  await hold.released;
+}
+
+/** Lets every held call go (a reset, a stop: nothing may wait for ever). */
+export function releaseHolds(f: FaultState): void {
+  for (const h of f.holds) h.release();
 }
 
 export function armRateLimit(f: FaultState, opts: RateLimitOptions): void {

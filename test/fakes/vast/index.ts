@@ -12,10 +12,14 @@ import { randomBytes } from 'node:crypto';
 import { accountRoutes } from './account-routes';
 import { type Clock, systemClock } from './clock';
 import {
+  armHold,
   armRateLimit,
+  type CallHold,
   type DestroyFailureOptions,
   freshFaults,
+  type HeldCall,
   type RateLimitOptions,
+  releaseHolds,
 } from './faults';
 import { accruedUsd, actualStatus, type Fate, instanceView, type InstanceRecord } from './instance';
 import { instanceRoutes } from './instance-routes';
@@ -37,7 +41,7 @@ export { VAST_ENV_FILE } from './node';
 export { RATE_LIMIT_TEXT, type CallRecord, type KeyUsed } from './server';
 export type { AccountKey, DestroyRecord, Timings } from './market';
 export type { MachineSpec, OfferSeed } from './offers';
-export type { DestroyFailureOptions, RateLimitOptions } from './faults';
+export type { CallHold, DestroyFailureOptions, HeldCall, RateLimitOptions } from './faults';
 export type { ImagePullOptions } from '../image-pull';
 
 export interface FakeVastOptions {
@@ -152,7 +156,10 @@ export interface FaultKnobs {
    *  `status_msg` saying how far: `<image>: Downloading [==>  ] 6.84GB/15GB`), then run; with
    *  `stallAtGb` the pull stops there for good and the instance stays loading. */
   nextInstancePull(opts: ImagePullOptions & { count?: number }): void;
-  /** Disarms every knob (timings return to the options given at start). */
+  /** The next call `match` accepts waits, unanswered, until `release()` (after the
+   *  latency knob, before 429s and routing): to put one client's call behind another's. */
+  holdNext(match: (call: HeldCall) => boolean): CallHold;
+  /** Disarms every knob (timings return to the options given at start); held calls go. */
   reset(): void;
 }
 
@@ -247,7 +254,9 @@ export async function startFakeVast(opts: FakeVastOptions = {}): Promise<FakeVas
     nextInstancePull: ({ count = 1, ...o }) => {
       for (let i = 0; i < count; i++) market.faults.pulls.push(imagePullOf(o));
     },
+    holdNext: (match) => armHold(market.faults, match),
     reset: () => {
+      releaseHolds(market.faults);
       market.faults = freshFaults();
       Object.assign(market.timings, baseTimings);
     },
@@ -322,6 +331,7 @@ export async function startFakeVast(opts: FakeVastOptions = {}): Promise<FakeVas
     stop: () => {
       stopping ??= (async () => {
         if (pump) clearInterval(pump);
+        releaseHolds(market.faults);
         await server.close();
         await market.close();
       })();

@@ -3,7 +3,7 @@
 // tests can count calls per endpoint and see which key did what.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startFakeHttpServer } from '../fake-http-server';
-import { takeRateLimit } from './faults';
+import { takeHold, takeRateLimit } from './faults';
 import type { VastMarket } from './market';
 import { ApiFailure, INVALID_KEY, json, type Reply, text } from './reply';
 import type { Caller, Route } from './route';
@@ -60,6 +60,7 @@ export async function startServer(
     };
     calls.push(call);
     if (market.faults.latencyMs > 0) await sleep(market.faults.latencyMs);
+    await takeHold(market.faults, call);
     let reply: Reply;
     try {
       reply = await dispatch(call, url, rawBody);
