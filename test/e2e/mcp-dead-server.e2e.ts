@@ -13,7 +13,7 @@ import { agentBundlePath } from '../helpers/agent-bundle';
 import { runCli } from '../helpers/cli';
 import { startMcpProcess } from '../helpers/mcp-process';
 import { TEST_TIMING } from '../helpers/vast-core';
-import { until } from '../helpers/wait';
+import { timeBudget, until, untilAsync } from '../helpers/wait';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -21,13 +21,21 @@ afterEach(async () => {
 });
 
 const MAX_DURATION_S = 30;
+/** Past the switch's max deadline, how long a node may take to destroy itself (its agent
+ *  checks every few seconds, then the destroy call): billed 31–35 s of 30 s here. */
+const SELF_TEARDOWN_GRACE_MS = 30_000;
+/** Shared by every wait of the test, under e2e's 120 s timeout: a wait that runs out names
+ *  what it waited for. The run takes ~35 s: the max duration and a few seconds around it. */
+const TEST_BUDGET_MS = 110_000;
+
+interface LogsOut {
+  status: string;
+  lines: { text: string }[];
+}
 
 describe('tender mcp killed while its runs are live', () => {
-  // Skipped: it hangs past the 120 s test timeout in about one full CI run in four, before
-  // any of its own deadlines report (so before the kill's wait: the start, the log polling
-  // or the switch being armed), for a cause not yet found. Unskip once it is; the node's
-  // own max duration is shown by agent-dead-man and the Vast self-teardown tests.
-  it.skip('each run ends by its max duration on its node; tender down --all leaves nothing on the fake', async () => {
+  it('each run ends by its max duration on its node; tender down --all leaves nothing on the fake', async () => {
+    const budget = timeBudget(TEST_BUDGET_MS);
     const fake = await startFakeVast({
       offers: [
         { gpu_name: 'RTX 4090', dph_base: 0.5 },
@@ -63,42 +71,73 @@ describe('tender mcp killed while its runs are live', () => {
     cleanups.push(() => mcp.close());
     const runIds: string[] = [];
     for (let i = 0; i < 2; i++) {
-      const r = await mcp.call('tender_run', {
-        job_file: join(work, 'tender.toml'),
-        provider: 'vastai',
-        max_duration: `${MAX_DURATION_S}s`,
-      });
+      const r = await mcp.call(
+        'tender_run',
+        {
+          job_file: join(work, 'tender.toml'),
+          provider: 'vastai',
+          max_duration: `${MAX_DURATION_S}s`,
+        },
+        budget.left(30_000),
+      );
       expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
       runIds.push((r.structuredContent as { run: { run_id: string } }).run.run_id);
     }
-    // Both jobs run, and each node's switch has been armed with the run's limits.
-    for (const runId of runIds)
-      for (;;) {
-        const r = await mcp.call('tender_logs', { run_id: runId, tail: 5 });
-        const lines = (r.structuredContent as { lines: { text: string }[] }).lines;
-        if (lines.some((l) => l.text === 'begun')) break;
-        await new Promise((res) => setTimeout(res, 200));
-      }
-    await until(() => {
-      const ledger = Ledger.openReader(home);
-      try {
-        const leases = ledger?.listLeases() ?? [];
-        return leases.length === 2 && leases.every((l) => l.deadMan !== null);
-      } finally {
-        ledger?.close();
-      }
-    });
+    // Both jobs run: each has printed its line (a run that ended instead never will).
+    const seen = new Map<string, LogsOut>();
+    const beganMs = budget.left(30_000);
+    await untilAsync(
+      async () => {
+        for (const runId of runIds) {
+          if (seen.get(runId)?.lines.some((l) => l.text === 'begun')) continue;
+          const r = await mcp.call('tender_logs', { run_id: runId, tail: 20 }, budget.left(30_000));
+          expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+          const out = r.structuredContent as unknown as LogsOut;
+          seen.set(runId, out);
+          if (out.status !== 'running' && out.status !== 'pending') {
+            const st = await mcp.call('tender_status', { run_id: runId }, budget.left(30_000));
+            throw new Error(
+              `run ${runId} ended ${out.status} before its job began: ${JSON.stringify(st.content)}`,
+            );
+          }
+        }
+        return runIds.every((id) => seen.get(id)?.lines.some((l) => l.text === 'begun'));
+      },
+      {
+        ms: beganMs,
+        what: "both jobs' first line ('begun')",
+        describe: () => JSON.stringify(Object.fromEntries(seen)),
+      },
+    );
+    // Each node's switch has been armed with the run's limits.
+    const armed = await until(
+      () => {
+        const ledger = Ledger.openReader(home);
+        try {
+          const leases = ledger?.listLeases() ?? [];
+          return leases.length === 2 && leases.every((l) => l.deadMan !== null) ? leases : null;
+        } finally {
+          ledger?.close();
+        }
+      },
+      budget.left(15_000),
+      25,
+      "both leases' dead-man switch armed in the ledger",
+    );
     expect(fake.state.liveInstances()).toHaveLength(2);
 
     process.kill(mcp.pid, 'SIGKILL');
 
     // Nobody is left to stop them: each node destroys itself at its max duration, with its
     // own key.
+    const dueAt = Math.max(...armed.map((l) => l.deadMan!.maxDeadlineAt ?? Infinity));
+    expect(dueAt).toBeLessThan(Infinity);
     try {
       await until(
         () => fake.state.liveInstances().length === 0,
-        (MAX_DURATION_S + 60) * 1_000,
+        budget.left(dueAt + SELF_TEARDOWN_GRACE_MS - Date.now()),
         250,
+        `both nodes destroyed by themselves (max duration ${MAX_DURATION_S} s)`,
       );
     } catch (err) {
       // What the nodes still up say about their switch.
@@ -121,8 +160,12 @@ describe('tender mcp killed while its runs are live', () => {
     }
 
     const env = { TENDER_VASTAI_URL: fake.url, TENDER_VASTAI_API_KEY: fake.apiKey };
-    const down = await runCli(['down', '--all', '--json'], { home, env });
-    expect(down.code, down.stderr).toBe(0);
+    const down = await runCli(['down', '--all', '--json'], {
+      home,
+      env,
+      timeoutMs: budget.left(30_000),
+    });
+    expect(down.code, `${down.signal ?? ''} ${down.stderr}`).toBe(0);
     expect(fake.state.liveInstances()).toEqual([]);
     expect(fake.state.instances()).toHaveLength(2); // nothing rented after the kill
   });

@@ -1,6 +1,8 @@
 // Starts test/helpers/mcp-child.ts (bundled once per test file) as an MCP server process
-// and connects an SDK client to it over stdio, feeding it the fake's node users.
-import { writeFileSync } from 'node:fs';
+// and connects an SDK client to it over stdio, feeding it the fake's node users. Every
+// request has its own deadline, and a request past it fails naming the tool, its arguments
+// and the server's last stderr: a hang names itself, not the test's timeout.
+import { renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -13,10 +15,16 @@ const REPO = resolve(import.meta.dirname, '..', '..');
 const OUT = join(REPO, 'out', 'test', 'mcp-child.mjs');
 let built: Promise<unknown> | null = null;
 
+/** One request to the server (a tool call, the initialize): a tool answers in well under a
+ *  second here; tender_run once the run is recorded and the session's run before it has
+ *  rented (at most RENT_WAIT_MS, src-main/cli/mcp/rent-wait.ts). */
+export const MCP_REQUEST_MS = 30_000;
+
 export interface McpProcess {
   client: Client;
   pid: number;
-  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  /** A tool call, failing after `timeoutMs` (default MCP_REQUEST_MS) with what was asked. */
+  call(name: string, args?: Record<string, unknown>, timeoutMs?: number): Promise<CallToolResult>;
   stderr(): string;
   close(): Promise<void>;
 }
@@ -41,7 +49,10 @@ export async function startMcpProcess(fake: FakeVast, config: McpChildConfig): P
         users[i.id] = i.node.user;
         changed = true;
       }
-    if (changed) writeFileSync(config.usersFile, JSON.stringify(users));
+    if (!changed) return;
+    // Whole or not at all: the child reads it while the parent writes.
+    writeFileSync(`${config.usersFile}.tmp`, JSON.stringify(users));
+    renameSync(`${config.usersFile}.tmp`, config.usersFile);
   }, 20);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
@@ -54,12 +65,30 @@ export async function startMcpProcess(fake: FakeVast, config: McpChildConfig): P
   let stderr = '';
   transport.stderr?.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-8000)));
   const client = new Client({ name: 'doomed-agent', version: '1.0.0' });
-  await client.connect(transport);
+  const failed = (what: string, err: unknown) =>
+    new Error(
+      `${what}: ${(err as Error).message}\ntender mcp's stderr (last lines):\n${stderr.slice(-2_000)}`,
+      { cause: err },
+    );
+  try {
+    await client.connect(transport, { timeout: MCP_REQUEST_MS });
+  } catch (err) {
+    clearInterval(feed);
+    await client.close().catch(() => {});
+    throw failed('tender mcp did not answer initialize', err);
+  }
   return {
     client,
     pid: transport.pid!,
-    call: async (name, args = {}) =>
-      (await client.callTool({ name, arguments: args })) as CallToolResult,
+    call: async (name, args = {}, timeoutMs = MCP_REQUEST_MS) => {
+      try {
+        return (await client.callTool({ name, arguments: args }, undefined, {
+          timeout: timeoutMs,
+        })) as CallToolResult;
+      } catch (err) {
+        throw failed(`${name} ${JSON.stringify(args)} got no answer`, err);
+      }
+    },
     stderr: () => stderr,
     close: async () => {
       clearInterval(feed);

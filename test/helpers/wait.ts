@@ -46,3 +46,11 @@ export async function eventually(condition: () => boolean): Promise<void> {
 export async function eventuallyAsync(condition: () => Promise<boolean>): Promise<void> {
   while (!(await condition())) await new Promise((r) => setTimeout(r, 20));
 }
+
+/** A test's time, shared by its waits: each gets its own bound or what is left, whichever is
+ *  less, so the wait that runs out names itself before the test's timeout does. Keep `ms`
+ *  under the test's timeout by what the steps between waits take. */
+export function timeBudget(ms: number): { left(own: number): number } {
+  const end = Date.now() + ms;
+  return { left: (own) => Math.max(1, Math.min(own, end - Date.now())) };
+}
