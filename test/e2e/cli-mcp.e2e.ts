@@ -5,12 +5,12 @@
 // tool result.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { CLI, cliEnv, runCli, useTempHomes } from '../helpers/cli';
 import { writeJob } from '../helpers/job-files';
+import { connectStdio, MCP_REQUEST_MS } from '../helpers/mcp-stdio';
+import { timeBudget, untilAsync } from '../helpers/wait';
 
 const newHome = useTempHomes();
 const SECRET = 'hf_e2e_mcp_9f8a7b6c5d';
@@ -23,30 +23,24 @@ for i in 1 2 3; do
 done
 echo done`;
 
+/** Shared by every wait of a test, under e2e's 120 s timeout (the test takes ~10 s). */
+const TEST_BUDGET_MS = 110_000;
+
 async function connect(home: string, args: string[]) {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(cliEnv(home, { HF_TOKEN: SECRET })))
-    if (v !== undefined) env[k] = v;
-  const transport = new StdioClientTransport({
+  // stdout is the protocol: a stray line there is an error the client reports (protocolErrors).
+  const mcp = await connectStdio({
     command: process.execPath,
     args: [CLI, 'mcp', ...args],
-    env,
-    stderr: 'pipe',
+    env: cliEnv(home, { HF_TOKEN: SECRET }),
+    clientName: 'e2e-agent',
   });
-  let stderr = '';
-  transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-  const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
-  // stdout is the protocol: a stray line there is an error the client reports here.
-  const protocolErrors: Error[] = [];
-  client.onerror = (e) => protocolErrors.push(e);
-  await client.connect(transport);
   const results: CallToolResult[] = [];
-  const call = async (name: string, args: Record<string, unknown> = {}) => {
-    const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const call = async (name: string, args: Record<string, unknown> = {}, timeoutMs?: number) => {
+    const r = await mcp.call(name, args, timeoutMs);
     results.push(r);
     return r;
   };
-  return { client, call, results, protocolErrors, stderr: () => stderr };
+  return { ...mcp, call, results };
 }
 
 const text = (r: CallToolResult) =>
@@ -61,18 +55,23 @@ function filesUnder(dir: string): string[] {
 }
 
 async function pollUntilEnded(
-  call: (n: string, a: Json) => Promise<CallToolResult>,
+  call: (n: string, a: Json, timeoutMs?: number) => Promise<CallToolResult>,
   runId: string,
+  ms: number,
 ) {
-  for (;;) {
-    const run = data(await call('tender_status', { run_id: runId })).runs[0];
-    if (run.status !== 'pending' && run.status !== 'running') return run;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  let last: Json | null = null;
+  return untilAsync(
+    async () => {
+      last = data(await call('tender_status', { run_id: runId }, ms)).runs[0] as Json;
+      return last.status !== 'pending' && last.status !== 'running' ? last : null;
+    },
+    { ms, what: `run ${runId} to end`, everyMs: 200, describe: () => JSON.stringify(last) },
+  );
 }
 
 describe('tender mcp over stdio', () => {
   it('an agent runs a job on the local provider, reads its logs and metrics, cancels a run and tears down what it started', async () => {
+    const budget = timeBudget(TEST_BUDGET_MS);
     const { home, root } = newHome();
     const job = writeJob(
       root,
@@ -88,7 +87,7 @@ describe('tender mcp over stdio', () => {
     const slow = writeJob(root, 'slow', '[job]\nname = "slow"\nrun = "echo begun; sleep 600"\n');
     const agent = await connect(home, ['--budget', '1', '--max-nodes', '3']);
     try {
-      const tools = (await agent.client.listTools()).tools;
+      const tools = (await agent.client.listTools(undefined, { timeout: MCP_REQUEST_MS })).tools;
       expect(tools.map((t) => t.name).sort()).toEqual([
         'tender_cancel',
         'tender_down',
@@ -108,7 +107,7 @@ describe('tender mcp over stdio', () => {
       expect(data(started).run.origin).toBe('mcp:e2e-agent');
       expect(text(started)).toMatch(new RegExp(`started ${runId}`));
 
-      const ended = await pollUntilEnded(agent.call, runId);
+      const ended = await pollUntilEnded(agent.call, runId, budget.left(30_000));
       expect(ended.status, ended.failed_reason).toBe('completed');
       expect(ended.nodes[0].stage).toBe('destroyed');
 
@@ -135,22 +134,40 @@ describe('tender mcp over stdio', () => {
         }),
       ]);
 
-      const resource = await agent.client.readResource({ uri: `tender://runs/${runId}/log` });
+      const resource = await agent.client.readResource(
+        { uri: `tender://runs/${runId}/log` },
+        { timeout: MCP_REQUEST_MS },
+      );
       expect(JSON.stringify(resource.contents[0])).toMatch(/step 2/);
-      const prompt = await agent.client.getPrompt({ name: 'tender_howto' });
+      const prompt = await agent.client.getPrompt(
+        { name: 'tender_howto' },
+        { timeout: MCP_REQUEST_MS },
+      );
       expect(JSON.stringify(prompt.messages)).toMatch(/tender_offers/);
 
       // A second run, cancelled while it runs.
       const second = await agent.call('tender_run', { job_file: slow, max_duration: '10m' });
       const slowId = data(second).run.run_id as string;
-      for (;;) {
-        const r = await agent.call('tender_logs', { run_id: slowId, tail: 5 });
-        if (data(r).lines.some((l: Json) => l.text === 'begun')) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      let logs: Json | null = null;
+      await untilAsync(
+        async () => {
+          logs = data(await agent.call('tender_logs', { run_id: slowId, tail: 20 }));
+          if (logs.status !== 'running' && logs.status !== 'pending')
+            throw new Error(`run ${slowId} ended ${logs.status} before its job began`);
+          return logs.lines.some((l: Json) => l.text === 'begun');
+        },
+        {
+          ms: budget.left(30_000),
+          what: `run ${slowId}'s first line ('begun')`,
+          everyMs: 200,
+          describe: () => JSON.stringify(logs),
+        },
+      );
       const cancel = await agent.call('tender_cancel', { run_id: slowId });
       expect(cancel.isError, text(cancel)).toBeFalsy();
-      expect((await pollUntilEnded(agent.call, slowId)).status).toBe('cancelled');
+      expect((await pollUntilEnded(agent.call, slowId, budget.left(30_000))).status).toBe(
+        'cancelled',
+      );
 
       // A third, torn down with tender_down.
       const third = await agent.call('tender_run', { job_file: slow });
@@ -168,7 +185,7 @@ describe('tender mcp over stdio', () => {
       expect(agent.stderr()).not.toContain(SECRET);
       expect(agent.protocolErrors).toEqual([]);
     } finally {
-      await agent.client.close();
+      await agent.close();
     }
     // Nothing of the session is left billing or running.
     const status = await runCli(['status', '--json'], { home });
