@@ -7,11 +7,13 @@ import type { TenderCore } from '../../src-main/core/tender-core';
 import type { McpLimits } from '../../src-main/cli/mcp/mcp-flags';
 import { createTenderMcp, mcpCoreOf } from '../../src-main/cli/mcp/server';
 import { KNOWN_PROVIDERS } from '../../src-main/providers/known';
+import { MCP_REQUEST_MS } from './mcp-stdio';
 
 export interface McpTestSession {
   client: Client;
-  /** Calls a tool; the result as the client got it (errors are results, not throws). */
-  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  /** Calls a tool; the result as the client got it (errors are results, not throws). No
+   *  answer within `timeoutMs` (default MCP_REQUEST_MS) throws, naming the tool. */
+  call(name: string, args?: Record<string, unknown>, timeoutMs?: number): Promise<CallToolResult>;
   close(): Promise<void>;
 }
 
@@ -38,8 +40,20 @@ export async function connectMcp(
   await client.connect(clientSide);
   return {
     client,
-    call: async (name, args = {}) =>
-      (await client.callTool({ name, arguments: args })) as CallToolResult,
+    call: async (name, args = {}, timeoutMs = MCP_REQUEST_MS) => {
+      try {
+        return (await client.callTool({ name, arguments: args }, undefined, {
+          timeout: timeoutMs,
+        })) as CallToolResult;
+      } catch (err) {
+        throw new Error(
+          `${name} ${JSON.stringify(args)} got no answer: ${(err as Error).message}`,
+          {
+            cause: err,
+          },
+        );
+      }
+    },
     close: async () => {
       await client.close();
       await server.close();

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { connectMcp, textOf, type McpTestSession } from '../helpers/mcp-session';
 import { defaultOffers } from '../helpers/vast-core';
 import { vastSetups } from '../helpers/vast-setups';
-import { until } from '../helpers/wait';
+import { until, untilAsync } from '../helpers/wait';
 
 const setup = vastSetups();
 
@@ -23,18 +23,28 @@ interface RunOut {
 const runOf = (r: Awaited<ReturnType<McpTestSession['call']>>) =>
   r.structuredContent as unknown as RunOut;
 
-/** The first value `f` resolves to that is not null; only the test's timeout bounds it. */
-async function pollFor<T>(f: () => Promise<T | null>): Promise<T> {
-  for (;;) {
-    const v = await f();
-    if (v !== null) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 async function status(agent: McpTestSession, runId: string) {
   const r = await agent.call('tender_status', { run_id: runId });
   return (r.structuredContent as { runs: RunOut['run'][] }).runs[0]!;
+}
+
+/** The runs' views once each holds a lease; fails at once on a run that ended, and after
+ *  30 s (within the test's 60 s) naming the runs still without one. */
+async function untilEachLeased(agent: McpTestSession, runs: RunOut[]) {
+  let last: RunOut['run'][] = [];
+  return untilAsync(
+    async () => {
+      last = await Promise.all(runs.map((a) => status(agent, a.run.run_id)));
+      const ended = last.find((v) => v.status !== 'running' && v.status !== 'pending');
+      if (ended) throw new Error(`run ${ended.run_id} ended ${ended.status} before renting`);
+      return last.every((v) => v.nodes[0]?.lease_id) ? last : null;
+    },
+    {
+      ms: 30_000,
+      what: 'every accepted run to hold a lease',
+      describe: () => JSON.stringify(last.filter((v) => !v.nodes[0]?.lease_id)),
+    },
+  );
 }
 
 describe('tender mcp: a budget the agent cannot exceed (Vast.ai fake)', () => {
@@ -73,10 +83,7 @@ describe('tender mcp: a budget the agent cannot exceed (Vast.ai fake)', () => {
       for (const a of accepted) expect(a.run_budget_usd).toBeCloseTo(a.commits_usd, 9);
 
       // Every accepted run rents its one node; the refused one rents nothing.
-      const leased = await pollFor(async () => {
-        const views = await Promise.all(accepted.map((a) => status(agent, a.run.run_id)));
-        return views.every((v) => v.nodes[0]?.lease_id) ? views : null;
-      });
+      const leased = await untilEachLeased(agent, accepted);
       const instances = fake.state.instances();
       expect(instances).toHaveLength(accepted.length);
       const ledger = core.ledger.listLeases().filter((l) => l.provider === 'vastai');
@@ -133,10 +140,7 @@ describe('tender mcp: a budget the agent cannot exceed (Vast.ai fake)', () => {
       expect(refused.length).toBeGreaterThan(0);
       for (const t of refused)
         expect(t).toMatch(/this run commits up to \$0\.50 \(1 × \$0\.50\/h × 1 h\)/);
-      await pollFor(async () => {
-        const views = await Promise.all(accepted.map((a) => status(agent, a.run.run_id)));
-        return views.every((v) => v.nodes[0]?.lease_id) ? true : null;
-      });
+      await untilEachLeased(agent, accepted);
       // Every lease that was made, run to its max duration, within the budget.
       expect(fake.state.instances()).toHaveLength(accepted.length);
       const worstCase = fake.state.instances().reduce((n, i) => n + i.dphTotal * 1, 0);
@@ -162,6 +166,9 @@ describe('tender mcp: a budget the agent cannot exceed (Vast.ai fake)', () => {
       const runId = started.value.id;
       const lease = await until(
         () => core.ledger.listLeases().find((l) => l.runId === runId && l.leaseId)?.leaseId,
+        30_000,
+        25,
+        "the person's local run to hold a lease",
       );
       for (const [tool, args] of [
         ['tender_down', { target: runId }],
