@@ -44,7 +44,7 @@ export function registerRunTools(server: McpServer, session: McpSession): void {
     {
       title: 'Start a run',
       description:
-        `Starts a job on rented or local nodes and returns its run id at once (poll tender_status, read tender_logs). ` +
+        `Starts a job on rented or local nodes and returns its run id at once (poll tender_status, read tender_logs); a run after another of this session waits until that one has rented. ` +
         `Refused before anything is rented when it would take the session over its budget or node cap: a run commits nodes × $/h cap × max_duration. ` +
         `Every run gets a max_duration (default ${DEFAULT_MAX_DURATION}) and a budget its nodes enforce by themselves; nodes are destroyed when the job ends. ` +
         `On a marketplace without max_price, the cheapest matching offers now set the cap.`,
