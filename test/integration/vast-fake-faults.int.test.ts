@@ -1,7 +1,7 @@
 // The fake Vast.ai's fault knobs, each as the provider meets it: 429 storms, a 500 after a
 // real create, instances that never run or go offline, delayed visibility, destroys that
-// fail, an offer rented away, slow SSH keys, request latency. Real HTTP on 127.0.0.1, real
-// OpenSSH, an injected clock. Needs root.
+// fail, an offer rented away, slow SSH keys, request latency, a call held until released.
+// Real HTTP on 127.0.0.1, real OpenSSH, an injected clock. Needs root.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { OCI_ERROR_MSG, RATE_LIMIT_TEXT } from '../fakes/vast';
 import { callVast, isPortRefused } from '../fakes/vast/probe';
@@ -16,6 +16,7 @@ import {
   search,
   show,
 } from '../fakes/vast/self-test';
+import { until } from '../helpers/wait';
 
 const { fake, keyPair, ssh } = fakeVastFixture();
 let account: KeyPair;
@@ -202,6 +203,30 @@ describe('fault knobs', () => {
       account.publicKey,
       added.publicKey,
     ]);
+  });
+
+  it('a held call waits unanswered until released, then is answered from the state of that moment; reset lets held calls go', async () => {
+    const vast = await fake();
+    const held = vast.faults.holdNext((c) => c.path === '/api/v0/bundles/');
+    expect(held.isHeld()).toBe(false);
+    let answered: number[] | null = null;
+    const searching = search(vast, { id: { eq: 1001 } }).then((ids) => (answered = ids));
+    await until(() => held.isHeld(), 10_000, 10, 'the search to be held');
+    // Other calls, and a second search (the hold takes one), go through meanwhile.
+    expect((await callVast(vast, 'GET', '/api/v0/ssh/')).status).toBe(200);
+    expect(await search(vast, { id: { eq: 1001 } })).toEqual([1001]);
+    expect(answered).toBeNull();
+    vast.faults.rentAway(1001);
+    held.release();
+    await searching;
+    expect(answered).toEqual([]);
+
+    const second = vast.faults.holdNext((c) => c.method === 'GET');
+    const pending = callVast(vast, 'GET', '/api/v0/ssh/');
+    await until(() => second.isHeld(), 10_000, 10, 'the GET to be held');
+    vast.faults.reset();
+    expect((await pending).status).toBe(200);
+    expect(second.isHeld()).toBe(false);
   });
 
   it('request latency (a lower bound, never a timing assertion on speed)', async () => {
