@@ -146,11 +146,15 @@ export class AgentLink {
   }
 
   private async loop(): Promise<void> {
-    // The first bulk connection handshakes beside the control one: a job's first push
-    // (the step right after the link is up) does not wait for a second handshake.
-    this.prepareSpare();
+    let isFirst = true;
     while (!this.closed) {
-      const lost = await this.connectOnce().catch((err: Error) => err.message);
+      // The control connection is asked for first (a kept one, when the pool has it); the
+      // first bulk connection then handshakes beside it: a job's first push (the step
+      // right after the link is up) does not wait for a second handshake.
+      const once = this.connectOnce();
+      if (isFirst) this.prepareSpare();
+      isFirst = false;
+      const lost = await once.catch((err: Error) => err.message);
       if (this.closed) return;
       this.deps.onState('lost', lost);
       const delay = BACKOFF_MS[Math.min(this.attempt++, BACKOFF_MS.length - 1)]!;

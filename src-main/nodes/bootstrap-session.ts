@@ -65,6 +65,9 @@ export interface BootstrapCallbacks {
   observed(stage: BootstrapStage): void;
   log(stream: 'stdout' | 'stderr' | 'info', line: string): void;
   joined(hello: HelloResult, address: AgentAddress): void;
+  /** The runtime and the agent bundle are on the node (the boot checks passed); the
+   *  daemon is not started yet. A job's first push may begin here (jobs/node-job/early-push.ts). */
+  prepared?(address: AgentAddress): void;
 }
 
 const MIN_NODE_MAJOR = 18;
@@ -115,6 +118,7 @@ export class BootstrapSession {
           ),
         (s) => this.probeAndPrepare(shell, s),
       );
+      this.cb.prepared?.(address);
       const { bootstrapScript } = this.spec;
       if (bootstrapScript) {
         // Its own budget: a driver install takes longer than the checks before it.

@@ -11,6 +11,15 @@ import type { ClaimCheck } from './claim-check';
 import type { JobLink } from './job-link';
 import type { NodeJobDeps, RenewalState } from './node-job-deps';
 
+/** A fresh node's first push, begun before its agent joined (early-push.ts). */
+export interface EarlyPush {
+  /** The lease it pushes to: a push for another lease (a replaced boot) is not used. */
+  readonly label: string;
+  /** Settles when the push is done; rejects with why it failed. */
+  readonly done: Promise<void>;
+  abort(): void;
+}
+
 /** What an attempt reports to its job, and asks of it. Reports stop once it is disposed. */
 export interface AttemptOwner {
   deps: NodeJobDeps;
@@ -48,6 +57,7 @@ export class Attempt {
   private pulls: PeriodicPulls | null = null;
   private look: NodeJS.Timeout | null = null;
   private early: Promise<EarlySession | null> | null = null;
+  private earlyPush: EarlyPush | null = null;
   private disposed = false;
 
   constructor(
@@ -108,6 +118,21 @@ export class Attempt {
     return early ? await early : null;
   }
 
+  /** A fresh node's push, begun before its agent joined (early-push.ts); a newer one (a
+   *  replaced boot's lease) replaces it. */
+  holdEarlyPush(push: EarlyPush | null): void {
+    if (!push) return;
+    if (this.disposed) return push.abort();
+    this.earlyPush?.abort();
+    this.earlyPush = push;
+  }
+
+  takeEarlyPush(): EarlyPush | null {
+    const push = this.earlyPush;
+    this.earlyPush = null;
+    return push;
+  }
+
   /** Pulls every `everyMs` while the run phase runs; stopped with the phase or the attempt. */
   startPulls(everyMs: number, round: PullRound): PeriodicPulls {
     void this.pulls?.stop();
@@ -126,6 +151,7 @@ export class Attempt {
   /** Closes the link and what rides on it; the attempt may open it again (a teardown). */
   closeLink(): void {
     void this.takeEarlySession().then(closeEarlySession);
+    this.takeEarlyPush()?.abort();
     if (this.look) clearTimeout(this.look);
     this.look = null;
     this.renewer?.stop(); // stopped for good: a link opened again arms no second switch

@@ -6,6 +6,7 @@ import type { NodeManager } from '../../nodes/node-manager';
 import type { NodeRecord } from '../../ledger/node-record';
 import type { NodeEndpoint } from '../../providers/provider';
 import type { NodeShell } from '../../transport/node-shell';
+import type { AgentAddress } from '../../nodes/node-layout';
 import type { PushPlan } from '../workspace/push';
 import type { JobState } from '../fsm/job-fsm';
 import type { PulledOutputs } from '../outputs/pull';
@@ -16,6 +17,14 @@ import type { AgentLinkDeps } from '../../nodes/agent-link';
 import type { JobLink } from './job-link';
 
 // What a NodeJob (node-job.ts) is given: the node's manager, the stores, and the policy.
+
+/** A node whose bootstrap has its runtime and agent bundle in place: lease `label` at
+ *  `endpoint`, the agent reachable as `address` once started. */
+export interface PreparedNode {
+  label: string;
+  endpoint: NodeEndpoint;
+  address: AgentAddress;
+}
 
 export interface NodeJobDeps {
   ledger: Ledger;
@@ -36,6 +45,10 @@ export interface NodeJobDeps {
   /** What was last pushed to each node (node-manifest-memory.ts). */
   manifestMemory: NodeManifestMemory;
   connect(endpoint: NodeEndpoint): (signal: AbortSignal) => Promise<NodeShell>;
+  /** Hears each time a bootstrap of this node has put the runtime and the agent in place
+   *  (before the daemon starts); returns the function that stops listening. Absent: the
+   *  push waits for the agent to join. */
+  onAgentPrepared?(listener: (p: PreparedNode) => void): () => void;
   /** Opens an attempt's agent link; absent: an AgentLink over `connect` (tests give a
    *  double of the agent here). */
   openLink?(deps: AgentLinkDeps): JobLink;

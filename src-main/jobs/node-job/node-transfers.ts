@@ -11,7 +11,7 @@ import {
 import { pullOutputs, type PulledOutputs } from '../outputs/pull';
 import { DEFAULT_PULL_EVERY_S, type PeriodicPulls } from '../transfers/periodic-pulls';
 import { outputsNote } from '../transfers/transfer-notes';
-import type { Attempt } from './attempt';
+import type { Attempt, EarlyPush } from './attempt';
 import { agentAddress, type JobHost, transfersOf } from './job-host';
 
 // A node's job's bulk transfers: the workspace pushed (and a recovered attempt's
@@ -22,10 +22,13 @@ import { agentAddress, type JobHost, transfersOf } from './job-host';
  *  pull of its own can run (its pulls start with its run phase). */
 export async function materialize(h: JobHost): Promise<JobEvent> {
   const attempt = h.attempt;
+  attempt.link(); // comes up while the push goes on: the run phase needs it next
+  // A fresh node's push may have begun while its agent started (early-push.ts).
+  const pushed = await earlyPushDone(h, attempt.takeEarlyPush());
   // A claimed warm node's session opened while its link handshook; a fresh node's opens
   // now, beside the link's hello (the node's process start off the way to the push).
   const held = attempt.takeEarlySession();
-  const plan = await h.deps.workspacePlan();
+  const plan = pushed ? null : await h.deps.workspacePlan();
   const early = (await held) ?? (plan ? await openEarlySession(transfersOf(h, attempt)) : null);
   if (plan) {
     const memory = { store: h.deps.manifestMemory, key: h.deps.manager.record.label };
@@ -39,6 +42,25 @@ export async function materialize(h: JobHost): Promise<JobEvent> {
   const ckpt = h.deps.job.checkpoints;
   if (ckpt && h.current.attempt > 0) await restore(h, attempt, ckpt);
   return { type: 'WorkspaceMaterialized' };
+}
+
+/** Whether an early push (if any) to the node's lease now brought the workspace over; one
+ *  that failed is said, and the push is made again the usual way. */
+async function earlyPushDone(h: JobHost, push: EarlyPush | null): Promise<boolean> {
+  if (!push) return false;
+  if (push.label !== h.deps.manager.record.label) {
+    push.abort();
+    return false;
+  }
+  try {
+    await push.done;
+    return true;
+  } catch (err) {
+    h.note(
+      `the push begun while the agent started failed (${(err as Error).message}): pushing again`,
+    );
+    return false;
+  }
 }
 
 /** A recovered attempt resumes from the newest complete checkpoint generation. */

@@ -3,6 +3,7 @@ import type { JobEvent } from '../fsm/job-fsm';
 import { openEarlySession } from '../transfers/job-transfers';
 import { provisionNode } from '../provisioning/provision-node';
 import { ClaimCheck } from './claim-check';
+import { startEarlyPush } from './early-push';
 import { type JobHost, transfersOf } from './job-host';
 
 // Bringing a node's job onto a node: the first lease (or a claimed warm node, checked
@@ -16,7 +17,7 @@ export async function provision(h: JobHost): Promise<JobEvent> {
   const d = { ...h.deps, note: h.note };
   // The workspace scan (shared by the run's nodes) runs while the node comes up.
   void h.deps.workspacePlan().catch(() => null);
-  if (!rec.claimedFrom || rec.stage !== 'dormant') return provisionNode(d);
+  if (!rec.claimedFrom || rec.stage !== 'dormant') return pushingEarly(h, () => provisionNode(d));
   // Checked on the job's own link (one connection, which the job then keeps).
   const attempt = h.attempt;
   const check = new ClaimCheck();
@@ -47,16 +48,31 @@ export async function recover(h: JobHost): Promise<JobEvent> {
   h.note(
     `── attempt ${n + 1} after ${after}: ${rec.lease?.leaseId ?? rec.label} is destroyed (confirmed) before another node is rented ──`,
   );
-  const event = await provisionNode(
-    { ...h.deps, note: h.note },
-    {
-      replaceFirst: `recovery after ${after}`,
-      agentSeqOffset: h.deps.datastream.lastSeq(h.nodeId, 'agent'),
-    },
+  const event = await pushingEarly(h, () =>
+    provisionNode(
+      { ...h.deps, note: h.note },
+      {
+        replaceFirst: `recovery after ${after}`,
+        agentSeqOffset: h.deps.datastream.lastSeq(h.nodeId, 'agent'),
+      },
+    ),
   );
   if (event.type === 'NodeReady') {
     const now = h.deps.manager.record;
     h.note(`── attempt ${n + 1} on ${now.lease?.leaseId ?? now.label} ──`);
   }
   return event;
+}
+
+/** Runs `boot` while each bootstrap of the node that gets its agent's files in place
+ *  starts the job's first push (early-push.ts), held by the attempt now running. */
+async function pushingEarly(h: JobHost, boot: () => Promise<JobEvent>): Promise<JobEvent> {
+  const stop = h.deps.job.workspace
+    ? h.deps.onAgentPrepared?.((node) => h.attempt.holdEarlyPush(startEarlyPush(h, node)))
+    : undefined;
+  try {
+    return await boot();
+  } finally {
+    stop?.();
+  }
 }

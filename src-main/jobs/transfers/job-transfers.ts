@@ -57,25 +57,42 @@ export async function closeEarlySession(early: EarlySession | null): Promise<voi
   await early?.shell.close();
 }
 
+/** What a push needs to say and where it goes (no agent link: an early push has none). */
+export type PushDeps = Pick<TransferDeps, 'address' | 'note' | 'now'>;
+
+export interface PushOptions {
+  hashCacheFile: string;
+  linkRatesFile?: string;
+  memory: { store: NodeManifestMemory; key: string };
+}
+
 /** Pushes the workspace (a delta against what the node last had, when it is known), over
  *  `early` when that session opened. */
 export async function pushJobWorkspace(
   d: TransferDeps,
   plan: PushPlan,
-  opts: {
-    hashCacheFile: string;
-    linkRatesFile?: string;
-    memory: { store: NodeManifestMemory; key: string };
-  },
+  opts: PushOptions,
   early: EarlySession | null = null,
 ): Promise<Extract<JobEvent, { type: 'WorkspaceMaterialized' }>> {
   const shell = early?.shell ?? (await d.link.bulkShell({ last: d.spareAfterPush === false }));
+  await pushOnShell(d, plan, opts, shell, early?.session ?? null);
+  return { type: 'WorkspaceMaterialized' };
+}
+
+/** The push itself, on `shell` (through `session` while it is open); closes both. */
+export async function pushOnShell(
+  d: PushDeps,
+  plan: PushPlan,
+  opts: PushOptions,
+  shell: NodeShell,
+  session: WorkspaceSession | null,
+): Promise<void> {
   try {
     d.note(pushStartNote(plan));
     let lastNote = d.now();
     const res = await syncWorkspace(shell, d.address(), plan, {
       ...opts,
-      ...(early?.session.isOpen ? { via: early.session } : {}),
+      ...(session?.isOpen ? { via: session } : {}),
       saveCacheBehind: true,
       onProgress: (p) => {
         if (d.now() - lastNote < PROGRESS_NOTE_MS) return;
@@ -84,9 +101,8 @@ export async function pushJobWorkspace(
       },
     });
     d.note(pushResultNote(res));
-    return { type: 'WorkspaceMaterialized' };
   } finally {
-    await early?.session.close();
+    await session?.close();
     await shell.close();
   }
 }

@@ -1,4 +1,5 @@
 import type { ShellPool } from '../../transport/shell-pool';
+import type { PreparedNode } from '../../jobs/node-job/node-job-deps';
 import type { GpuIdleRule, JobSpec } from '../../contract';
 import type { Datastream } from '../../datastream/datastream';
 import { initialJobState, type JobState } from '../../jobs/fsm/job-fsm';
@@ -18,8 +19,6 @@ import { linkRatesFile } from '../../jobs/workspace/link-rates';
 import type { NodeManifestMemory } from '../../jobs/workspace/node-manifest-memory';
 import { pullNoter } from './pull-notes';
 import { BootstrapSession } from '../../nodes/bootstrap-session';
-import { bootstrapScriptOf } from '../../nodes/bootstrap-script';
-import { layoutFor } from '../../nodes/node-layout';
 import { NodeManager } from '../../nodes/node-manager';
 import type { NodeRecord } from '../../ledger/node-record';
 import { allocationOf } from '../../providers/allocation';
@@ -28,13 +27,13 @@ import type { AgentBundle } from '../../nodes/agent-bundle';
 import type { NodeRuntime } from '../../nodes/runtime-bundle';
 import { crashPoint } from '../../base/crash-points';
 import { connectorFor } from '../../nodes/ssh-connect';
-import { leaseLabel, randomId } from '../../base/ids';
+import { leaseLabel } from '../../base/ids';
+import { bootstrapSpec } from './bootstrap-spec';
 import { cellOutputsDir, nodeOutputsDir, runDir } from '../../base/paths';
 import type { SweepWiring } from '../../jobs/sweep/cell-server';
 import type { Gang } from '../../jobs/distributed/gang';
 import type { Timing } from '../settings/timing';
 import { deadManWiring } from './dead-man-wiring';
-import { hostSetupOptionsFor } from './host-setup-options';
 
 export interface NodeFactoryDeps {
   home: string;
@@ -85,6 +84,8 @@ export function timingFor(provider: Provider, base: Timing): Timing {
  *  keeps every manager it made so that none acts after `stopAll`. */
 export class NodeFactory {
   private readonly managers = new Set<NodeManager>();
+  /** Per node: who hears that its agent's files are in place (the job's early push). */
+  private readonly prepared = new Map<string, (p: PreparedNode) => void>();
 
   constructor(private readonly d: NodeFactoryDeps) {}
 
@@ -127,26 +128,18 @@ export class NodeFactory {
       },
       bootstrap: (r, endpoint, _lease, cb) =>
         new BootstrapSession(
+          bootstrapSpec(
+            ctx,
+            r,
+            endpoint,
+            timing,
+            (opts) => this.connector(endpoint, timing.deadlines.connectMs, opts),
+            (line) => cb.log('stderr', line),
+          ),
           {
-            // A spare connection dials behind the bootstrap's: the job's link needs two
-            // (control and bulk) the moment the agent has joined (shell-pool.ts).
-            connect: this.connector(endpoint, timing.deadlines.connectMs, {
-              onRetry: (line) => cb.log('stderr', line),
-              spare: true,
-            }),
-            layout: layoutFor(endpoint, r.label, ctx.home),
-            agentBundle: ctx.agentBundle(),
-            runtimeFor: ctx.runtimeFor,
-            verify: r.desired.verify,
-            agentId: `ag-${randomId(10)}`,
-            hostDeclaration: r.desired.host ?? {},
-            hostKey: r.desired.hostKey,
-            constraints: r.desired.constraints ?? [],
-            bootstrapScript: bootstrapScriptOf(r.desired.host),
-            hostSetup: hostSetupOptionsFor(ctx.ledger, r),
-            deadlines: timing.deadlines,
+            ...cb,
+            prepared: (address) => this.prepared.get(r.id)?.({ label: r.label, endpoint, address }),
           },
-          cb,
         ),
       log,
       lastBootstrapSeq: (r) => ctx.datastream.lastSeq(r.id, 'bootstrap'),
@@ -204,6 +197,12 @@ export class NodeFactory {
         linkRatesFile: linkRatesFile(ctx.home),
         manifestMemory: ctx.manifestMemory,
         connect: (endpoint) => this.connector(endpoint, LINK_CONNECT_DEADLINE_MS),
+        onAgentPrepared: (listener) => {
+          this.prepared.set(rec.id, listener);
+          return () => {
+            if (this.prepared.get(rec.id) === listener) this.prepared.delete(rec.id);
+          };
+        },
         workspacePlan: w.workspacePlan,
         ...(provider.whyGone
           ? {

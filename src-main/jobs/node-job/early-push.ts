@@ -1,0 +1,56 @@
+import { pushOnShell } from '../transfers/job-transfers';
+import { WorkspaceSession } from '../workspace/sync-session';
+import type { NodeShell } from '../../transport/node-shell';
+import type { EarlyPush } from './attempt';
+import type { JobHost } from './job-host';
+import type { PreparedNode } from './node-job-deps';
+
+// A fresh node's first push, begun as soon as its bootstrap has the runtime and the agent
+// bundle in place (BootstrapCallbacks.prepared): the push needs only those (its
+// `serve-workspace` process is the bundle), not the daemon. It runs on a connection of its
+// own (the bootstrap's spare, from the pool) while the daemon starts, joins and the link
+// comes up, so a run's fixed cost and its push overlap instead of adding up. The job's
+// materialize step then waits for it; one that failed is pushed again the usual way (a
+// delta: what arrived stays). A bootstrap that fails (its lease replaced) or a job that
+// stops aborts it: its connection closes and the node side ends.
+
+/** Starts the push to `node`, or null when the job pushes nothing or `node` is not the
+ *  lease this job's node is on now. */
+export function startEarlyPush(h: JobHost, node: PreparedNode): EarlyPush | null {
+  if (!h.deps.job.workspace || node.label !== h.deps.manager.record.label) return null;
+  const ac = new AbortController();
+  let shell: NodeShell | null = null;
+  const run = async () => {
+    const plan = await h.deps.workspacePlan();
+    if (!plan) return;
+    const opened = await h.deps.connect(node.endpoint)(ac.signal);
+    shell = opened;
+    if (ac.signal.aborted) {
+      await opened.close();
+      throw new Error('the early push was stopped');
+    }
+    const session = await WorkspaceSession.open(opened, node.address).catch(async (err) => {
+      await opened.close();
+      throw err;
+    });
+    session.prepare(); // the node checks its workspace while this side hashes
+    const memory = { store: h.deps.manifestMemory, key: node.label };
+    await pushOnShell(
+      { address: () => node.address, note: h.note, now: h.deps.now },
+      plan,
+      { hashCacheFile: h.deps.hashCacheFile, linkRatesFile: h.deps.linkRatesFile, memory },
+      opened,
+      session,
+    );
+  };
+  const done = run();
+  done.catch(() => {}); // the materialize step reads the outcome (an aborted one: nobody)
+  return {
+    label: node.label,
+    done,
+    abort: () => {
+      ac.abort(new Error('the early push was stopped'));
+      void (shell as NodeShell | null)?.close();
+    },
+  };
+}
