@@ -63,7 +63,9 @@ export function defaultProviders(d: ProviderDeps): Provider[] {
       now: d.now,
     }),
     new SshProvider(d.home, (host, signal) =>
-      pooledSshConnector(endpointOf(host) as SshEndpoint, d, SSH_PROVIDER_CONNECT_MS)(signal),
+      pooledSshConnector(endpointOf(host) as SshEndpoint, d, SSH_PROVIDER_CONNECT_MS, {
+        light: true, // a listing, a destroy: short commands, beside a node's link
+      })(signal),
     ),
     new SlurmProvider(d.home, (cluster, signal) =>
       sshConnector(loginEndpoint(cluster), d, SLURM_LOGIN_CONNECT_MS)(signal),

@@ -13,7 +13,11 @@ import { agentCommand, type AgentAddress } from './node-layout';
 export type LinkState = 'connecting' | 'connected' | 'lost' | 'closed';
 
 export interface AgentLinkDeps {
+  /** A connection for bulk channels (and for control, without `connectControl`). */
   connect(signal: AbortSignal): Promise<NodeShell>;
+  /** A connection for the control channel: one it may share with other light users
+   *  (transport/shell-pool.ts). */
+  connectControl?(signal: AbortSignal): Promise<NodeShell>;
   address: AgentAddress;
   /** The first agent seq not yet stored: resume the log stream from here. */
   fromSeq(): number;
@@ -74,8 +78,9 @@ export class AgentLink {
   }
 
   /** A shell to the node for bulk channels (workspace push, output pull), beside the
-   *  control connection so a big transfer never queues the agent's messages. One is kept
-   *  open ahead of need: the handshake is paid while the job does something else. */
+   *  control connection so a big transfer never queues the agent's messages. Unless this
+   *  is the `last`, one more is opened behind it for the next: its handshake is paid while
+   *  the job does something else. */
   async bulkShell(opts: { beforeJoin?: boolean; last?: boolean } = {}): Promise<NodeShell> {
     const spare = this.spare;
     this.spare = null;
@@ -146,15 +151,11 @@ export class AgentLink {
   }
 
   private async loop(): Promise<void> {
-    let isFirst = true;
+    // No bulk connection is opened ahead of need here: a job's first push has its own
+    // (an early push, or an early session opened beside this handshake), and a bulk
+    // transfer opens one behind itself when another may follow (`bulkShell`).
     while (!this.closed) {
-      // The control connection is asked for first (a kept one, when the pool has it); the
-      // first bulk connection then handshakes beside it: a job's first push (the step
-      // right after the link is up) does not wait for a second handshake.
-      const once = this.connectOnce();
-      if (isFirst) this.prepareSpare();
-      isFirst = false;
-      const lost = await once.catch((err: Error) => err.message);
+      const lost = await this.connectOnce().catch((err: Error) => err.message);
       if (this.closed) return;
       this.deps.onState('lost', lost);
       const delay = BACKOFF_MS[Math.min(this.attempt++, BACKOFF_MS.length - 1)]!;
@@ -179,7 +180,8 @@ export class AgentLink {
   /** Connects, resumes the log stream, and resolves with the reason when the link drops. */
   private async connectOnce(): Promise<string> {
     this.deps.onState('connecting', '');
-    const shell = await this.deps.connect(this.abort.signal);
+    const connect = this.deps.connectControl ?? this.deps.connect;
+    const shell = await connect(this.abort.signal);
     this.shell = shell;
     let onClose!: (reason: string) => void;
     const closedPromise = new Promise<string>((r) => (onClose = r));
@@ -217,7 +219,6 @@ export class AgentLink {
     this.attempt = 0;
     this.deps.onState('connected', '');
     this.resolveConnected(client);
-    this.prepareSpare();
     const reason = await closedPromise;
     this.resetConnected();
     this.client = null;

@@ -33,11 +33,11 @@ export function pooledSshConnector(
   ep: SshEndpoint,
   ctx: SshConnectContext,
   deadlineMs: number,
-  opts: { onRetry?: (line: string) => void; spare?: boolean } = {},
+  opts: { onRetry?: (line: string) => void; spare?: boolean; light?: boolean } = {},
 ): (signal: AbortSignal) => Promise<NodeShell> {
   const dial = sshConnector(ep, ctx, deadlineMs, opts.onRetry);
   if (!ctx.shellPool) return dial;
-  return ctx.shellPool.connector(poolKey(ep), dial, { spare: opts.spare });
+  return ctx.shellPool.connector(poolKey(ep), dial, { spare: opts.spare, light: opts.light });
 }
 
 /** How to open an SSH shell to an endpoint: the right key, the host key pinned in the ledger
@@ -101,7 +101,7 @@ export function connectorFor(
   ctx: SshConnectContext,
   endpoint: NodeEndpoint,
   deadlineMs: number,
-  opts: { onRetry?: (line: string) => void; spare?: boolean } = {},
+  opts: { onRetry?: (line: string) => void; spare?: boolean; light?: boolean } = {},
 ): (signal: AbortSignal) => Promise<NodeShell> {
   const { onRetry } = opts;
   if (endpoint.kind === 'local') return async () => localShellTo(endpoint.dir);

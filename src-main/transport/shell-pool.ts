@@ -13,6 +13,8 @@ import type { ExecChannel, NodeShell } from './node-shell';
 /** A connection the pool can keep: an SshShell. */
 export interface PoolableShell extends NodeShell {
   readonly closed: Promise<string>;
+  /** The connection is gone (dropped, or closed). */
+  readonly isGone: boolean;
   /** Whether it may be lent again once its user's channels are gone (waits up to `ms`). */
   settle(ms: number): Promise<boolean>;
 }
@@ -35,8 +37,19 @@ interface Parked {
   timer: NodeJS.Timeout;
 }
 
+/** Who holds a lent connection: how many users, and whether they are light (see
+ *  `connector`): a light user's connection is shared with other light users. */
+interface Held {
+  key: string;
+  holders: number;
+  light: boolean;
+}
+
 export class ShellPool {
   private readonly parked = new Map<string, Parked[]>();
+  private readonly held = new Map<PoolableShell, Held>();
+  /** A light user's dial in flight, which other light users of its key join. */
+  private readonly lightDials = new Map<string, Promise<PoolableShell>>();
   private readonly warming = new Set<string>();
   private readonly abort = new AbortController();
   private isClosed = false;
@@ -46,17 +59,51 @@ export class ShellPool {
   /** A connector that lends a connection parked for `key` when there is one, and dials
    *  otherwise; the shell it returns goes back to the pool when its user closes it.
    *  `spare`: with a connection in hand, dial one more behind it (parked for the next
-   *  user), so the two a job's link needs are both ready when the bootstrap ends. */
+   *  user), so the two a job's link needs are both ready when the bootstrap ends.
+   *  `light`: a user of short commands and small messages (an agent link's control
+   *  channel, a provider's listing or destroy): it shares a connection other light users
+   *  hold or are dialing (channels multiplexed, as OpenSSH's ControlMaster does), so a
+   *  run's start, whose listing and link would each dial, dials once. A bulk transfer is
+   *  never light: it has a connection of its own. */
   connector(
     key: string,
     dial: Dial,
-    opts: { spare?: boolean } = {},
+    opts: { spare?: boolean; light?: boolean } = {},
   ): (signal: AbortSignal) => Promise<NodeShell> {
+    const light = opts.light === true;
     return async (signal) => {
-      const shell = (await this.takeAlive(key)) ?? (await dial(signal));
+      const sharing = light ? this.sharedLight(key) : null;
+      const shared = sharing ? await sharing : null; // no wait at all when there is none
+      if (shared) return this.lend(key, shared, true);
+      // A light user's way to a connection (a kept one, else a dial) is noted before its
+      // first wait, so a light user arriving meanwhile joins it instead of dialing too.
+      const acquiring = (async () => (await this.takeAlive(key)) ?? (await dial(signal)))();
+      if (light) this.noteLightDial(key, acquiring);
+      const shell = await acquiring;
       if (opts.spare) this.warm(key, dial);
-      return this.lend(key, shell);
+      return this.lend(key, shell, light);
     };
+  }
+
+  /** A connection light users of `key` hold, or the one they are getting (joined), still
+   *  up; null when there is none (synchronously: no wait before the caller notes its own). */
+  private sharedLight(key: string): Promise<PoolableShell | null> | null {
+    for (const [shell, h] of this.held)
+      if (h.key === key && h.light && h.holders > 0 && !shell.isGone) return Promise.resolve(shell);
+    const pending = this.lightDials.get(key);
+    if (!pending) return null;
+    return pending.then(
+      (shell) => (shell.isGone ? null : shell),
+      () => null,
+    );
+  }
+
+  private noteLightDial(key: string, dialing: Promise<PoolableShell>): void {
+    this.lightDials.set(key, dialing);
+    const forget = () => {
+      if (this.lightDials.get(key) === dialing) this.lightDials.delete(key);
+    };
+    dialing.then(forget, forget);
   }
 
   /** A parked connection for `key` that answers a command now (one round trip, against
@@ -140,8 +187,20 @@ export class ShellPool {
       .finally(() => this.warming.delete(key));
   }
 
-  private lend(key: string, shell: PoolableShell): NodeShell {
-    return new LentShell(shell, () => this.giveBack(key, shell));
+  private lend(key: string, shell: PoolableShell, light: boolean): NodeShell {
+    const h = this.held.get(shell);
+    if (h) h.holders++;
+    else this.held.set(shell, { key, holders: 1, light });
+    return new LentShell(shell, () => this.release(shell));
+  }
+
+  /** One user is done with `shell`: the last one gives it back. */
+  private async release(shell: PoolableShell): Promise<void> {
+    const h = this.held.get(shell);
+    if (!h) return shell.close();
+    if (--h.holders > 0) return;
+    this.held.delete(shell);
+    await this.giveBack(h.key, shell);
   }
 
   private get lingerMs(): number {

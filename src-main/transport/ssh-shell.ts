@@ -73,6 +73,10 @@ export class SshShell implements NodeShell {
     });
   }
 
+  get isGone(): boolean {
+    return this.#isGone;
+  }
+
   execRoundTripMs(): number | undefined {
     return quickestExecRoundTrip(this.#endpoint);
   }

@@ -1,7 +1,8 @@
 // ShellPool (transport/shell-pool.ts) over real OpenSSH: a connection returned by one user
 // is lent to the next (the same TCP connection, by its client port), never one that carried
 // a port forward, kept a channel open, dropped while parked, or outlived its linger; a
-// spare dials behind the first; closeAll closes what is parked. No mocks of ssh2.
+// spare dials behind the first; light users share one; closeAll closes what is parked.
+// No mocks of ssh2.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -169,14 +170,41 @@ describe('ShellPool over real sshd', () => {
     await Promise.all([a.close(), b.close()]);
   });
 
+  it('light users share one connection (one joins the other’s dial); a bulk user gets its own; the last light user parks it', async () => {
+    const { f, pool, dialed } = await setup();
+    const dial: Dial = async (s) => {
+      const shell = await connectSsh(
+        { host: f.host, port: f.port, user: f.user, privateKey: f.clientKey.privateKey },
+        { hostKey: () => null, signal: s, deadlineMs: 20_000 },
+      );
+      dialed.push(shell);
+      return shell;
+    };
+    const light = pool.connector('l', dial, { light: true });
+    const bulk = pool.connector('l', dial);
+    const [a, b] = await Promise.all([light(signal()), light(signal())]); // b joins a's dial
+    expect(dialed).toHaveLength(1);
+    const c = await bulk(signal()); // never shares: a connection of its own
+    expect(dialed).toHaveLength(2);
+    const port = await clientPort(a);
+    expect(await clientPort(b)).toBe(port);
+    expect(await clientPort(c)).not.toBe(port);
+    await a.close(); // b still holds it: not parked, still up for b
+    expect(pool.parkedFor('l')).toBe(0);
+    expect((await execCapture(b, 'echo still')).stdout).toBe('still\n');
+    await b.close();
+    await c.close();
+    expect(pool.parkedFor('l')).toBe(2);
+  });
+
   it('closeAll closes what is parked, and a connection returned after it closes too', async () => {
     const { pool, dialed, connect } = await setup();
     const [a, b] = await Promise.all([connect(signal()), connect(signal())]);
-    await a.close();
+    await a.close(); // parked
     await pool.closeAll();
-    expect(await dialed[0]!.closed).toBe('closed by Tender');
+    expect(dialed.filter((s) => s.isGone)).toHaveLength(1); // a's, not b's (still held)
     await b.close();
-    expect(await dialed[1]!.closed).toBe('closed by Tender');
+    expect(dialed.every((s) => s.isGone)).toBe(true);
     expect(pool.parkedFor('k')).toBe(0);
   });
 });

@@ -83,6 +83,7 @@ export class Attempt {
     if (!rec.agent || !rec.connection) throw new Error(`node ${rec.id} has no joined agent`);
     const linkDeps: AgentLinkDeps = {
       connect: deps.connect(rec.connection),
+      ...(deps.connectLight ? { connectControl: deps.connectLight(rec.connection) } : {}),
       address: rec.agent.address,
       fromSeq: () => this.owner.logs.fromSeq(),
       onRecords: (records) => this.owner.logs.store(records),

@@ -132,7 +132,7 @@ export class LossWatch {
     const now = h.deps.now();
     if (attempt.teardownLookAt !== null && now - attempt.teardownLookAt < TEARDOWN_LOOK_MS) return;
     attempt.teardownLookAt = now;
-    const connect = h.deps.connect(rec.connection);
+    const connect = (h.deps.connectLight ?? h.deps.connect)(rec.connection);
     const record = await readTeardownOnDisk(connect, rec.agent.address, TEARDOWN_LOOK_MS);
     if (!record || !isTeardownToActOn(record.state)) return;
     const isCurrent = isDiskTeardownCurrent({

@@ -45,6 +45,9 @@ export interface NodeJobDeps {
   /** What was last pushed to each node (node-manifest-memory.ts). */
   manifestMemory: NodeManifestMemory;
   connect(endpoint: NodeEndpoint): (signal: AbortSignal) => Promise<NodeShell>;
+  /** A connection for short commands and the link's control channel, shared with other
+   *  such users (transport/shell-pool.ts `light`); absent: `connect`. */
+  connectLight?(endpoint: NodeEndpoint): (signal: AbortSignal) => Promise<NodeShell>;
   /** Hears each time a bootstrap of this node has put the runtime and the agent in place
    *  (before the daemon starts); returns the function that stops listening. Absent: the
    *  push waits for the agent to join. */

@@ -93,7 +93,7 @@ export class NodeFactory {
   connector(
     endpoint: NodeEndpoint,
     deadlineMs: number,
-    opts: { onRetry?: (line: string) => void; spare?: boolean } = {},
+    opts: { onRetry?: (line: string) => void; spare?: boolean; light?: boolean } = {},
   ) {
     return connectorFor(this.d, endpoint, deadlineMs, opts);
   }
@@ -197,6 +197,8 @@ export class NodeFactory {
         linkRatesFile: linkRatesFile(ctx.home),
         manifestMemory: ctx.manifestMemory,
         connect: (endpoint) => this.connector(endpoint, LINK_CONNECT_DEADLINE_MS),
+        connectLight: (endpoint) =>
+          this.connector(endpoint, LINK_CONNECT_DEADLINE_MS, { light: true }),
         onAgentPrepared: (listener) => {
           this.prepared.set(rec.id, listener);
           return () => {
