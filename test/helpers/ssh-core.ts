@@ -6,7 +6,8 @@ import { TenderCore } from '../../src-main/core/tender-core';
 import { DEFAULT_TIMING, type Timing } from '../../src-main/services/settings/timing';
 import { writeHosts } from '../../src-main/providers/ssh/hosts-file';
 import { agentBundlePath } from './agent-bundle';
-import type { SshdFixture } from './sshd';
+import { afterEach } from 'vitest';
+import { startSshd, type SshdFixture } from './sshd';
 
 /** A Tender core whose hosts.toml names the given sshd fixtures `h0`, `h1`, … */
 export function sshCore(fixtures: SshdFixture[], timing: Partial<Timing> = {}) {
@@ -65,4 +66,22 @@ export async function runOnHosts(core: TenderCore, job: JobSpecInput, hosts: str
   const view = await core.client.invoke('run.get', { runId: started.value.id });
   if (!view.ok) throw new Error(view.error.message);
   return view.value;
+}
+
+/** A fresh sshd and a core whose hosts.toml names it `h0`, each call; both stopped after
+ *  each test (call at the top of a test file). */
+export function useSshHosts(): () => Promise<{ f: SshdFixture } & ReturnType<typeof sshCore>> {
+  const fixtures: SshdFixture[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const c of closers.splice(0)) await c();
+    for (const f of fixtures.splice(0)) await f.stop();
+  });
+  return async () => {
+    const f = await startSshd();
+    fixtures.push(f);
+    const t = sshCore([f]);
+    closers.push(() => t.close());
+    return { f, ...t };
+  };
 }

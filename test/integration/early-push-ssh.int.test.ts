@@ -6,27 +6,18 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TenderCore } from '../../src-main/core/tender-core';
-import { startSshd, type SshdFixture } from '../helpers/sshd';
-import { runOnHosts, sshCore, sshJob } from '../helpers/ssh-core';
+import type { SshdFixture } from '../helpers/sshd';
+import { runOnHosts, sshJob, useSshHosts } from '../helpers/ssh-core';
 import { until } from '../helpers/wait';
 
-const fixtures: SshdFixture[] = [];
-const closers: (() => Promise<void>)[] = [];
-
-afterEach(async () => {
-  for (const c of closers.splice(0)) await c();
-  for (const f of fixtures.splice(0)) await f.stop();
-});
+const sshHost = useSshHosts();
 
 async function host() {
-  const f = await startSshd();
-  fixtures.push(f);
-  const t = sshCore([f]);
-  closers.push(() => t.close());
+  const t = await sshHost();
   writeFileSync(join(t.work, 'hello.txt'), 'pushed early\n');
-  return { f, ...t };
+  return t;
 }
 
 async function events(core: TenderCore, runId: string): Promise<string[]> {

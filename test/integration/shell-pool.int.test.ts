@@ -38,7 +38,7 @@ async function setup(opts: { lingerMs?: () => number; now?: () => number } = {})
     dialed.push(s);
     return s;
   };
-  return { f, pool, dialed, connect: pool.connector('k', dial) };
+  return { f, pool, dialed, dial, connect: pool.connector('k', dial) };
 }
 
 /** The client port of the connection a shell runs over: the same port, the same connection. */
@@ -151,15 +151,7 @@ describe('ShellPool over real sshd', () => {
   });
 
   it('a spare dials behind the first connection and is parked for the next user', async () => {
-    const { f, pool, dialed } = await setup();
-    const dial: Dial = async (s) => {
-      const shell = await connectSsh(
-        { host: f.host, port: f.port, user: f.user, privateKey: f.clientKey.privateKey },
-        { hostKey: () => null, signal: s, deadlineMs: 20_000 },
-      );
-      dialed.push(shell);
-      return shell;
-    };
+    const { pool, dialed, dial } = await setup();
     const withSpare = pool.connector('s', dial, { spare: true });
     const a = await withSpare(signal());
     await eventually(() => pool.parkedFor('s') === 1);
@@ -171,15 +163,7 @@ describe('ShellPool over real sshd', () => {
   });
 
   it('light users share one connection (one joins the other’s dial); a bulk user gets its own; the last light user parks it', async () => {
-    const { f, pool, dialed } = await setup();
-    const dial: Dial = async (s) => {
-      const shell = await connectSsh(
-        { host: f.host, port: f.port, user: f.user, privateKey: f.clientKey.privateKey },
-        { hostKey: () => null, signal: s, deadlineMs: 20_000 },
-      );
-      dialed.push(shell);
-      return shell;
-    };
+    const { pool, dialed, dial } = await setup();
     const light = pool.connector('l', dial, { light: true });
     const bulk = pool.connector('l', dial);
     const [a, b] = await Promise.all([light(signal()), light(signal())]); // b joins a's dial

@@ -3,26 +3,11 @@
 // the declared host_setup drained before the job's first phase.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TenderCore } from '../../src-main/core/tender-core';
-import { startSshd, type SshdFixture } from '../helpers/sshd';
-import { runOnHosts, sshCore, sshJob } from '../helpers/ssh-core';
+import { runOnHosts, sshJob, useSshHosts } from '../helpers/ssh-core';
 
-const fixtures: SshdFixture[] = [];
-const closers: (() => Promise<void>)[] = [];
-
-afterEach(async () => {
-  for (const c of closers.splice(0)) await c();
-  for (const f of fixtures.splice(0)) await f.stop();
-});
-
-async function host() {
-  const f = await startSshd();
-  fixtures.push(f);
-  const t = sshCore([f]);
-  closers.push(() => t.close());
-  return { f, ...t };
-}
+const host = useSshHosts();
 
 async function lines(core: TenderCore, runId: string, channel: 'bootstrap' | 'agent') {
   const r = await core.client.invoke('logs.read', { runId, channel });
