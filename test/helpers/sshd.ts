@@ -209,10 +209,14 @@ export class SshdFixture {
     const table = processTable();
     const victims: number[] = [];
     for (const l of this.listeners) {
+      // Only pids still ours: a stopped listener's or an ended wrapper's pid may belong to
+      // any process by now (pid_max is 32768 here), whose children are not sessions.
+      const listener = listenerPidOf(l, table);
+      const wrapper = wrapperPidOf(l);
       for (const [pid, p] of table) {
         const isSession =
-          (p.ppid === l.pid && pid !== l.pid) ||
-          (p.ppid === l.wrapper.pid && pid !== l.pid && p.comm === 'sshd');
+          (listener !== undefined && p.ppid === listener && pid !== listener) ||
+          (wrapper !== undefined && p.ppid === wrapper && pid !== l.pid && p.comm === 'sshd');
         if (isSession) victims.push(pid, ...descendantsOf(table, pid));
       }
     }
@@ -258,9 +262,10 @@ export class SshdFixture {
     this.cancelPending();
     await this.ready.catch(() => {});
     const table = processTable();
-    const victims = this.listeners.flatMap((l) =>
-      l.wrapper.pid ? descendantsOf(table, l.wrapper.pid) : [],
-    );
+    const victims = this.listeners.flatMap((l) => {
+      const wrapper = wrapperPidOf(l); // an ended wrapper's pid is someone else's now
+      return wrapper !== undefined ? descendantsOf(table, wrapper) : [];
+    });
     if (this.isFreshUser && this.uid > 0) victims.push(...pidsOfUser(table, this.uid));
     await killAndReap(victims);
     for (const l of this.listeners) await endWrapper(l);
@@ -274,7 +279,8 @@ export class SshdFixture {
     this.cancelPending();
     const table = processTable();
     for (const l of this.listeners) {
-      const pids = l.wrapper.pid ? [...descendantsOf(table, l.wrapper.pid), l.wrapper.pid] : [];
+      const wrapper = wrapperPidOf(l);
+      const pids = wrapper !== undefined ? [...descendantsOf(table, wrapper), wrapper] : [];
       for (const pid of pids) tryKill(pid, 'SIGKILL');
     }
     if (this.isFreshUser && this.uid > 0) {
@@ -381,7 +387,7 @@ export class SshdFixture {
     l.wrapper.kill('SIGTERM');
     const until = Date.now() + 5_000;
     while (pid > 0 && processTable().has(pid) && Date.now() < until) await sleep(20);
-    if (pid > 0 && processTable().has(pid)) await killAndReap([pid]);
+    if (pid > 0 && listenerPidOf(l, processTable()) === pid) await killAndReap([pid]);
   }
 
   private previousKey: { priv: string; pub: string } | null = null;
@@ -510,6 +516,19 @@ async function removeUser(user: string): Promise<void> {
  *  has no child left; until then its descendants are looked up again each round, because a
  *  wrapper still starting forks sshd after any first look (and a killed sshd's orphans land
  *  on it). Past WRAPPER_EXIT_MS the wrapper is killed as well, which always ends it. */
+/** The wrapper's pid while it has not ended (its pid is its own until Node reaps it). */
+function wrapperPidOf(l: Listener): number | undefined {
+  const alive = l.wrapper.exitCode === null && l.wrapper.signalCode === null;
+  return alive && l.wrapper.pid ? l.wrapper.pid : undefined;
+}
+
+/** The listener's pid while it is still the wrapper's child (not stopped, not reused). */
+function listenerPidOf(l: Listener, table: ReturnType<typeof processTable>): number | undefined {
+  const wrapper = wrapperPidOf(l);
+  if (wrapper === undefined || l.pid <= 0) return undefined;
+  return table.get(l.pid)?.ppid === wrapper ? l.pid : undefined;
+}
+
 async function endWrapper(l: Listener): Promise<void> {
   const pid = l.wrapper.pid;
   const until = Date.now() + WRAPPER_EXIT_MS;
