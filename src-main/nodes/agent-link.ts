@@ -6,9 +6,10 @@ import type {
   PhaseState,
   TeardownRecord,
 } from '../../src-agent/wire/protocol';
-import type { ExecChannel, NodeShell } from '../transport/node-shell';
-import { AgentClient, LinkClosedError } from './agent-client';
-import { agentCommand, type AgentAddress } from './node-layout';
+import type { NodeShell } from '../transport/node-shell';
+import { type AgentClient, LinkClosedError } from './agent-client';
+import { attachTo } from './agent-attach';
+import type { AgentAddress } from './node-layout';
 
 export type LinkState = 'connecting' | 'connected' | 'lost' | 'closed';
 
@@ -163,20 +164,6 @@ export class AgentLink {
     }
   }
 
-  /** The agent's socket reached straight through the shell (no process started on the
-   *  node: ~50 ms less per connection), or null: no socket known, the shell cannot, the
-   *  server forbids it, or nobody listens there (`attach` then says why). */
-  private async openDirect(shell: NodeShell): Promise<ExecChannel | null> {
-    const { socket } = this.deps.address;
-    if (!socket || !shell.openSocket || this.directRefused) return null;
-    try {
-      return await shell.openSocket(socket);
-    } catch {
-      this.directRefused = true; // not asked again on this link: attach works every time
-      return null;
-    }
-  }
-
   /** Connects, resumes the log stream, and resolves with the reason when the link drops. */
   private async connectOnce(): Promise<string> {
     this.deps.onState('connecting', '');
@@ -191,10 +178,10 @@ export class AgentLink {
       onTeardown: (record: TeardownRecord) => this.deps.onTeardown?.(record),
       onClose: (reason: string) => onClose(reason),
     };
-    const direct = await this.openDirect(shell);
-    const client = direct
-      ? AgentClient.overSocket(direct, handlers)
-      : AgentClient.open(shell, agentCommand(this.deps.address, 'attach'), handlers);
+    // A socket that could not be reached once is not asked again on this link.
+    const socket = this.directRefused ? undefined : this.deps.address.socket;
+    const { client, isDirectRefused } = await attachTo(shell, this.deps.address, socket, handlers);
+    if (isDirectRefused) this.directRefused = true;
     // Asked together (one round trip, not three); the agent answers them in order.
     const asked = {
       hello: client.request('hello', {}, HELLO_TIMEOUT_MS),

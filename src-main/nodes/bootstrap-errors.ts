@@ -52,3 +52,9 @@ export async function withDeadline<T>(
     outer.removeEventListener('abort', onOuter);
   }
 }
+
+/** The last three lines of a command's output, for an error message. */
+export function outputTail(text: string): string {
+  const lines = text.trim().split('\n');
+  return lines.slice(-3).join(' | ') || '(no output)';
+}

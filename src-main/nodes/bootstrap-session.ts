@@ -12,7 +12,7 @@ import { execCapture, parseAfterMarker, shq } from '../transport/exec-helpers';
 import type { NodeShell, ShellConnector } from '../transport/node-shell';
 import type { AgentClient } from './agent-client';
 import { attachTo } from './agent-attach';
-import { BootstrapError, withDeadline } from './bootstrap-errors';
+import { BootstrapError, outputTail, withDeadline } from './bootstrap-errors';
 import { runBootstrapScript } from './bootstrap-script';
 import { parseConstraint, unmet, unmetText } from '../contract/constraint';
 import { agentCommand, type AgentAddress, type NodeLayout } from './node-layout';
@@ -71,6 +71,9 @@ export interface BootstrapCallbacks {
 }
 
 const MIN_NODE_MAJOR = 18;
+
+/** A Node command that runs on the node, and its version. */
+type FoundRuntime = { runtime: string; version: string };
 
 /** The transient SSH-era of a node: connect, probe, make sure a runtime and
  *  the agent are there, verify, start the agent detached, wait for its hello, and close once
@@ -153,7 +156,7 @@ export class BootstrapSession {
         (s) => this.startAgent(shell, address, s),
       );
       this.stage('waiting_for_agent_join');
-      client = await attachTo(shell, address, started.socket);
+      client = (await attachTo(shell, address, started.socket)).client;
       const hello = await withDeadline(
         deadlines.joinMs,
         signal,
@@ -223,7 +226,7 @@ export class BootstrapSession {
     if (!probed) {
       throw new BootstrapError(
         'boot_check_failed',
-        `the probe command failed (exit ${probe.code}): ${tail(probe.stderr)}`,
+        `the probe command failed (exit ${probe.code}): ${outputTail(probe.stderr)}`,
       );
     }
     this.cb.log('info', `machine: ${probed[1]} ${probed[2]}`);
@@ -269,11 +272,11 @@ export class BootstrapSession {
     shell: NodeShell,
     unameM: string,
     candidates: string[],
-    found: (() => string) | null,
+    found: FoundRuntime | null,
     signal: AbortSignal,
   ): Promise<string> {
     const pinned = this.spec.runtimeFor(unameM);
-    if (found) return found();
+    if (found) return this.useRuntime(found);
     if (!pinned) {
       throw new BootstrapError(
         'boot_check_failed',
@@ -293,22 +296,22 @@ export class BootstrapSession {
       this.cb.log('info', problem);
       await this.installRuntime(shell, pinned, installedWord, signal);
     }
-    const installed = (await this.firstWorking(shell, [installedWord], signal))?.();
+    const installed = await this.firstWorking(shell, [installedWord], signal);
     if (!installed)
       throw new BootstrapError(
         'boot_check_failed',
         `the installed runtime at ${installedWord} does not run`,
       );
-    return installed;
+    return this.useRuntime(installed);
   }
 
-  /** The first candidate that runs Node >= 18, as a function that logs it and returns it
-   *  (the look may run before the probe's lines are logged; its own line follows them). */
+  /** The first candidate that runs Node >= 18 (not logged here: the look may run before
+   *  the probe's lines are logged, and its own line follows them: `useRuntime`). */
   private async firstWorking(
     shell: NodeShell,
     candidates: string[],
     signal: AbortSignal,
-  ): Promise<(() => string) | null> {
+  ): Promise<FoundRuntime | null> {
     const script = candidates
       .map(
         (c, i) =>
@@ -319,11 +322,13 @@ export class BootstrapSession {
     const r = await execCapture(shell, script, { signal });
     const m = new RegExp(`TENDER-RUNTIME-${this.nonce} (\\d+) (\\S+)`).exec(r.stdout);
     if (!m) return null;
-    const runtime = candidates[Number(m[1])]!;
-    return () => {
-      this.cb.log('info', `runtime: Node ${m[2]} (${runtime})`);
-      return runtime;
-    };
+    return { runtime: candidates[Number(m[1])]!, version: m[2]! };
+  }
+
+  /** Logs the runtime found, and returns its command. */
+  private useRuntime(found: FoundRuntime): string {
+    this.cb.log('info', `runtime: Node ${found.version} (${found.runtime})`);
+    return found.runtime;
   }
 
   /** Pushes the gzipped runtime once; it stays cached on the node by hash across leases. */
@@ -348,7 +353,7 @@ export class BootstrapSession {
     if (r.code !== 0)
       throw new BootstrapError(
         'boot_check_failed',
-        `installing Node ${rt.version} failed: ${tail(r.stderr)}`,
+        `installing Node ${rt.version} failed: ${outputTail(r.stderr)}`,
       );
   }
 
@@ -370,7 +375,10 @@ export class BootstrapSession {
     });
     const out = parseAfterMarker<StartOutput>(r.stdout);
     if (r.code !== 0 || !out)
-      throw new BootstrapError('start_failed', `agent start exited ${r.code}: ${tail(r.stderr)}`);
+      throw new BootstrapError(
+        'start_failed',
+        `agent start exited ${r.code}: ${outputTail(r.stderr)}`,
+      );
     this.cb.log(
       'info',
       out.alreadyRunning
@@ -387,9 +395,4 @@ export class BootstrapSession {
 
 function secs(ms: number): string {
   return ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`;
-}
-
-function tail(text: string): string {
-  const lines = text.trim().split('\n');
-  return lines.slice(-3).join(' | ') || '(no output)';
 }

@@ -3,7 +3,7 @@
 import type { VersionOutput } from '../../src-agent/wire/protocol';
 import { execCapture, parseAfterMarker } from '../transport/exec-helpers';
 import type { NodeShell } from '../transport/node-shell';
-import { BootstrapError } from './bootstrap-errors';
+import { BootstrapError, outputTail } from './bootstrap-errors';
 import {
   cachedFileProblem,
   cachedFileScript,
@@ -68,17 +68,15 @@ export async function ensureCachedAgent(
     { signal, stdin: bundle.bytes },
   );
   if (push.code !== 0)
-    throw new BootstrapError('boot_check_failed', `pushing the agent failed: ${tail(push.stderr)}`);
+    throw new BootstrapError(
+      'boot_check_failed',
+      `pushing the agent failed: ${outputTail(push.stderr)}`,
+    );
   const v = await execCapture(shell, `${c.runtime} ${bundleWord} version`, { signal });
   if (!parseAfterMarker<VersionOutput>(v.stdout))
     throw new BootstrapError(
       'boot_check_failed',
-      `the agent does not run: ${tail(v.stderr || v.stdout)}`,
+      `the agent does not run: ${outputTail(v.stderr || v.stdout)}`,
     );
   return bundleWord;
-}
-
-function tail(text: string): string {
-  const lines = text.trim().split('\n');
-  return lines.slice(-3).join(' | ') || '(no output)';
 }
