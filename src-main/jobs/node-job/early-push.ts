@@ -1,5 +1,4 @@
-import { pushOnShell } from '../transfers/job-transfers';
-import { WorkspaceSession } from '../workspace/sync-session';
+import { openSessionOn, pushOnShell } from '../transfers/job-transfers';
 import type { NodeShell } from '../../transport/node-shell';
 import type { EarlyPush } from './attempt';
 import type { JobHost } from './job-host';
@@ -29,11 +28,7 @@ export function startEarlyPush(h: JobHost, node: PreparedNode): EarlyPush | null
       await opened.close();
       throw new Error('the early push was stopped');
     }
-    const session = await WorkspaceSession.open(opened, node.address).catch(async (err) => {
-      await opened.close();
-      throw err;
-    });
-    session.prepare(); // the node checks its workspace while this side hashes
+    const { session } = await openSessionOn(opened, node.address);
     const memory = { store: h.deps.manifestMemory, key: node.label };
     await pushOnShell(
       { address: () => node.address, note: h.note, now: h.deps.now },

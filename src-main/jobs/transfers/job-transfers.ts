@@ -39,15 +39,27 @@ export interface EarlySession {
  *  known), so the node's process start is not on the way to the job's first line. Null
  *  when it cannot (the push then opens its own exec). Nothing on the node changes. */
 export async function openEarlySession(d: TransferDeps): Promise<EarlySession | null> {
-  let shell: NodeShell | undefined;
   try {
-    shell = await d.link.bulkShell({ beforeJoin: true, last: d.spareAfterPush === false });
-    const session = await WorkspaceSession.open(shell, d.address());
-    session.prepare(); // the node checks its workspace while this side scans
-    return { shell, session };
+    const shell = await d.link.bulkShell({ beforeJoin: true, last: d.spareAfterPush === false });
+    return await openSessionOn(shell, d.address());
   } catch {
-    await shell?.close();
     return null;
+  }
+}
+
+/** A `serve-workspace` session on `shell`, checking the node's workspace while this side
+ *  scans; the shell is closed when the session cannot open. */
+export async function openSessionOn(
+  shell: NodeShell,
+  address: AgentAddress,
+): Promise<EarlySession> {
+  try {
+    const session = await WorkspaceSession.open(shell, address);
+    session.prepare();
+    return { shell, session };
+  } catch (err) {
+    await shell.close();
+    throw err;
   }
 }
 
