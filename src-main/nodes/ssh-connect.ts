@@ -22,18 +22,26 @@ export interface SshConnectContext {
   shellPool?: ShellPool;
 }
 
+/** How a connection is had: `onRetry` hears each failed try before the deadline; `spare`
+ *  and `light` are ShellPool.connector's (a pool only). */
+export interface ConnectOptions {
+  onRetry?: (line: string) => void;
+  spare?: boolean;
+  light?: boolean;
+}
+
 /** What makes two connections interchangeable: the same account on the same address,
  *  reached with the same key and checked against the same pinned host key. */
 export function poolKey(ep: SshEndpoint): string {
   return JSON.stringify([ep.user, ep.host, ep.port, ep.authRef, ep.hostKeyScope, !!ep.knownHosts]);
 }
 
-/** sshConnector through the context's pool, where it has one (`spare`: ShellPool.connector). */
+/** sshConnector through the context's pool, where it has one. */
 export function pooledSshConnector(
   ep: SshEndpoint,
   ctx: SshConnectContext,
   deadlineMs: number,
-  opts: { onRetry?: (line: string) => void; spare?: boolean; light?: boolean } = {},
+  opts: ConnectOptions = {},
 ): (signal: AbortSignal) => Promise<NodeShell> {
   const dial = sshConnector(ep, ctx, deadlineMs, opts.onRetry);
   if (!ctx.shellPool) return dial;
@@ -101,7 +109,7 @@ export function connectorFor(
   ctx: SshConnectContext,
   endpoint: NodeEndpoint,
   deadlineMs: number,
-  opts: { onRetry?: (line: string) => void; spare?: boolean; light?: boolean } = {},
+  opts: ConnectOptions = {},
 ): (signal: AbortSignal) => Promise<NodeShell> {
   const { onRetry } = opts;
   if (endpoint.kind === 'local') return async () => localShellTo(endpoint.dir);

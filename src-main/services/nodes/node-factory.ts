@@ -26,7 +26,7 @@ import type { NodeEndpoint, Provider } from '../../providers/provider';
 import type { AgentBundle } from '../../nodes/agent-bundle';
 import type { NodeRuntime } from '../../nodes/runtime-bundle';
 import { crashPoint } from '../../base/crash-points';
-import { connectorFor } from '../../nodes/ssh-connect';
+import { type ConnectOptions, connectorFor } from '../../nodes/ssh-connect';
 import { leaseLabel } from '../../base/ids';
 import { bootstrapSpec } from './bootstrap-spec';
 import { cellOutputsDir, nodeOutputsDir, runDir } from '../../base/paths';
@@ -90,11 +90,7 @@ export class NodeFactory {
   constructor(private readonly d: NodeFactoryDeps) {}
 
   /** Opens a shell to a node's endpoint, retrying the connection until `deadlineMs`. */
-  connector(
-    endpoint: NodeEndpoint,
-    deadlineMs: number,
-    opts: { onRetry?: (line: string) => void; spare?: boolean; light?: boolean } = {},
-  ) {
+  connector(endpoint: NodeEndpoint, deadlineMs: number, opts: ConnectOptions = {}) {
     return connectorFor(this.d, endpoint, deadlineMs, opts);
   }
 
