@@ -7,7 +7,7 @@ import type { TenderCore } from '../../src-main/core/tender-core';
 import type { McpLimits } from '../../src-main/cli/mcp/mcp-flags';
 import { createTenderMcp, mcpCoreOf } from '../../src-main/cli/mcp/server';
 import { KNOWN_PROVIDERS } from '../../src-main/providers/known';
-import { MCP_REQUEST_MS } from './mcp-stdio';
+import { callTool, MCP_REQUEST_MS } from './mcp-stdio';
 
 export interface McpTestSession {
   client: Client;
@@ -40,20 +40,14 @@ export async function connectMcp(
   await client.connect(clientSide);
   return {
     client,
-    call: async (name, args = {}, timeoutMs = MCP_REQUEST_MS) => {
-      try {
-        return (await client.callTool({ name, arguments: args }, undefined, {
-          timeout: timeoutMs,
-        })) as CallToolResult;
-      } catch (err) {
-        throw new Error(
-          `${name} ${JSON.stringify(args)} got no answer: ${(err as Error).message}`,
-          {
-            cause: err,
-          },
-        );
-      }
-    },
+    call: (name, args = {}, timeoutMs = MCP_REQUEST_MS) =>
+      callTool(
+        client,
+        name,
+        args,
+        timeoutMs,
+        (what, err) => new Error(`${what}: ${(err as Error).message}`, { cause: err }),
+      ),
     close: async () => {
       await client.close();
       await server.close();

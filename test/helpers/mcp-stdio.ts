@@ -56,17 +56,28 @@ export async function connectStdio(o: {
   return {
     client,
     pid: transport.pid!,
-    call: async (name, args = {}, timeoutMs = MCP_REQUEST_MS) => {
-      try {
-        return (await client.callTool({ name, arguments: args }, undefined, {
-          timeout: timeoutMs,
-        })) as CallToolResult;
-      } catch (err) {
-        throw failed(`${name} ${JSON.stringify(args)} got no answer`, err);
-      }
-    },
+    call: (name, args = {}, timeoutMs = MCP_REQUEST_MS) =>
+      callTool(client, name, args, timeoutMs, failed),
     stderr: () => stderr,
     protocolErrors,
     close: () => client.close().catch(() => {}),
   };
+}
+
+/** A tool call that fails after `timeoutMs`, its error made by `failed` from what was
+ *  asked ("<tool> <arguments> got no answer") and the SDK's error. */
+export async function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  timeoutMs: number,
+  failed: (what: string, err: unknown) => Error,
+): Promise<CallToolResult> {
+  try {
+    return (await client.callTool({ name, arguments: args }, undefined, {
+      timeout: timeoutMs,
+    })) as CallToolResult;
+  } catch (err) {
+    throw failed(`${name} ${JSON.stringify(args)} got no answer`, err);
+  }
 }
