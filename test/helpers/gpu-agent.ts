@@ -3,13 +3,14 @@
 // agent's GPU samples and of its GPU idle rule. What a test starts is stopped and removed
 // after it.
 import { mkdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, expect } from 'vitest';
+import { expect } from 'vitest';
 import type { GpuIdleRule } from '../../src-agent/wire/gpu-idle';
 import type { StartOutput } from '../../src-agent/wire/protocol';
-import { AttachClient, killAgent, markedJson, runAgent } from './agent-bundle';
+import { AttachClient, markedJson, runAgent } from './agent-bundle';
+import { useAgentCleanup } from './agent-cleanup';
 import { writeFakeNvidiaSmi } from './fake-nvidia-smi';
 
 export const GPU_SAMPLE_MS = 150; // a test's sampling; nodes sample every 5 s
@@ -35,14 +36,7 @@ export interface GpuAgentOptions {
 /** Registers the cleanup for one test file; each call of the result starts a daemon (its
  *  job configured, its log subscribed from the first record). */
 export function useGpuAgents(prefix: string): (opts: GpuAgentOptions) => Promise<GpuAgent> {
-  const roots: string[] = [];
-  const nodeDirs: string[] = [];
-  const clients: AttachClient[] = [];
-  afterEach(async () => {
-    for (const c of clients.splice(0)) c.kill();
-    for (const d of nodeDirs.splice(0)) await killAgent(d);
-    for (const r of roots.splice(0)) await rm(r, { recursive: true, force: true });
-  });
+  const { roots, nodeDirs, clients } = useAgentCleanup();
   return async (opts) => {
     const root = await mkdtemp(join(tmpdir(), prefix));
     roots.push(root);

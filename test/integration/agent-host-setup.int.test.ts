@@ -9,23 +9,16 @@ import {
   readdirSync,
   writeFileSync,
 } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AgentLogRecord, HostSetupStatus, StartOutput } from '../../src-agent/wire/protocol';
 import { encodeHostSetupOptions } from '../../src-agent/wire/host-declaration';
 import { AttachClient, killAgent, markedJson, runAgent } from '../helpers/agent-bundle';
+import { useAgentCleanup } from '../helpers/agent-cleanup';
 
-const roots: string[] = [];
-const nodeDirs: string[] = [];
-const clients: AttachClient[] = [];
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.kill();
-  for (const d of nodeDirs.splice(0)) await killAgent(d);
-  for (const r of roots.splice(0)) await rm(r, { recursive: true, force: true });
-});
+const { roots, nodeDirs, clients } = useAgentCleanup();
 
 /** `root/nodes/D` with `root/cache` beside it, as bootstrap leaves a node; `root/bin` is
  *  first on the daemon's PATH (where a test installs a fake nvidia-smi). */
