@@ -13,7 +13,8 @@ import type { OutputsGlance, OutputsSpec } from './protocol-outputs';
 /** Every op: its request fields (besides `id` and `op`) and its result. */
 export interface Ops {
   hello: { params: object; result: HelloResult };
-  configure: { params: ConfigureParams; result: Record<string, never> };
+  /** `phases`: the phase states once configured (absent from agents before it said them). */
+  configure: { params: ConfigureParams; result: { phases?: StatusResult['phases'] } };
   start: {
     params: { phase: Phase; command: string };
     /** `cached`: setup was skipped, its environment ready (`pid` 0). */

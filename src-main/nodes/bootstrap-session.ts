@@ -66,8 +66,10 @@ export interface BootstrapCallbacks {
   log(stream: 'stdout' | 'stderr' | 'info', line: string): void;
   joined(hello: HelloResult, address: AgentAddress): void;
   /** The runtime and the agent bundle are on the node (the boot checks passed); the
-   *  daemon is not started yet. A job's first push may begin here (jobs/node-job/early-push.ts). */
-  prepared?(address: AgentAddress): void;
+   *  daemon is not started yet. A job's first push may begin here (jobs/node-job/early-push.ts),
+   *  on this session's own connection: `share` hands out a handle on it (null where the
+   *  connection cannot be shared) that keeps it open after the session closes its own. */
+  prepared?(address: AgentAddress, share: () => NodeShell | null): void;
 }
 
 const MIN_NODE_MAJOR = 18;
@@ -121,7 +123,7 @@ export class BootstrapSession {
           ),
         (s) => this.probeAndPrepare(shell, s),
       );
-      this.cb.prepared?.(address);
+      this.cb.prepared?.(address, () => shell.share?.() ?? null);
       const { bootstrapScript } = this.spec;
       if (bootstrapScript) {
         // Its own budget: a driver install takes longer than the checks before it.

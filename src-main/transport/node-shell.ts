@@ -45,6 +45,10 @@ export interface NodeShell {
   /** The quickest exec round trip seen to this node's endpoint, over any connection
    *  (exec-round-trip.ts); undefined before the first, and where there is no link. */
   execRoundTripMs?(): number | undefined;
+  /** Another handle on this connection, which keeps it open until it is closed too (the
+   *  pool's connections: a job's first push rides on its bootstrap's connection, which the
+   *  bootstrap closes before the push ends). Throws once this handle is closed. */
+  share?(): NodeShell;
   close(): Promise<void>;
 }
 

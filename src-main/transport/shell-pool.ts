@@ -30,6 +30,8 @@ export const LINGER_MS = 15_000;
 const SETTLE_MS = 2_000;
 /** A parked connection that does not run `exit 0` within this is not lent. */
 const ANSWER_MS = 3_000;
+/** A light user takes a connection parked less than this ago without the `exit 0`. */
+export const FRESH_MS = 1_000;
 
 interface Parked {
   shell: PoolableShell;
@@ -77,7 +79,7 @@ export class ShellPool {
       if (shared) return this.lend(key, shared, true);
       // A light user's way to a connection (a kept one, else a dial) is noted before its
       // first wait, so a light user arriving meanwhile joins it instead of dialing too.
-      const acquiring = (async () => (await this.takeAlive(key)) ?? (await dial(signal)))();
+      const acquiring = (async () => (await this.takeAlive(key, light)) ?? (await dial(signal)))();
       if (light) this.noteLightDial(key, acquiring);
       const shell = await acquiring;
       if (opts.spare) this.warm(key, dial);
@@ -108,11 +110,16 @@ export class ShellPool {
 
   /** A parked connection for `key` that answers a command now (one round trip, against
    *  a handshake's seven): one that dropped unseen (a NAT, a sleep, a killed session whose
-   *  close is still on its way) is closed and the next tried. */
-  private async takeAlive(key: string): Promise<PoolableShell | null> {
-    for (let shell = this.take(key); shell; shell = this.take(key)) {
-      if (await answers(shell)) return shell;
-      void shell.close();
+   *  close is still on its way) is closed and the next tried. A `light` user takes one
+   *  parked under FRESH_MS ago without asking: it was in use a moment ago, and what a
+   *  light user runs is retried on a fresh connection anyway (the link reconnects, a
+   *  provider's destroy is tried again), while the question costs the round trips of a
+   *  run's last step (its destroy). */
+  private async takeAlive(key: string, light: boolean): Promise<PoolableShell | null> {
+    for (let p = this.take(key); p; p = this.take(key)) {
+      if (light && this.now() - p.at < FRESH_MS && !p.shell.isGone) return p.shell;
+      if (await answers(p.shell)) return p.shell;
+      void p.shell.close();
     }
     return null;
   }
@@ -136,12 +143,12 @@ export class ShellPool {
     return this.parked.get(key)?.length ?? 0;
   }
 
-  private take(key: string): PoolableShell | null {
+  private take(key: string): Parked | null {
     const list = this.parked.get(key) ?? [];
     while (list.length > 0) {
       const p = list.shift()!;
       clearTimeout(p.timer);
-      if (this.now() - p.at < this.lingerMs) return p.shell;
+      if (this.now() - p.at < this.lingerMs) return p;
       void p.shell.close(); // outlived its linger (a sleep): never lent
     }
     this.parked.delete(key);
@@ -176,9 +183,12 @@ export class ShellPool {
   }
 
   /** Dials one connection for `key` in the background and parks it, unless one is parked
-   *  or being dialed already. A failure is nobody's: the next user dials. */
+   *  or being dialed already, or light users hold or dial one (the link's control, which a
+   *  spare is for, joins theirs). A failure is nobody's: the next user dials. */
   private warm(key: string, dial: Dial): void {
     if (this.isClosed || this.lingerMs <= 0 || this.warming.has(key) || this.parkedFor(key) > 0)
+      return;
+    if (this.lightDials.has(key) || [...this.held.values()].some((h) => h.key === key && h.light))
       return;
     this.warming.add(key);
     void dial(this.abort.signal)
@@ -191,7 +201,11 @@ export class ShellPool {
     const h = this.held.get(shell);
     if (h) h.holders++;
     else this.held.set(shell, { key, holders: 1, light });
-    return new LentShell(shell, () => this.release(shell));
+    return new LentShell(
+      shell,
+      () => this.release(shell),
+      () => this.lend(key, shell, light),
+    );
   }
 
   /** One user is done with `shell`: the last one gives it back. */
@@ -238,6 +252,7 @@ class LentShell implements NodeShell {
   constructor(
     private readonly inner: PoolableShell,
     private readonly giveBack: () => Promise<void>,
+    private readonly lendAgain: () => NodeShell,
   ) {
     this.description = inner.description;
     const returned = new Promise<string>((r) => (this.markReturned = r));
@@ -254,6 +269,11 @@ class LentShell implements NodeShell {
 
   execRoundTripMs(): number | undefined {
     return this.inner.execRoundTripMs?.();
+  }
+
+  share(): NodeShell {
+    this.live();
+    return this.lendAgain();
   }
 
   close(): Promise<void> {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CliProcess, EXAMPLES, runCli, useTempHomes } from '../helpers/cli';
 import { useLabHosts } from '../helpers/lab-host';
+import { leaseFolders } from '../helpers/host-nodes';
 
 const newHome = useTempHomes();
 const labHost = useLabHosts(newHome);
@@ -107,7 +108,7 @@ describe('the CLI with machines you already have', () => {
     expect(first.stderr).toMatch(/building environment [0-9a-f]{16}/);
     expect(first.stdout).toMatch(/tool on the host/);
     // The lease is gone (its folder removed); the host's cache keeps the environment.
-    expect(readdirSync(join(f.home, '.tender', 'nodes'))).toEqual([]);
+    expect(leaseFolders(f.home)).toEqual([]);
     expect(readdirSync(join(f.home, '.tender', 'cache', 'envs'))).toHaveLength(1);
     const second = await runCli(['run', ws, '--hosts', 'lab'], { home });
     expect(second.code, second.stderr).toBe(0);

@@ -249,12 +249,17 @@ describe('agent supervision and logs', () => {
     await client.request('subscribe', { fromSeq: 1 });
     await client.request('start', { phase: 'run', command: 'echo first' });
     await client.waitFor(phaseExited('run'));
-    await client.request('configure', { jobId: 'job-7', attempt: 1 });
+    // Configure says the phase states it leaves (the app needs no status after it): the
+    // same attempt keeps them, a new one clears them.
+    const again = await client.request('configure', { jobId: 'job-7', attempt: 1 });
+    expect(again.phases).toMatchObject({ run: { state: 'exited', code: 0 } });
     expect(
       (await client.request('start', { phase: 'run', command: 'echo x' })).alreadyStarted,
     ).toBe(true);
 
-    await client.request('configure', { jobId: 'job-7', attempt: 2 });
+    expect(await client.request('configure', { jobId: 'job-7', attempt: 2 })).toEqual({
+      phases: {},
+    });
     const second = await client.request('start', {
       phase: 'run',
       command: 'echo second; sleep 300',

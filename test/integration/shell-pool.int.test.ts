@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { execCapture } from '../../src-main/transport/exec-helpers';
 import type { NodeShell } from '../../src-main/transport/node-shell';
-import { ShellPool, type Dial } from '../../src-main/transport/shell-pool';
+import { FRESH_MS, ShellPool, type Dial } from '../../src-main/transport/shell-pool';
 import { connectSsh, type SshShell } from '../../src-main/transport/ssh-shell';
 import { startSshd, type SshdFixture } from '../helpers/sshd';
 import { runOnHosts, sshCore, sshJob } from '../helpers/ssh-core';
@@ -26,7 +26,12 @@ async function setup(opts: { lingerMs?: () => number; now?: () => number } = {})
   const pool = new ShellPool(opts);
   cleanups.push(() => pool.closeAll());
   const dialed: SshShell[] = [];
+  /** Every command run on a dialed connection, the pool's own `exit 0` included. */
+  const execs: string[] = [];
+  /** Dials begun (counted as they start, before any handshake ends). */
+  const begun = { dials: 0 };
   const dial: Dial = async (signal) => {
+    begun.dials++;
     const s = await connectSsh(
       { host: f.host, port: f.port, user: f.user, privateKey: f.clientKey.privateKey },
       {
@@ -36,9 +41,11 @@ async function setup(opts: { lingerMs?: () => number; now?: () => number } = {})
       },
     );
     dialed.push(s);
+    const exec = s.exec.bind(s);
+    s.exec = (command) => (execs.push(command), exec(command));
     return s;
   };
-  return { f, pool, dialed, dial, connect: pool.connector('k', dial) };
+  return { f, pool, dialed, execs, begun, dial, connect: pool.connector('k', dial) };
 }
 
 /** The client port of the connection a shell runs over: the same port, the same connection. */
@@ -150,6 +157,38 @@ describe('ShellPool over real sshd', () => {
     await b.close();
   });
 
+  it('a shared handle keeps the connection for its holder after the first user closes; parked once both are done', async () => {
+    const { pool, dialed, connect } = await setup();
+    const a = await connect(signal());
+    const b = a.share!(); // the bootstrap's connection, taken by its first push
+    const port = await clientPort(a);
+    await a.close();
+    expect(() => a.share!()).toThrow('was closed');
+    expect(pool.parkedFor('k')).toBe(0); // still held by b
+    expect(await clientPort(b)).toBe(port);
+    await b.close();
+    expect(pool.parkedFor('k')).toBe(1);
+    expect(dialed).toHaveLength(1);
+  });
+
+  it('a light user takes a connection parked a moment ago without asking it; an older one, or a bulk user, asks `exit 0` first', async () => {
+    let now = 1_000_000;
+    const { pool, dialed, execs, dial } = await setup({ now: () => now });
+    const light = pool.connector('k', dial, { light: true });
+    const bulk = pool.connector('k', dial);
+    await (await light(signal())).close();
+    const fresh = await light(signal()); // a destroy right after the link let go
+    expect(execs).toEqual([]);
+    await fresh.close();
+    now += FRESH_MS + 1;
+    const older = await light(signal());
+    expect(execs).toEqual(['exit 0']);
+    await older.close();
+    await (await bulk(signal())).close();
+    expect(execs).toEqual(['exit 0', 'exit 0']);
+    expect(dialed).toHaveLength(1);
+  });
+
   it('a spare dials behind the first connection and is parked for the next user', async () => {
     const { pool, dialed, dial } = await setup();
     const withSpare = pool.connector('s', dial, { spare: true });
@@ -160,6 +199,19 @@ describe('ShellPool over real sshd', () => {
     expect(dialed).toHaveLength(2);
     expect(await clientPort(b)).not.toBe(await clientPort(a));
     await Promise.all([a.close(), b.close()]);
+  });
+
+  it('no spare while a light user holds or dials a connection: the link’s control joins that one', async () => {
+    const { pool, begun, dial } = await setup();
+    const light = pool.connector('s', dial, { light: true });
+    const dialing = light(signal()); // a BYO provider's listing, beside the run
+    const a = await pool.connector('s', dial, { spare: true })(signal()); // the bootstrap
+    const held = await dialing;
+    const link = await light(signal()); // shares the listing's
+    expect(await clientPort(link)).toBe(await clientPort(held));
+    expect(begun.dials).toBe(2);
+    expect(pool.parkedFor('s')).toBe(0);
+    await Promise.all([a.close(), held.close(), link.close()]);
   });
 
   it('light users share one connection (one joins the other’s dial); a bulk user gets its own; the last light user parks it', async () => {
@@ -197,7 +249,7 @@ describe('a run on a machine you already have, through the pool', () => {
   /** Connections sshd accepted so far (one "Accepted publickey" line each). */
   const accepted = (f: SshdFixture) => (f.log().match(/Accepted publickey/g) ?? []).length;
 
-  it('opens three connections where it opened five (listing, bootstrap, link, bulk, destroy), and a second run soon after opens none', async () => {
+  it('opens two connections where it opened five (listing, bootstrap, link, bulk, destroy), and a second run soon after opens none', async () => {
     const f = await startSshd();
     cleanups.push(() => f.stop());
     const t = sshCore([f]);
@@ -206,10 +258,10 @@ describe('a run on a machine you already have, through the pool', () => {
     const before = accepted(f);
     const first = await runOnHosts(t.core, sshJob(t.work, { outputs: ['hello.txt'] }), ['h0']);
     expect(first.status, first.failedReason ?? '').toBe('completed');
-    // The start's listing (beside the run, not waited for), the bootstrap's, and its spare:
-    // the link's two are those, and the destroy takes the push's back.
+    // The start's listing (beside the run, not waited for) and the bootstrap's: the push
+    // rides on the bootstrap's, the link takes the listing's, the destroy the link's.
     const firstRun = accepted(f) - before;
-    expect(firstRun).toBeLessThanOrEqual(3);
+    expect(firstRun).toBeLessThanOrEqual(2);
 
     // Edit and run again (the researcher's loop): the kept connections carry it all.
     writeFileSync(join(t.work, 'hello.txt'), 'hello again\n');

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { minimalBin, startSshd, type SshdFixture } from '../helpers/sshd';
 import { runOnHosts, sshCore, sshJob } from '../helpers/ssh-core';
+import { leaseFolders, untilNodesFolderEmpty } from '../helpers/host-nodes';
 
 const fixtures: SshdFixture[] = [];
 const closers: (() => Promise<void>)[] = [];
@@ -73,8 +74,10 @@ describe('a job on machines you already have (ssh provider, real sshd)', () => {
         'utf8',
       ),
     ).toBe('42\n');
-    // On the host: the lease's folder is gone, the cached agent stays, nothing keeps running.
-    expect(readdirSync(join(f.home, '.tender', 'nodes'))).toEqual([]);
+    // On the host: the lease's folder is gone, the cached agent stays, nothing keeps running;
+    // its files are removed behind the destroy's answer.
+    expect(leaseFolders(f.home)).toEqual([]);
+    await untilNodesFolderEmpty(f.home);
     expect(readdirSync(join(f.home, '.tender', 'cache', 'agent')).length).toBe(1);
     expect(agentsFor(run.nodes[0]!.label!)).toEqual([]);
     expect(core.ledger.getHostKey('host:h0')?.fingerprint).toBe(f.hostKeyFingerprint);

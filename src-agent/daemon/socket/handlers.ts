@@ -101,7 +101,9 @@ export const handlers: { [K in OpName]: Handler<K> } = {
         'info',
         `GPU idle rule (${ruleWords(job.gpuIdle)}) cannot apply: nvidia-smi found no GPU on this node`,
       );
-    return {};
+    // What the app reads next (a warm node's states of the job before are gone now): said
+    // here, it needs no `status` after.
+    return { phases: ctx.supervisor.states() };
   },
 
   async start(ctx, req) {

@@ -24,6 +24,9 @@ export interface PreparedNode {
   label: string;
   endpoint: NodeEndpoint;
   address: AgentAddress;
+  /** A handle on the bootstrap's own connection, already up (no handshake), which the
+   *  taker closes; null where it cannot be shared. */
+  share(): NodeShell | null;
 }
 
 export interface NodeJobDeps {

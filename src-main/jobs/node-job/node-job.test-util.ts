@@ -59,6 +59,12 @@ export class FakeWorld {
   /** Pulls waiting at the gate, oldest first; with `openGate` they answer at once. */
   readonly held: HeldPull[] = [];
   openGate = false;
+  /** Each request the agent got, with the requests still unanswered when it was sent. */
+  readonly requests: { op: string; unanswered: string[] }[] = [];
+  readonly unanswered: string[] = [];
+  /** Configure says the phase states, as this app's agent does; false: an agent from
+   *  before that (the app asks `status` after). */
+  configureSaysPhases = true;
   private readonly links: { node: FakeNode; deps: AgentLinkDeps; link: FakeLink }[] = [];
   private pullWaiters: ((p: HeldPull) => void)[] = [];
 
@@ -112,8 +118,19 @@ class FakeLink implements JobLink {
 
   request: JobLink['request'] = async (op, params) => {
     if (this.isClosed) throw new Error('the link was closed');
+    const { requests, unanswered } = this.world;
+    requests.push({ op, unanswered: [...unanswered] });
+    unanswered.push(op);
+    await new Promise((r) => setImmediate(r)); // the round trip
+    unanswered.splice(unanswered.indexOf(op), 1);
+    return this.answer(op, params);
+  };
+
+  private answer: JobLink['request'] = async (op, params) => {
     const p = params as { phase?: string };
     switch (op) {
+      case 'configure':
+        return (this.world.configureSaysPhases ? { phases: {} } : {}) as never;
       case 'host_setup.status':
         return { drained: true, entries: [] } as never;
       case 'status':

@@ -118,6 +118,33 @@ describe('NodeJob: a recovered attempt resumes from the last pulled checkpoint',
   });
 });
 
+describe('NodeJob: the run phase’s round trips', () => {
+  const ops = (t: ReturnType<typeof setup>) => t.world.requests.map((r) => r.op);
+
+  it('configure goes out beside the host setup’s status, and says the phases: no status before start', async () => {
+    const t = setup({ name: 'plain', run: 'train.py' });
+    t.nodeJob.start();
+    await until(() => t.world.nodes[0]?.started.includes('run') ?? false, 'run');
+    const upToStart = ops(t).slice(0, ops(t).indexOf('start') + 1);
+    expect(upToStart).toEqual(['configure', 'host_setup.status', 'start']);
+    expect(t.world.requests[1]).toEqual({ op: 'host_setup.status', unanswered: ['configure'] });
+    t.world.nodes[0]!.exit(0);
+    expect((await t.nodeJob.done).status).toBe('completed');
+  });
+
+  it('an agent from before configure said its phases is asked status after configure', async () => {
+    const t = setup({ name: 'plain', run: 'train.py' });
+    t.world.configureSaysPhases = false;
+    t.nodeJob.start();
+    await until(() => t.world.nodes[0]?.started.includes('run') ?? false, 'run');
+    const upToStart = ops(t).slice(0, ops(t).indexOf('start') + 1);
+    expect(upToStart).toEqual(['configure', 'host_setup.status', 'status', 'start']);
+    expect(t.world.requests[2]!.unanswered).not.toContain('configure'); // after its answer
+    t.world.nodes[0]!.exit(0);
+    expect((await t.nodeJob.done).status).toBe('completed');
+  });
+});
+
 describe('NodeJob: attempts', () => {
   it('a recovery disposes the attempt before: its link is closed before the lease is replaced', async () => {
     const t = setup({ ...checkpointed, checkpoints: undefined });

@@ -30,6 +30,25 @@ export async function runPhase(
   const link = attempt.link();
   const { job } = h.deps;
   const request: AgentRequest = (op, params, ms) => link.request(op, params, ms);
+  const gang = phase === 'run' ? h.deps.gang : undefined;
+  const configure = async (gangEnv?: Record<string, string>) => {
+    const params = configureParams(h.deps.agentJobId, job, {
+      freshSetup: h.deps.freshSetup,
+      attempt: h.current.attempt,
+      image: shapeImage(h.deps.manager.record.desired.shape),
+      gpuIdle: h.deps.gpuIdle,
+    });
+    if (gangEnv) params.gang = gangEnv;
+    // What the agent holds after configure is what counts: a warm node reports the phases
+    // of the job before until this job is configured (which clears them). Configure says
+    // them; an agent from before that is asked after.
+    const { phases } = await link.request('configure', params);
+    return phases ?? (await link.request('status', {})).phases;
+  };
+  // Without a gang nothing configure sends waits on the host setup (the agent refuses only
+  // `start` before it is drained): sent beside the host setup's status, a round trip saved.
+  const early = gang || h.deps.sweep ? null : configure();
+  early?.catch(() => {}); // read below, or dropped with the job when it moves on
   if (phase === 'setup' || job.setup === undefined) {
     // The job's first phase waits for the node's host setup (the agent refuses to start
     // before); a declared entry that failed fails the job, and the node stays. Entries
@@ -45,21 +64,11 @@ export async function runPhase(
     if (host.kind === 'failed') return { type: 'NodeFault', reason: host.reason };
   }
   if (phase === 'run' && h.deps.sweep) return serveCells(h, attempt, h.deps.sweep);
-  const gang = phase === 'run' ? h.deps.gang : undefined;
   const rank = gang ? await arriveInGang(h, gang, link, opts.isResumedInRun) : null;
   if (rank?.kind === 'stopped') return null; // the gang stops this rank with its reason
-  const params = configureParams(h.deps.agentJobId, job, {
-    freshSetup: h.deps.freshSetup,
-    attempt: h.current.attempt,
-    image: shapeImage(h.deps.manager.record.desired.shape),
-    gpuIdle: h.deps.gpuIdle,
-  });
   if (phase === 'run' && !opts.isResumedInRun) noteGpuIdleRule(h);
-  if (rank?.kind === 'go') params.gang = rank.env;
-  await link.request('configure', params);
-  // What the agent holds after configure is what counts: a warm node reports the phases
-  // of the job before until this job is configured (which clears them).
-  attempt.phases.reset(Object.values((await link.request('status', {})).phases));
+  const phases = await (early ?? configure(rank?.kind === 'go' ? rank.env : undefined));
+  attempt.phases.reset(Object.values(phases));
   if (gang && rank?.kind === 'go') {
     // Every rank configured, then all start together.
     if ((await gang.gang.configured(gang.rank)).kind === 'stopped') return null;

@@ -48,13 +48,15 @@ export async function openEarlySession(d: TransferDeps): Promise<EarlySession | 
 }
 
 /** A `serve-workspace` session on `shell`, checking the node's workspace while this side
- *  scans; the shell is closed when the session cannot open. */
+ *  scans; the shell is closed when the session cannot open. `isEager`: see
+ *  `WorkspaceSession.open`. */
 export async function openSessionOn(
   shell: NodeShell,
   address: AgentAddress,
+  opts: { isEager?: boolean } = {},
 ): Promise<EarlySession> {
   try {
-    const session = await WorkspaceSession.open(shell, address);
+    const session = await WorkspaceSession.open(shell, address, opts);
     session.prepare();
     return { shell, session };
   } catch (err) {
@@ -76,6 +78,8 @@ export interface PushOptions {
   hashCacheFile: string;
   linkRatesFile?: string;
   memory: { store: NodeManifestMemory; key: string };
+  /** A lease made for this push: nothing to ask the node (`SyncOptions.isFreshNode`). */
+  isFreshNode?: boolean;
 }
 
 /** Pushes the workspace (a delta against what the node last had, when it is known), over
@@ -91,7 +95,9 @@ export async function pushJobWorkspace(
   return { type: 'WorkspaceMaterialized' };
 }
 
-/** The push itself, on `shell` (through `session` while it is open); closes both. */
+/** The push itself, on `shell` (through `session` while it is open); closes both: after a
+ *  push that landed, behind its answer (the node's `serve-workspace` exits a round trip
+ *  later, and the job's next step need not wait for that). */
 export async function pushOnShell(
   d: PushDeps,
   plan: PushPlan,
@@ -99,6 +105,11 @@ export async function pushOnShell(
   shell: NodeShell,
   session: WorkspaceSession | null,
 ): Promise<void> {
+  const close = async () => {
+    await session?.close();
+    await shell.close();
+  };
+  let isLanded = false;
   try {
     d.note(pushStartNote(plan));
     let lastNote = d.now();
@@ -113,9 +124,10 @@ export async function pushOnShell(
       },
     });
     d.note(pushResultNote(res));
+    isLanded = true;
   } finally {
-    await session?.close();
-    await shell.close();
+    if (isLanded) void close().catch(() => {});
+    else await close();
   }
 }
 

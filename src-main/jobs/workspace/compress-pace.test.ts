@@ -125,6 +125,8 @@ describe('CompressPace when the link waits on the compressions', () => {
       });
     });
   }
+  /** q5 puts out 11.4 MB/s with two at once: just ahead of a 10 MB/s link. */
+  const q5Barely: [1 | 4 | 5, number, number][] = [[5, 26, 0.22]];
   const busyCpu: [1 | 4 | 5, number, number][] = [
     [5, 8, 0.2],
     [4, 12, 0.21],
@@ -155,18 +157,25 @@ describe('CompressPace when the link waits on the compressions', () => {
       [5, 5, 5, 5],
     ],
     [
-      'a slow link the densest quality cannot keep fed: one step faster',
+      'a slow link waiting on small files read one by one, an idle CPU: q5 stays (raw would not feed it faster)',
       10,
       [0, 0, 0, 0],
       [],
-      [5, 4, 1, null],
+      [5, 5, 5, 5],
     ],
     [
-      'bytes queue for the link again: the cap lifts a step a cut',
+      'a slow link q5 barely keeps ahead of, waiting: one step faster, to a quality well ahead of it',
+      10,
+      [0, 0, 0, 0],
+      q5Barely,
+      [5, 4, 4, 4],
+    ],
+    [
+      'bytes queue for the link again: the cap lifts',
       10,
       [0, 0, 0, 2 * MB, 2 * MB, 2 * MB, 2 * MB, 2 * MB],
-      [],
-      [5, 4, 1, 1, 1, 1, 4, 5],
+      q5Barely,
+      [5, 4, 4, 4, 4, 4, 5, 5],
     ],
   ] as const)('%s', (_name, rate, backlogs, compressions, answers) => {
     expect(

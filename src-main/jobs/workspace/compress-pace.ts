@@ -9,9 +9,11 @@
 // half second: on a slow link its capacity, on a fast one at least what the encoder put
 // out, which then pushes the answer towards faster qualities until the link has headroom.
 // And where the link waits on the compressions (nothing queued for it when most recent
-// segments were cut: a fast link and a busy CPU), the answer is capped one step faster with
-// each such cut, down to raw: the link's rate then shows while raw bytes fill it, and the
-// cap is lifted a step a cut once bytes queue for the link again.
+// segments were cut, while it takes about what they put out: a fast link and a busy CPU),
+// the answer is capped one step faster with each such cut, down to raw: the link's rate then
+// shows while raw bytes fill it, and the cap is lifted a step a cut once bytes queue for
+// the link again. A link that waits while taking far less than the compressions put out
+// waits on what feeds the encoder (many small files), not on them: the answer stays.
 
 /** Brotli qualities in order of CPU spent; null sends the segment as it is. */
 export type Quality = null | 1 | 4 | 5;
@@ -42,6 +44,9 @@ const STARVED_WEIGHT = 0.3;
 const STARVED_SHARE = 0.5;
 const FED_SHARE = 0.2;
 const LEVELS: readonly Quality[] = [5, 4, 1, null];
+/** The link waiting is put down to the compressions only where it takes at least this
+ *  share of what they can put out. */
+const LIMIT_SHARE = 0.5;
 /** The link's rate is judged over this much of the recent past (at least `MIN_SPAN_MS`). */
 const RATE_SPAN_MS = 500;
 const MIN_SPAN_MS = 50;
@@ -74,7 +79,9 @@ export class CompressPace {
     if (rate === undefined) return 1;
     this.noteBacklog(o);
     const level = LEVELS.indexOf(this.qualityFor(rate));
-    if (this.starved > STARVED_SHARE) this.cap = Math.min(Math.max(this.cap, level) + 1, 3);
+    const capped = Math.max(level, this.cap);
+    if (this.starved > STARVED_SHARE && this.mayLimit(LEVELS[capped] ?? null, rate))
+      this.cap = Math.min(capped + 1, 3);
     else if (this.starved < FED_SHARE) this.cap = Math.max(this.cap - 1, 0);
     return LEVELS[Math.max(level, this.cap)] ?? null;
   }
@@ -89,6 +96,15 @@ export class CompressPace {
     this.noteBacklog(o);
     const isFed = this.starved <= STARVED_SHARE && this.cap < LEVELS.length - 1;
     return this.qualityFor(rate) !== null && isFed ? 'slow' : 'fast';
+  }
+
+  /** Whether compressions at `q` may be what the link waits on: the link takes at least
+   *  `LIMIT_SHARE` of what they put out. Far below it, the link waits on what feeds the
+   *  encoder (a folder of small files read one by one), and bytes sent raw would only
+   *  cost the link more of them. */
+  private mayLimit(q: Quality, rate: number): boolean {
+    if (q === null) return false;
+    return rate / 1000 >= LIMIT_SHARE * this.parallel * this.speed[q] * this.ratio;
   }
 
   /** Whether the link had bytes queued for it at this cut. */

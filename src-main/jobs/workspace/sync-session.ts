@@ -76,12 +76,20 @@ export class WorkspaceSession {
   }
 
   /** Starts `serve-workspace` on the node; resolves once the agent runs (its marker). Fails
-   *  with `SessionOpenError` (e.g. an agent from before sessions: push without one). */
-  static async open(shell: NodeShell, address: AgentAddress): Promise<WorkspaceSession> {
+   *  with `SessionOpenError` (e.g. an agent from before sessions: push without one).
+   *  `isEager`: resolves at once, and the first request's bytes wait in the channel while
+   *  the node's process starts (a fresh node's first push, whose agent is this app's): a
+   *  session that does not start fails that request instead. */
+  static async open(
+    shell: NodeShell,
+    address: AgentAddress,
+    opts: { isEager?: boolean } = {},
+  ): Promise<WorkspaceSession> {
     const session = new WorkspaceSession(
       shell,
       shell.exec(agentCommand(address, 'serve-workspace')),
     );
+    if (opts.isEager) return session;
     try {
       await Promise.race([session.started, session.closed]);
     } catch (err) {

@@ -44,6 +44,10 @@ export interface SyncOptions {
   /** A session with the node (`WorkspaceSession`): every request goes over it instead of
    *  an exec each. */
   via?: RecvVia;
+  /** The node is a lease made for this push (a fresh node's first push): it holds no
+   *  workspace, so none is asked for (a round trip); the full push replaces whatever a
+   *  surprise left there all the same. */
+  isFreshNode?: boolean;
   now?: () => number;
   /** `auto` (default): compressed where that pays (push-compression.ts); `off`: never. */
   compression?: CompressionSetting;
@@ -194,6 +198,8 @@ async function tryDelta(
   opts: PushOptions,
 ): Promise<DeltaOutcome> {
   const remembered = opts.memory?.store.get(opts.memory.key) ?? null;
+  if (!remembered && opts.isFreshNode && opts.inPlace !== true)
+    return { kind: 'full', why: 'first' };
   let declined: NodeManifest | undefined;
   if (!remembered && !opts.via && opts.inPlace !== true) {
     try {

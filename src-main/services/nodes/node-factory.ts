@@ -134,7 +134,8 @@ export class NodeFactory {
           ),
           {
             ...cb,
-            prepared: (address) => this.prepared.get(r.id)?.({ label: r.label, endpoint, address }),
+            prepared: (address, share) =>
+              this.prepared.get(r.id)?.({ label: r.label, endpoint, address, share }),
           },
         ),
       log,
