@@ -1,4 +1,4 @@
-import type { PhaseState, TeardownRecord } from '../../../src-agent/wire/protocol';
+import type { OutputsGlance, PhaseState, TeardownRecord } from '../../../src-agent/wire/protocol';
 import { AgentLink, type AgentLinkDeps, type LinkState } from '../../nodes/agent-link';
 import type { NodeRecord } from '../../ledger/node-record';
 import { DeadManRenewer } from '../guards/dead-man-renewer';
@@ -52,6 +52,9 @@ export class Attempt {
   teardownLookAt: number | null = null;
   /** A claimed warm node being checked: link losses and teardowns are the check's. */
   claim: ClaimCheck | null = null;
+  /** The outputs as the agent saw them once the run exited, asked beside the drain: the
+   *  final collection's first look (outputs/glance.ts), a round trip sooner. */
+  glanceAhead: Promise<OutputsGlance | null> | null = null;
   private current: JobLink | null = null;
   private renewer: DeadManRenewer | null = null;
   private pulls: PeriodicPulls | null = null;

@@ -132,6 +132,20 @@ describe('NodeJob: the run phase’s round trips', () => {
     expect((await t.nodeJob.done).status).toBe('completed');
   });
 
+  it('the final collection’s glance goes out beside the drain’s status once the run exits, and is not asked again', async () => {
+    const t = setup({ name: 'plain', run: 'train.py' });
+    t.nodeJob.start();
+    await until(() => t.world.nodes[0]?.started.includes('run') ?? false, 'run');
+    t.world.nodes[0]!.exit(0);
+    expect((await t.nodeJob.done).status).toBe('completed');
+    const ops = t.world.requests.map((r) => r.op);
+    expect(ops.filter((op) => op === 'outputs.glance')).toHaveLength(1);
+    // The status asked next (the node cache's, then the drain's) goes before its answer.
+    const next = t.world.requests[ops.indexOf('outputs.glance') + 1]!;
+    expect(next).toEqual({ op: 'status', unanswered: ['outputs.glance'] });
+    expect(t.world.nodes[0]!.transfers).toEqual(['outputs']);
+  });
+
   it('an agent from before configure said its phases is asked status after configure', async () => {
     const t = setup({ name: 'plain', run: 'train.py' });
     t.world.configureSaysPhases = false;

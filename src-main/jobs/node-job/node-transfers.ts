@@ -108,11 +108,17 @@ export async function collect(h: JobHost): Promise<JobEvent> {
   const { job, outputsDir } = h.deps;
   const attempt = h.attempt;
   if (h.deps.sweep) return collectStoppedCell(h, attempt);
-  return pullJobOutputs(transfersOf(h, attempt), job.outputs, outputsDir, (pulled) => {
-    attempt.collected = true;
-    h.pulled = pulled;
-    attempt.renewNow();
-  });
+  return pullJobOutputs(
+    transfersOf(h, attempt),
+    job.outputs,
+    outputsDir,
+    (pulled) => {
+      attempt.collected = true;
+      h.pulled = pulled;
+      attempt.renewNow();
+    },
+    attempt.glanceAhead,
+  );
 }
 
 /** A sweep node collects only a cell a stop caught (each cell brought its own). */

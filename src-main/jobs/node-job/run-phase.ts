@@ -15,6 +15,7 @@ import { drainLogs, type JobHost, transfersOf } from './job-host';
 import type { JobLink } from './job-link';
 import { AgentRequestError } from '../../nodes/agent-client';
 import { pullCheckpointsNow, pullWhileRunning } from './node-transfers';
+import { glanceAhead } from '../outputs/glance';
 
 // A node's job's setup and run phases on its agent: host setup awaited, the agent
 // configured (a distributed rank with its gang's environment), the phase started and its
@@ -84,6 +85,8 @@ export async function runPhase(
   }
   const pulls = phase === 'run' ? pullWhileRunning(h, attempt) : null;
   const st = await exited.finally(() => pulls?.stop());
+  // The final collection's first look goes beside the drain (its outputs are final now).
+  if (phase === 'run') attempt.glanceAhead = glanceAhead(link, job.outputs, h.deps.outputsDir);
   // The node's cache size is asked beside the drain's status (one round trip for both).
   const at = { runId: h.deps.manager.record.runId, nodeId: h.nodeId, now: h.deps.now };
   const journaled = phase === 'run' ? journalNodeCache(h.deps.ledger, request, at) : null;

@@ -20,9 +20,11 @@ export async function collectEmptyOutputs(
   link: Pick<JobLink, 'request'>,
   outputs: string[],
   destDir: string,
+  /** A glance asked already (`glanceAhead`), taken instead of asking again. */
+  asked?: Promise<OutputsGlance | null> | null,
 ): Promise<PulledOutputs | null> {
   if (readPullIndex(destDir).size > 0) return null;
-  const glance = await glanceWithin(link, outputs, GLANCE_TIMEOUT_MS);
+  const glance = await (asked ?? glanceWithin(link, outputs, GLANCE_TIMEOUT_MS));
   if (!glance || glance.files > 0 || glance.moreDirs) return null;
   // A glance names folders below the landing folder: one naming the folder itself or a
   // place outside it is no answer an agent sends, so the pull goes as usual.
@@ -40,6 +42,18 @@ export async function collectEmptyOutputs(
     kept: 0,
     bytesSent: 0,
   };
+}
+
+/** The glance the final collection will make, asked now (the run has exited: its outputs
+ *  are what they will be), or null where that collection will not glance (an earlier pull
+ *  brought files). */
+export function glanceAhead(
+  link: Pick<JobLink, 'request'>,
+  outputs: string[],
+  destDir: string,
+): Promise<OutputsGlance | null> | null {
+  if (readPullIndex(destDir).size > 0) return null;
+  return glanceWithin(link, outputs, GLANCE_TIMEOUT_MS);
 }
 
 async function glanceWithin(

@@ -2,6 +2,7 @@ import type { JobLink } from '../node-job/job-link';
 import { LinkClosedError } from '../../nodes/agent-client';
 import type { AgentAddress } from '../../nodes/node-layout';
 import type { JobEvent } from '../fsm/job-fsm';
+import type { OutputsGlance } from '../../../src-agent/wire/protocol';
 import { collectEmptyOutputs } from '../outputs/glance';
 import { pullOutputs, type PulledOutputs } from '../outputs/pull';
 import {
@@ -142,6 +143,8 @@ export async function pullJobOutputs(
   outputs: string[],
   outputsDir: string,
   onCollected: (pulled: PulledOutputs) => void,
+  /** The first look, asked already when the run exited (`glanceAhead`). */
+  glanced?: Promise<OutputsGlance | null> | null,
 ): Promise<Extract<JobEvent, { type: 'OutputsCollected' | 'OutputsFailed' }>> {
   for (let attempt = 0; ; attempt++) {
     try {
@@ -149,7 +152,7 @@ export async function pullJobOutputs(
       // what changed since the last pull while the job ran; no spare shell opened behind
       // it (the job's last bulk transfer).
       const pulled =
-        (attempt === 0 ? await collectEmptyOutputs(d.link, outputs, outputsDir) : null) ??
+        (attempt === 0 ? await collectEmptyOutputs(d.link, outputs, outputsDir, glanced) : null) ??
         (await d.link.withBulkShell(
           (shell) => pullOutputs(shell, d.address(), outputs, outputsDir, { incremental: true }),
           { last: true },
