@@ -17,6 +17,13 @@ import { runBootstrapScript } from './bootstrap-script';
 import { parseConstraint, unmet, unmetText } from '../contract/constraint';
 import { agentCommand, type AgentAddress, type NodeLayout } from './node-layout';
 import {
+  type FoundRuntime,
+  firstWorking,
+  MIN_NODE_MAJOR,
+  runtimeCandidates,
+} from './runtime-probe';
+import { speculativeServe } from './speculative-serve';
+import {
   cachedFileProblem,
   cachedFileScript,
   parseCachedFile,
@@ -68,14 +75,11 @@ export interface BootstrapCallbacks {
   /** The runtime and the agent bundle are on the node (the boot checks passed); the
    *  daemon is not started yet. A job's first push may begin here (jobs/node-job/early-push.ts),
    *  on this session's own connection: `share` hands out a handle on it (null where the
-   *  connection cannot be shared) that keeps it open after the session closes its own. */
-  prepared?(address: AgentAddress, share: () => NodeShell | null): void;
+   *  connection cannot be shared) that keeps it open after the session closes its own.
+   *  Called first with `serveCommand` as soon as the connection is up, before the checks:
+   *  the push's node side started on a guess the node checks itself (speculative-serve.ts). */
+  prepared?(address: AgentAddress, share: () => NodeShell | null, serveCommand?: string): void;
 }
-
-const MIN_NODE_MAJOR = 18;
-
-/** A Node command that runs on the node, and its version. */
-type FoundRuntime = { runtime: string; version: string };
 
 /** The transient SSH-era of a node: connect, probe, make sure a runtime and
  *  the agent are there, verify, start the agent detached, wait for its hello, and close once
@@ -113,6 +117,9 @@ export class BootstrapSession {
     let client: AgentClient | null = null;
     try {
       this.stage('ssh_ready');
+      // A first push may begin now, on a guess the node checks itself (speculative-serve.ts).
+      const guess = shell.share && speculativeServe(this.spec.layout, this.spec.agentBundle);
+      if (guess) this.cb.prepared?.(guess.address, () => shell.share?.() ?? null, guess.command);
       const address = await withDeadline(
         deadlines.checkMs,
         signal,
@@ -204,8 +211,8 @@ export class BootstrapSession {
     const log = (stream: 'stdout' | 'stderr', line: string) => this.cb.log(stream, line);
     // Three questions at once, one round trip: what the machine is, which Node runs there,
     // and whether the cached agent is this bundle (each its own channel on the connection).
-    const candidates = [...layout.runtimeHints, 'node', 'nodejs'];
-    const found = this.firstWorking(shell, candidates, signal);
+    const candidates = runtimeCandidates(layout);
+    const found = firstWorking(shell, candidates, this.nonce, signal);
     const agent = checkCachedAgent({
       shell,
       layout,
@@ -298,33 +305,13 @@ export class BootstrapSession {
       this.cb.log('info', problem);
       await this.installRuntime(shell, pinned, installedWord, signal);
     }
-    const installed = await this.firstWorking(shell, [installedWord], signal);
+    const installed = await firstWorking(shell, [installedWord], this.nonce, signal);
     if (!installed)
       throw new BootstrapError(
         'boot_check_failed',
         `the installed runtime at ${installedWord} does not run`,
       );
     return this.useRuntime(installed);
-  }
-
-  /** The first candidate that runs Node >= 18 (not logged here: the look may run before
-   *  the probe's lines are logged, and its own line follows them: `useRuntime`). */
-  private async firstWorking(
-    shell: NodeShell,
-    candidates: string[],
-    signal: AbortSignal,
-  ): Promise<FoundRuntime | null> {
-    const script = candidates
-      .map(
-        (c, i) =>
-          `v=$(${c} -e 'process.stdout.write(process.versions.node)' 2>/dev/null) && ` +
-          `[ "\${v%%.*}" -ge ${MIN_NODE_MAJOR} ] 2>/dev/null && { echo "TENDER-RUNTIME-${this.nonce} ${i} $v"; exit 0; }`,
-      )
-      .join('\n');
-    const r = await execCapture(shell, script, { signal });
-    const m = new RegExp(`TENDER-RUNTIME-${this.nonce} (\\d+) (\\S+)`).exec(r.stdout);
-    if (!m) return null;
-    return { runtime: candidates[Number(m[1])]!, version: m[2]! };
   }
 
   /** Logs the runtime found, and returns its command. */

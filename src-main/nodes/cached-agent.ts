@@ -10,7 +10,7 @@ import {
   parseCachedFile,
   PRIVATE_UMASK,
 } from './cached-file-check';
-import type { NodeLayout } from './node-layout';
+import { cachedAgentWord, type NodeLayout } from './node-layout';
 
 export interface CachedAgentCheck {
   shell: NodeShell;
@@ -29,7 +29,7 @@ export async function checkCachedAgent(
   c: CachedAgentCheck,
 ): Promise<{ bundleWord: string; problem: string | null }> {
   const { bundle, layout } = c;
-  const bundleWord = `${layout.cacheWord}/agent/tender-agent-${bundle.sha256.slice(0, 16)}.cjs`;
+  const bundleWord = cachedAgentWord(layout, bundle);
   const marker = `TENDER-AGENT-SHA-${c.nonce}`;
   const root = `${PRIVATE_UMASK}; mkdir -p ${layout.rootWord} && chmod 700 ${layout.rootWord}`;
   const check = await execCapture(c.shell, `${root}; ${cachedFileScript(bundleWord, marker)}`, {

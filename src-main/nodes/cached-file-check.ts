@@ -18,13 +18,14 @@ export type CachedFile =
 /** One command: `<marker> missing`, `<marker> <sha256>`, or `<marker> ` when no tool
  *  hashed it. `fileWord` is a shell word (it may expand `$HOME`). */
 export function cachedFileScript(fileWord: string, marker: string): string {
-  const hash = HASHERS.map((h) => `${h} "$f"`).join(' || ');
   return (
-    `f=${fileWord}; if [ -s "$f" ]; then ` +
-    `h=$( { ${hash}; } 2>/dev/null | head -n 1); echo "${marker} \${h%% *}"; ` +
+    `f=${fileWord}; if [ -s "$f" ]; then ${HASH_OF_F}; echo "${marker} \${h%% *}"; ` +
     `else echo "${marker} missing"; fi`
   );
 }
+
+/** Sets `h` to `<64 hex> …` for the file `$f` (empty when no tool hashed it). */
+export const HASH_OF_F = `h=$( { ${HASHERS.map((h) => `${h} "$f"`).join(' || ')}; } 2>/dev/null | head -n 1)`;
 
 export function parseCachedFile(stdout: string, marker: string): CachedFile {
   const line = stdout.split('\n').find((l) => l.startsWith(`${marker} `));

@@ -46,6 +46,11 @@ function thisRuntime(): string {
 // Kept in the node record (the ledger's floor); named here too for the layout's users.
 export type { AgentAddress } from '../ledger/node-record';
 
+/** The agent bundle cached on the node under its hash, as a shell word. */
+export function cachedAgentWord(layout: NodeLayout, bundle: { sha256: string }): string {
+  return `${layout.cacheWord}/agent/tender-agent-${bundle.sha256.slice(0, 16)}.cjs`;
+}
+
 export function agentCommand(addr: AgentAddress, sub: string): string {
   return `${addr.runtime} ${addr.bundleWord} ${sub} --dir ${addr.dirWord}`;
 }

@@ -1,10 +1,13 @@
 // A fresh node's first push begins once its bootstrap has the runtime and agent in place
-// (jobs/node-job/early-push.ts), while the rest of the bootstrap runs. Over real sshd: a
-// bootstrap_script that waits for the test shows the push done before the agent joined;
-// one that fails after the push began ends the run with the script's own reason, the
-// lease destroyed (confirmed) and nothing of the push left running on the host.
+// (jobs/node-job/early-push.ts), while the rest of the bootstrap runs, and on a host with
+// the cached agent as soon as the connection is up, on a guess the node checks itself
+// (nodes/speculative-serve.ts). Over real sshd: a bootstrap_script that waits for the test
+// shows the push done before the agent joined; one that fails after the push began ends
+// the run with the script's own reason, the lease destroyed (confirmed) and nothing of the
+// push left running on the host; boot checks that wait for the pushed file pass only with
+// the guess; a cached agent that is not the bundle is never run on it.
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TenderCore } from '../../src-main/core/tender-core';
@@ -89,5 +92,45 @@ describe('the first push while the node still boots (ssh provider, real sshd)', 
     expect(core.ledger.liveLeases()).toEqual([]);
     await until(() => processesOf(f, 'serve-workspace').length === 0, 20_000);
     expect(processesOf(f, 'tender-agent')).toEqual([]);
+  }, 90_000);
+
+  it('on a host with the cached agent, begins before the boot checks answer (on a guess the node checks itself)', async () => {
+    const { f, core, work } = await host();
+    // The first run caches the agent on the host (a first push there cannot guess).
+    expect((await runOnHosts(core, sshJob(work), ['h0'])).status).toBe('completed');
+    // The boot checks (the pool's verify, run before the bootstrap says the runtime and
+    // agent are in place) wait for the pushed file: only a push begun before them lands it.
+    const waitForFile =
+      'for i in $(seq 300); do [ -f workspace/hello.txt ] && exit 0; sleep 0.05; done; exit 9';
+    const started = await core.client.invoke('run.start', {
+      job: sshJob(work),
+      pool: { provider: 'ssh', hosts: ['h0'], verify: [waitForFile] },
+      keep: false,
+    });
+    if (!started.ok) throw new Error(started.error.message);
+    await core.waitRun(started.value.id);
+    const run = core.runView(started.value.id);
+    expect(run.status, run.failedReason ?? '').toBe('completed');
+    const lines = await events(core, started.value.id);
+    expect(lines.filter((l) => l.startsWith('pushing workspace:'))).toHaveLength(1);
+    expect(core.ledger.liveLeases()).toEqual([]);
+    expect(processesOf(f, 'serve-workspace')).toEqual([]);
+  }, 90_000);
+
+  it('a cached agent that is not the bundle (changed on the host) is never run on a guess: the push waits for the checks, which replace it', async () => {
+    const { f, core, work } = await host();
+    expect((await runOnHosts(core, sshJob(work), ['h0'])).status).toBe('completed');
+    const agentDir = join(f.home, '.tender', 'cache', 'agent');
+    const [cached] = readdirSync(agentDir);
+    const planted = join(f.home, 'planted-ran');
+    writeFileSync(
+      join(agentDir, cached!),
+      `require('fs').writeFileSync(${JSON.stringify(planted)}, 'x');\n`,
+    );
+    const run = await runOnHosts(core, sshJob(work), ['h0']);
+    expect(run.status, run.failedReason ?? '').toBe('completed');
+    expect(existsSync(planted)).toBe(false);
+    const lines = await events(core, run.id);
+    expect(lines.filter((l) => l.startsWith('pushing workspace:'))).toHaveLength(1);
   }, 90_000);
 });

@@ -17,6 +17,8 @@ export interface EarlyPush {
   readonly label: string;
   /** Settles when the push is done; rejects with why it failed. */
   readonly done: Promise<void>;
+  /** It failed (known once `done` has rejected). */
+  hasFailed(): boolean;
   abort(): void;
 }
 
@@ -129,6 +131,12 @@ export class Attempt {
     if (this.disposed) return push.abort();
     this.earlyPush?.abort();
     this.earlyPush = push;
+  }
+
+  /** An early push to `label` is held and has not failed (one begun on a guess, before the
+   *  bootstrap's checks answered, goes on when they do). */
+  keepsEarlyPush(label: string): boolean {
+    return this.earlyPush?.label === label && !this.earlyPush.hasFailed();
   }
 
   takeEarlyPush(): EarlyPush | null {

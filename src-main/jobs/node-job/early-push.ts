@@ -33,10 +33,16 @@ export function startEarlyPush(h: JobHost, node: PreparedNode): EarlyPush | null
       throw new Error('the early push was stopped');
     }
     // Eager: the push's first bytes wait in the channel while the node's process starts.
-    const { session } = await openSessionOn(opened, node.address, { isEager: true });
+    const { session } = await openSessionOn(opened, node.address, {
+      isEager: true,
+      command: node.serveCommand,
+    });
+    // On a guess, nothing is said until the node side runs: a guess that missed (a host
+    // without the cached agent) is silent, and the push after the checks speaks.
+    const note = node.serveCommand ? heldUntil(session.started, h.note) : h.note;
     const memory = { store: h.deps.manifestMemory, key: node.label };
     await pushOnShell(
-      { address: () => node.address, note: h.note, now: h.deps.now },
+      { address: () => node.address, note, now: h.deps.now },
       plan,
       {
         hashCacheFile: h.deps.hashCacheFile,
@@ -49,13 +55,26 @@ export function startEarlyPush(h: JobHost, node: PreparedNode): EarlyPush | null
     );
   };
   const done = run();
-  done.catch(() => {}); // the materialize step reads the outcome (an aborted one: nobody)
+  let hasFailed = false;
+  done.catch(() => (hasFailed = true)); // the materialize step reads the outcome
   return {
     label: node.label,
     done,
+    hasFailed: () => hasFailed,
     abort: () => {
       ac.abort(new Error('the early push was stopped'));
       void (shell as NodeShell | null)?.close();
     },
   };
+}
+
+/** `say`, with each line held until `running` resolves (then said in order); never said if it
+ *  does not. */
+function heldUntil(running: Promise<void>, say: (line: string) => void): (line: string) => void {
+  let held: string[] | null = [];
+  void running.then(() => {
+    for (const line of held ?? []) say(line);
+    held = null;
+  });
+  return (line) => (held ? held.push(line) : say(line));
 }

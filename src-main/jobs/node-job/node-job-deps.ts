@@ -27,6 +27,9 @@ export interface PreparedNode {
   /** A handle on the bootstrap's own connection, already up (no handshake), which the
    *  taker closes; null where it cannot be shared. */
   share(): NodeShell | null;
+  /** Set before the bootstrap's checks have answered: the command that starts the push's
+   *  node side on a guess the node checks itself (nodes/speculative-serve.ts). */
+  serveCommand?: string;
 }
 
 export interface NodeJobDeps {

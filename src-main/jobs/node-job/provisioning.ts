@@ -68,7 +68,9 @@ export async function recover(h: JobHost): Promise<JobEvent> {
  *  starts the job's first push (early-push.ts), held by the attempt now running. */
 async function pushingEarly(h: JobHost, boot: () => Promise<JobEvent>): Promise<JobEvent> {
   const stop = h.deps.job.workspace
-    ? h.deps.onAgentPrepared?.((node) => h.attempt.holdEarlyPush(startEarlyPush(h, node)))
+    ? h.deps.onAgentPrepared?.((node) => {
+        if (!h.attempt.keepsEarlyPush(node.label)) h.attempt.holdEarlyPush(startEarlyPush(h, node));
+      })
     : undefined;
   try {
     return await boot();

@@ -54,7 +54,7 @@ export async function openEarlySession(d: TransferDeps): Promise<EarlySession | 
 export async function openSessionOn(
   shell: NodeShell,
   address: AgentAddress,
-  opts: { isEager?: boolean } = {},
+  opts: { isEager?: boolean; command?: string } = {},
 ): Promise<EarlySession> {
   try {
     const session = await WorkspaceSession.open(shell, address, opts);

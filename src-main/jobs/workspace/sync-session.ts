@@ -44,7 +44,7 @@ export class WorkspaceSession {
   private readonly closed: Promise<never>;
   private readonly onClose: (err: Error) => void;
   /** Resolves once the agent has printed its marker: it runs and reads requests. */
-  private readonly started: Promise<void>;
+  readonly started: Promise<void>;
 
   private constructor(
     /** The connection it runs over. */
@@ -79,15 +79,16 @@ export class WorkspaceSession {
    *  with `SessionOpenError` (e.g. an agent from before sessions: push without one).
    *  `isEager`: resolves at once, and the first request's bytes wait in the channel while
    *  the node's process starts (a fresh node's first push, whose agent is this app's): a
-   *  session that does not start fails that request instead. */
+   *  session that does not start fails that request instead. `command`: the one that
+   *  starts it, where not `address`'s (nodes/speculative-serve.ts). */
   static async open(
     shell: NodeShell,
     address: AgentAddress,
-    opts: { isEager?: boolean } = {},
+    opts: { isEager?: boolean; command?: string } = {},
   ): Promise<WorkspaceSession> {
     const session = new WorkspaceSession(
       shell,
-      shell.exec(agentCommand(address, 'serve-workspace')),
+      shell.exec(opts.command ?? agentCommand(address, 'serve-workspace')),
     );
     if (opts.isEager) return session;
     try {

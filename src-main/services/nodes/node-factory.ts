@@ -134,8 +134,8 @@ export class NodeFactory {
           ),
           {
             ...cb,
-            prepared: (address, share) =>
-              this.prepared.get(r.id)?.({ label: r.label, endpoint, address, share }),
+            prepared: (address, share, serveCommand) =>
+              this.prepared.get(r.id)?.({ label: r.label, endpoint, address, share, serveCommand }),
           },
         ),
       log,
