@@ -93,6 +93,29 @@ describe('a workspace session', () => {
     expect(s.shell.commands).toEqual(['serve-workspace']);
   });
 
+  it('opened eagerly on a node side that never starts (a guess that missed): the push fails with why, nothing unhandled', async () => {
+    const s = await setup();
+    const unhandled: unknown[] = [];
+    const onUnhandled = (err: unknown) => unhandled.push(err);
+    process.on('unhandledRejection', onUnhandled);
+    cleanups.push(async () => void process.off('unhandledRejection', onUnhandled));
+    const session = await WorkspaceSession.open(s.shell, s.address, {
+      isEager: true,
+      command: 'exit 97',
+    });
+    cleanups.push(() => session.close());
+    const pushed = syncWorkspace(s.shell, s.address, await scanWorkspace(s.local, []), {
+      ...s.opts,
+      via: session,
+      isFreshNode: true,
+    });
+    await expect(pushed).rejects.toThrow(
+      /the workspace session with the node ended: it exited \(97\)/,
+    );
+    await new Promise((r) => setImmediate(r)); // where an unhandled rejection would show
+    expect(unhandled).toEqual([]);
+  });
+
   it('reads answers whole when a character is split between two reads', async () => {
     const s = await setup();
     // A manifest answer of ~150 kB, mostly two-byte characters: pipe reads split some.

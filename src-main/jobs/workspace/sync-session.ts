@@ -210,13 +210,19 @@ export class WorkspaceSession {
     }
   }
 
+  /** The next answer line. Asked before its request is sent, and awaited after: when the
+   *  send fails first (the session ended), nobody awaits it, and its rejection is no
+   *  process's unhandled one (a node side that never started: a guess that missed). */
   private nextLine(): Promise<string> {
     const line = this.lines.shift();
     if (line !== undefined) return Promise.resolve(line);
-    if (this.closedBy) return Promise.reject(this.closedBy);
-    return new Promise((resolve, reject) =>
-      this.waiters.push((v) => (v instanceof Error ? reject(v) : resolve(v))),
-    );
+    const answer: Promise<string> = this.closedBy
+      ? Promise.reject(this.closedBy)
+      : new Promise((resolve, reject) =>
+          this.waiters.push((v) => (v instanceof Error ? reject(v) : resolve(v))),
+        );
+    answer.catch(() => {});
+    return answer;
   }
 
   private onText(text: string): void {
