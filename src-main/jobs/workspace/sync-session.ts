@@ -32,6 +32,9 @@ import {
   type TarFill,
 } from './recv-channel';
 
+/** How long a failed write waits for the session's end, which says why it failed. */
+const CLOSE_REASON_WAIT_MS = 5_000;
+
 export class WorkspaceSession {
   private readonly lines: string[] = [];
   private readonly waiters: ((line: string | Error) => void)[] = [];
@@ -203,10 +206,28 @@ export class WorkspaceSession {
   }
 
   private async send(chunks: Buffer[]): Promise<void> {
-    for (const chunk of chunks) {
-      if (this.closedBy) throw this.closedBy;
-      if (!this.ch.stdin.write(chunk))
-        await Promise.race([once(this.ch.stdin, 'drain'), this.closed]);
+    try {
+      for (const chunk of chunks) {
+        if (this.closedBy) throw this.closedBy;
+        if (!this.ch.stdin.write(chunk))
+          await Promise.race([once(this.ch.stdin, 'drain'), this.closed]);
+      }
+    } catch (err) {
+      // A pipe that broke under the write (EPIPE): the node side is gone, and its exit,
+      // on its way, says why.
+      throw (await this.whyClosed(CLOSE_REASON_WAIT_MS)) ?? err;
+    }
+  }
+
+  /** Why the session ended, once its end is seen within `ms`; undefined if it is not. */
+  private async whyClosed(ms: number): Promise<Error | undefined> {
+    if (this.closedBy) return this.closedBy;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), ms)));
+    try {
+      return await Promise.race([this.closed.catch((e: Error) => e), late]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
