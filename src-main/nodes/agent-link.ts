@@ -6,6 +6,7 @@ import type {
   PhaseState,
   TeardownRecord,
 } from '../../src-agent/wire/protocol';
+import { within } from '../base/within';
 import type { NodeShell } from '../transport/node-shell';
 import { type AgentClient, LinkClosedError } from './agent-client';
 import { attachTo } from './agent-attach';
@@ -119,14 +120,11 @@ export class AgentLink {
 
   /** Resolves with the agent's hello once a connection is up, or null after `timeoutMs`
    *  (a node that does not answer). */
-  async helloWithin(timeoutMs: number): Promise<HelloResult | null> {
-    let timer!: NodeJS.Timeout;
-    const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), timeoutMs)));
-    try {
-      return await Promise.race([this.connected.then(() => this.hello), late]);
-    } finally {
-      clearTimeout(timer);
-    }
+  helloWithin(timeoutMs: number): Promise<HelloResult | null> {
+    return within(
+      this.connected.then(() => this.hello),
+      timeoutMs,
+    );
   }
 
   private prepareSpare(): void {

@@ -118,8 +118,9 @@ export class BootstrapSession {
     try {
       this.stage('ssh_ready');
       // A first push may begin now, on a guess the node checks itself (speculative-serve.ts).
+      const share = () => shell.share?.() ?? null;
       const guess = shell.share && speculativeServe(this.spec.layout, this.spec.agentBundle);
-      if (guess) this.cb.prepared?.(guess.address, () => shell.share?.() ?? null, guess.command);
+      if (guess) this.cb.prepared?.(guess.address, share, guess.command);
       const address = await withDeadline(
         deadlines.checkMs,
         signal,
@@ -130,7 +131,7 @@ export class BootstrapSession {
           ),
         (s) => this.probeAndPrepare(shell, s),
       );
-      this.cb.prepared?.(address, () => shell.share?.() ?? null);
+      this.cb.prepared?.(address, share);
       const { bootstrapScript } = this.spec;
       if (bootstrapScript) {
         // Its own budget: a driver install takes longer than the checks before it.

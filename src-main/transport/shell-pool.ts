@@ -8,6 +8,7 @@
 // found there, not in the user's first command); it is parked at most LINGER_MS (wall
 // clock: a laptop that slept finds it stale) and closed for good when the pool closes.
 import type { Duplex } from 'node:stream';
+import { within } from '../base/within';
 import type { ExecChannel, NodeShell } from './node-shell';
 
 /** A connection the pool can keep: an SshShell. */
@@ -90,14 +91,21 @@ export class ShellPool {
   /** A connection light users of `key` hold, or the one they are getting (joined), still
    *  up; null when there is none (synchronously: no wait before the caller notes its own). */
   private sharedLight(key: string): Promise<PoolableShell | null> | null {
-    for (const [shell, h] of this.held)
-      if (h.key === key && h.light && h.holders > 0 && !shell.isGone) return Promise.resolve(shell);
+    const held = this.heldLight(key);
+    if (held) return Promise.resolve(held);
     const pending = this.lightDials.get(key);
     if (!pending) return null;
     return pending.then(
       (shell) => (shell.isGone ? null : shell),
       () => null,
     );
+  }
+
+  /** A connection light users of `key` hold, still up. */
+  private heldLight(key: string): PoolableShell | null {
+    for (const [shell, h] of this.held)
+      if (h.key === key && h.light && h.holders > 0 && !shell.isGone) return shell;
+    return null;
   }
 
   private noteLightDial(key: string, dialing: Promise<PoolableShell>): void {
@@ -188,8 +196,7 @@ export class ShellPool {
   private warm(key: string, dial: Dial): void {
     if (this.isClosed || this.lingerMs <= 0 || this.warming.has(key) || this.parkedFor(key) > 0)
       return;
-    if (this.lightDials.has(key) || [...this.held.values()].some((h) => h.key === key && h.light))
-      return;
+    if (this.lightDials.has(key) || this.heldLight(key)) return;
     this.warming.add(key);
     void dial(this.abort.signal)
       .then((shell) => this.giveBack(key, shell))
@@ -230,10 +237,7 @@ async function answers(shell: PoolableShell): Promise<boolean> {
   const ch = shell.exec('exit 0');
   ch.stdout.resume();
   ch.stderr.resume();
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), ANSWER_MS)));
-  const st = await Promise.race([ch.exit, late]);
-  clearTimeout(timer);
+  const st = await within(ch.exit, ANSWER_MS);
   if (!st) ch.close();
   return st?.code === 0;
 }

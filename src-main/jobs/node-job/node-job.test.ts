@@ -138,10 +138,9 @@ describe('NodeJob: the run phase’s round trips', () => {
     await until(() => t.world.nodes[0]?.started.includes('run') ?? false, 'run');
     t.world.nodes[0]!.exit(0);
     expect((await t.nodeJob.done).status).toBe('completed');
-    const ops = t.world.requests.map((r) => r.op);
-    expect(ops.filter((op) => op === 'outputs.glance')).toHaveLength(1);
+    expect(ops(t).filter((op) => op === 'outputs.glance')).toHaveLength(1);
     // The status asked next (the node cache's, then the drain's) goes before its answer.
-    const next = t.world.requests[ops.indexOf('outputs.glance') + 1]!;
+    const next = t.world.requests[ops(t).indexOf('outputs.glance') + 1]!;
     expect(next).toEqual({ op: 'status', unanswered: ['outputs.glance'] });
     expect(t.world.nodes[0]!.transfers).toEqual(['outputs']);
   });

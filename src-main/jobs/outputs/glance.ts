@@ -2,6 +2,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { normalize } from 'node:path';
 import type { OutputsGlance } from '../../../src-agent/wire/protocol';
 import { mkdirPrivate } from '../../base/private-files';
+import { within } from '../../base/within';
 import type { JobLink } from '../node-job/job-link';
 import { landingPath } from './landing-path';
 import type { PulledOutputs } from './pull';
@@ -61,12 +62,6 @@ async function glanceWithin(
   outputs: string[],
   timeoutMs: number,
 ): Promise<OutputsGlance | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), timeoutMs)));
-  try {
-    const asked = link.request('outputs.glance', { paths: outputs }, timeoutMs).catch(() => null);
-    return await Promise.race([asked, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const asked = link.request('outputs.glance', { paths: outputs }, timeoutMs).catch(() => null);
+  return within(asked, timeoutMs);
 }

@@ -18,6 +18,7 @@ import type {
 import { PUSH_ENCODING } from '../../../src-agent/wire/push-encoding';
 import { createTarWriter } from '../../../src-agent/wire/tar';
 import { TenderError } from '../../base/tender-error';
+import { within } from '../../base/within';
 import { agentCommand, type AgentAddress } from '../../nodes/node-layout';
 import type { ExecChannel, NodeShell } from '../../transport/node-shell';
 import { packetized, SSH_PACKET_BYTES } from './packetize';
@@ -215,19 +216,12 @@ export class WorkspaceSession {
     } catch (err) {
       // A pipe that broke under the write (EPIPE): the node side is gone, and its exit,
       // on its way, says why.
-      throw (await this.whyClosed(CLOSE_REASON_WAIT_MS)) ?? err;
-    }
-  }
-
-  /** Why the session ended, once its end is seen within `ms`; undefined if it is not. */
-  private async whyClosed(ms: number): Promise<Error | undefined> {
-    if (this.closedBy) return this.closedBy;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), ms)));
-    try {
-      return await Promise.race([this.closed.catch((e: Error) => e), late]);
-    } finally {
-      clearTimeout(timer);
+      throw (
+        (await within(
+          this.closed.catch((why: Error) => why),
+          CLOSE_REASON_WAIT_MS,
+        )) ?? err
+      );
     }
   }
 
