@@ -12,6 +12,13 @@ const outfile = 'out/cli/tender.js';
 const mainfile = 'out/cli/tender-main.js';
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 
+// Pure-JavaScript dependencies go into the bundle (one file to load, not ~130);
+// native ones and those loaded only by some commands stay installed beside it.
+const BUNDLED = new Set(['zod', 'js-yaml', 'smol-toml', 'ignore']);
+const EXTERNAL = Object.keys(pkg.dependencies)
+  .filter((d) => !BUNDLED.has(d))
+  .flatMap((d) => [d, `${d}/*`]);
+
 mkdirSync('out/cli', { recursive: true });
 writeFileSync('out/cli/package.json', '{ "type": "commonjs" }\n');
 await build({
@@ -32,7 +39,7 @@ await build({
   platform: 'node',
   format: 'cjs',
   target: 'node20',
-  packages: 'external',
+  external: EXTERNAL,
   banner: {
     js: 'const __importMetaUrl = require("node:url").pathToFileURL(__filename).href;',
   },

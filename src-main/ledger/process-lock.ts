@@ -19,6 +19,9 @@ export class ProcessLock {
     const db = new Database(file, { timeout: 0 });
     try {
       db.pragma('journal_mode = DELETE');
+      // Nothing here needs to outlive the process (the lock is the point, the row is not):
+      // no fsync, which cost ~12 ms of every command's start.
+      db.pragma('synchronous = OFF');
       db.pragma('locking_mode = EXCLUSIVE');
       db.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER NOT NULL)');
       // A write in exclusive locking mode keeps the lock after commit, until close.

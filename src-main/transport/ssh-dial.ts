@@ -131,6 +131,9 @@ function connectOnce<T>(
       keepaliveInterval: opts.keepaliveIntervalMs ?? KEEPALIVE_MS,
       keepaliveCountMax: KEEPALIVE_COUNT,
       tryKeyboard: false,
+      // The key straight away: ssh2 (like OpenSSH) first asks for `none` to learn the
+      // server's methods, a round trip of every login spent learning what this one ignores.
+      authHandler: ['publickey'],
       // Always set: without a verifier ssh2 accepts any key.
       hostVerifier: (key: Buffer) => {
         try {

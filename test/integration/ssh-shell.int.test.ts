@@ -260,6 +260,14 @@ describe('connectSsh', () => {
     ).rejects.toThrow('cancelled by the test');
   });
 
+  it('logs in with the key at once, without first asking for method "none" (a round trip)', async () => {
+    const f = await sshd({ config: ['LogLevel DEBUG1'] });
+    const shell = await connect(f);
+    expect((await execCapture(shell, 'echo in')).stdout).toBe('in\n');
+    const requests = f.log().match(/userauth-request for user \S+ service \S+ method \S+/g);
+    expect(requests?.map((r) => r.split(' ').pop())).toEqual(['publickey', 'publickey']);
+  });
+
   it('reports a key the node does not accept as "auth", naming the user', async () => {
     const f = await sshd();
     const stranger = generateEd25519('stranger').private;
