@@ -1,14 +1,12 @@
+import { type LeaseFacts, type NodeEndpoint, ProviderError } from '../providers/provider';
 import type { Provider } from '../providers/provider';
-import { ProviderError } from '../providers/provider';
 import type { Ledger } from '../ledger/ledger';
 import { BootstrapError } from './bootstrap-errors';
-import type { BootstrapSession } from './bootstrap-session';
+import type { BootstrapCallbacks, BootstrapSession } from './bootstrap-session';
 import type { NodeEffect, NodeMsg } from './messages';
 import type { NodeRecord } from '../ledger/node-record';
 import { resume } from './resume';
 import { transition } from './transition';
-import type { LeaseFacts, NodeEndpoint } from '../providers/provider';
-import type { BootstrapCallbacks } from './bootstrap-session';
 import type { NodePull } from '../contract';
 import { DEFAULT_PULL_STALL_MS, PullWatch } from './pull-watch';
 
@@ -73,8 +71,12 @@ export class NodeManager {
     return this.rec;
   }
 
-  /** While the lease provisions: what its provider last said of it, and when Tender gives
-   *  up on it; null otherwise. */
+  /** The lease's destroy is expected (Provider.armDestroy): a hint, never an effect. */
+  expectDestroy(): void {
+    if (this.rec.lease) this.deps.provider.armDestroy?.(this.rec.lease.destroyHandle);
+  }
+
+  /** While the lease provisions: what its provider last said of it, and when it is given up. */
   get pull(): NodePull | null {
     return this.rec.stage === 'lease_created' ? (this.watch?.snapshot() ?? null) : null;
   }

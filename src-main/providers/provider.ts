@@ -173,6 +173,12 @@ export interface Provider {
    *  removing it), so no `isGone` is asked; otherwise the caller confirms with `isGone`. */
   destroyLease(handle: DestroyHandle, signal: AbortSignal): Promise<void | 'gone'>;
 
+  /** A destroy of this lease is expected (its job runs and the node is not kept): the
+   *  provider may get ready so that `destroyLease` answers sooner (the ssh provider opens
+   *  the destroy's command ahead, waiting for its go). Nothing is destroyed by it; what is
+   *  never fired ends with the provider's `close`. */
+  armDestroy?(handle: DestroyHandle): void;
+
   /** What ended a lease that is gone, in the provider's words (Slurm: the time limit, a
    *  node failure, preemption), and what it means to the recovery rules: `node_lost` and
    *  `preempted` are recovered per `[recovery]`, `ended` (a time limit reached, a cancel from

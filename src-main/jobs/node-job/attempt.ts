@@ -1,4 +1,11 @@
-import type { OutputsGlance, PhaseState, TeardownRecord } from '../../../src-agent/wire/protocol';
+import type {
+  OutputsGlance,
+  Phase,
+  PhaseState,
+  StatusResult,
+  TeardownRecord,
+} from '../../../src-agent/wire/protocol';
+import type { HostSetupOutcome } from '../host/host-setup-wait';
 import { AgentLink, type AgentLinkDeps, type LinkState } from '../../nodes/agent-link';
 import type { NodeRecord } from '../../ledger/node-record';
 import { DeadManRenewer } from '../guards/dead-man-renewer';
@@ -20,6 +27,18 @@ export interface EarlyPush {
   /** It failed (known once `done` has rejected). */
   hasFailed(): boolean;
   abort(): void;
+}
+
+export type Phases = StatusResult['phases'];
+
+/** What a phase waits for before its start (prelude.ts). */
+export interface Prelude {
+  phase: Phase;
+  /** The host setup's outcome; null where this phase does not wait for it. */
+  host: Promise<HostSetupOutcome> | null;
+  /** The agent's phase states once configured; null where configure waits for the gang
+   *  (a distributed rank's environment) and is sent at the start. */
+  configured: Promise<Phases> | null;
 }
 
 /** What an attempt reports to its job, and asks of it. Reports stop once it is disposed. */
@@ -57,6 +76,8 @@ export class Attempt {
   /** The outputs as the agent saw them once the run exited, asked beside the drain: the
    *  final collection's first look (outputs/glance.ts), a round trip sooner. */
   glanceAhead: Promise<OutputsGlance | null> | null = null;
+  /** The first phase's prelude, begun while the workspace is pushed (prelude.ts). */
+  private prelude: Prelude | null = null;
   private current: JobLink | null = null;
   private renewer: DeadManRenewer | null = null;
   private pulls: PeriodicPulls | null = null;
@@ -137,6 +158,18 @@ export class Attempt {
    *  bootstrap's checks answered, goes on when they do). */
   keepsEarlyPush(label: string): boolean {
     return this.earlyPush?.label === label && !this.earlyPush.hasFailed();
+  }
+
+  /** Holds the prelude a phase takes (`takePrelude`) when it starts. */
+  holdPrelude(p: Prelude): void {
+    this.prelude = p;
+  }
+
+  /** The prelude begun for `phase`, taken out; null where none was. */
+  takePrelude(phase: Phase): Prelude | null {
+    const p = this.prelude?.phase === phase ? this.prelude : null;
+    this.prelude = null;
+    return p;
   }
 
   takeEarlyPush(): EarlyPush | null {

@@ -65,6 +65,8 @@ export class FakeWorld {
   /** Configure says the phase states, as this app's agent does; false: an agent from
    *  before that (the app asks `status` after). */
   configureSaysPhases = true;
+  /** False: the host setup's status says an entry still runs. */
+  hostSetupDrained = true;
   private readonly links: { node: FakeNode; deps: AgentLinkDeps; link: FakeLink }[] = [];
   private pullWaiters: ((p: HeldPull) => void)[] = [];
 
@@ -134,7 +136,9 @@ class FakeLink implements JobLink {
       case 'outputs.glance': // files there: the collection pulls them
         return { files: 1, bytes: 1, dirs: [], moreDirs: false, missing: [], refused: [] } as never;
       case 'host_setup.status':
-        return { drained: true, entries: [] } as never;
+        return this.world.hostSetupDrained
+          ? ({ drained: true, entries: [] } as never)
+          : ({ drained: false, entries: [{ id: 1, state: 'running', script: 'x' }] } as never);
       case 'status':
         return { phases: {}, lastSeq: 0 } as never;
       case 'start':
@@ -244,6 +248,8 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 export class FakeManager {
   record: NodeRecord;
   readonly sent: string[] = [];
+  /** The labels whose destroy was said to be coming (NodeManager.expectDestroy). */
+  readonly destroysExpected: string[] = [];
   private waiters: { pred: (r: NodeRecord) => boolean; resolve: (r: NodeRecord) => void }[] = [];
 
   constructor(private readonly dir: string) {
@@ -270,6 +276,10 @@ export class FakeManager {
   }
 
   resume(): void {}
+
+  expectDestroy(): void {
+    this.destroysExpected.push(this.record.label);
+  }
 
   waitFor(pred: (r: NodeRecord) => boolean): Promise<NodeRecord> {
     if (pred(this.record)) return Promise.resolve(this.record);

@@ -158,6 +158,74 @@ describe('NodeJob: the run phase’s round trips', () => {
   });
 });
 
+describe('NodeJob: what a node made for the job does while its workspace is pushed', () => {
+  const ops = (t: ReturnType<typeof setup>) => t.world.requests.map((r) => r.op);
+
+  /** A node whose bootstrap hands over its first push (early-push.ts), which goes on until
+   *  `land()`. */
+  function pushedEarly(t: ReturnType<typeof setup>) {
+    let land!: () => void;
+    const landed = new Promise<null>((r) => (land = () => r(null)));
+    t.deps.job = { ...t.deps.job, workspace: { workdir: t.outputsDir, exclude: [] } };
+    t.deps.workspacePlan = () => landed; // the push's plan: it ends once given
+    t.deps.onAgentPrepared = (listener) => {
+      const label = t.manager.record.label;
+      listener({ label, endpoint: {} as never, address: {} as never, share: () => null });
+      return () => {};
+    };
+    return { land };
+  }
+
+  it('configure and the host setup’s status go out during the push: start is the only round trip after it', async () => {
+    const t = setup({ name: 'plain', run: 'train.py' });
+    const push = pushedEarly(t);
+    t.nodeJob.start();
+    await until(() => ops(t).includes('host_setup.status'), 'the host setup asked');
+    expect(t.nodeJob.current.phase).toBe('materializing');
+    expect(ops(t).slice(0, 2)).toEqual(['configure', 'host_setup.status']);
+    const before = ops(t).length;
+    push.land();
+    await until(() => t.world.nodes[0]?.started.includes('run') ?? false, 'run');
+    expect(ops(t).slice(before)).toEqual(['start']);
+    t.world.nodes[0]!.exit(0);
+    expect((await t.nodeJob.done).status).toBe('completed');
+  });
+
+  it('a node claimed warm (no push of its own from the bootstrap) is configured after its push', async () => {
+    const t = setup({ name: 'plain', run: 'train.py' });
+    t.nodeJob.start();
+    await until(() => t.world.nodes[0]?.started.includes('run') ?? false, 'run');
+    expect(ops(t).slice(0, 3)).toEqual(['configure', 'host_setup.status', 'start']);
+    t.world.nodes[0]!.exit(0);
+    await t.nodeJob.done;
+  });
+
+  it('a stop during the push ends the host setup’s wait, and nothing starts', async () => {
+    const t = setup({ name: 'plain', run: 'train.py', host_setup: ['apt-get install -y x'] });
+    t.world.hostSetupDrained = false;
+    const push = pushedEarly(t);
+    t.nodeJob.start();
+    await until(() => ops(t).includes('host_setup.status'), 'the host setup asked');
+    t.nodeJob.stop();
+    push.land();
+    const end = await t.nodeJob.done;
+    expect(end.status).toBe('cancelled');
+    expect(ops(t)).not.toContain('start');
+  });
+
+  it('a node not kept has its destroy made ready when its workspace goes; a kept one does not', async () => {
+    for (const keep of [false, true]) {
+      const t = setup({ name: 'plain', run: 'train.py' });
+      t.deps.keep = keep;
+      t.nodeJob.start();
+      await until(() => t.world.nodes[0]?.started.includes('run') ?? false, 'run');
+      expect(t.manager.destroysExpected).toEqual(keep ? [] : [t.manager.record.label]);
+      t.world.nodes[0]!.exit(0);
+      await t.nodeJob.done;
+    }
+  });
+});
+
 describe('NodeJob: attempts', () => {
   it('a recovery disposes the attempt before: its link is closed before the lease is replaced', async () => {
     const t = setup({ ...checkpointed, checkpoints: undefined });

@@ -13,6 +13,7 @@ import { DEFAULT_PULL_EVERY_S, type PeriodicPulls } from '../transfers/periodic-
 import { outputsNote } from '../transfers/transfer-notes';
 import type { Attempt, EarlyPush } from './attempt';
 import { agentAddress, type JobHost, transfersOf } from './job-host';
+import { beginPrelude, firstPhase } from './prelude';
 
 // A node's job's bulk transfers: the workspace pushed (and a recovered attempt's
 // checkpoints restored) before it runs, the outputs and checkpoints pulled while it runs
@@ -23,8 +24,13 @@ import { agentAddress, type JobHost, transfersOf } from './job-host';
 export async function materialize(h: JobHost): Promise<JobEvent> {
   const attempt = h.attempt;
   attempt.link(); // comes up while the push goes on: the run phase needs it next
+  // A node not kept goes once its job ends: its destroy is made ready now, off the end.
+  if (!h.deps.keep) h.deps.manager.expectDestroy();
   // A fresh node's push may have begun while its agent started (early-push.ts).
-  const pushed = await earlyPushDone(h, attempt.takeEarlyPush());
+  const push = attempt.takeEarlyPush();
+  // A node made for this job: what its first phase waits for goes while the push does.
+  if (push?.label === h.deps.manager.record.label) beginPreludeAhead(h, attempt);
+  const pushed = await earlyPushDone(h, push);
   // A claimed warm node's session opened while its link handshook; a fresh node's opens
   // now, beside the link's hello (the node's process start off the way to the push).
   const held = attempt.takeEarlySession();
@@ -42,6 +48,14 @@ export async function materialize(h: JobHost): Promise<JobEvent> {
   const ckpt = h.deps.job.checkpoints;
   if (ckpt && h.current.attempt > 0) await restore(h, attempt, ckpt);
   return { type: 'WorkspaceMaterialized' };
+}
+
+/** The first phase's prelude, begun now; it ends where the job heads elsewhere (a stop). */
+function beginPreludeAhead(h: JobHost, attempt: Attempt): void {
+  const phase = firstPhase(h);
+  const isCurrent = () =>
+    !attempt.isDisposed && (h.current.phase === 'materializing' || h.current.phase === phase);
+  attempt.holdPrelude(beginPrelude(h, phase, isCurrent));
 }
 
 /** Whether an early push (if any) to the node's lease now brought the workspace over; one

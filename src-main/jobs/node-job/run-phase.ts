@@ -1,12 +1,9 @@
 import type { Phase } from '../../../src-agent/wire/protocol';
 import type { Gang, GangStart } from '../distributed/gang';
 import { peerAddress } from '../distributed/peer-address';
-import { hostSetupScript } from '../host/host-declaration';
-import { type AgentRequest, waitForHostSetup } from '../host/host-setup-wait';
+import type { AgentRequest } from '../host/host-setup-wait';
 import type { JobEvent } from '../fsm/job-fsm';
 import { gpuIdleRuleText, nodeNameOf } from '../../contract';
-import { configureParams } from '../secrets/job-secrets';
-import { sendHostSetupSecrets } from '../host/host-setup-secrets-send';
 import { shapeImage } from '../host/setup-env-request';
 import { journalNodeCache } from '../host/node-cache-journal';
 import { CellServer, type SweepWiring } from '../sweep/cell-server';
@@ -16,9 +13,11 @@ import type { JobLink } from './job-link';
 import { AgentRequestError } from '../../nodes/agent-client';
 import { pullCheckpointsNow, pullWhileRunning } from './node-transfers';
 import { glanceAhead } from '../outputs/glance';
+import { beginPrelude, configureAgent } from './prelude';
 
-// A node's job's setup and run phases on its agent: host setup awaited, the agent
-// configured (a distributed rank with its gang's environment), the phase started and its
+// A node's job's setup and run phases on its agent: its prelude (prelude.ts: host setup
+// awaited, the agent configured; a distributed rank's with its gang's environment once the
+// gang is there), the phase started and its
 // exit awaited with the periodic pulls beside the run; a sweep node serves cells instead.
 
 /** Runs `phase` to its exit; null when the job moved on meanwhile (a stop, a loss). */
@@ -32,43 +31,19 @@ export async function runPhase(
   const { job } = h.deps;
   const request: AgentRequest = (op, params, ms) => link.request(op, params, ms);
   const gang = phase === 'run' ? h.deps.gang : undefined;
-  const configure = async (gangEnv?: Record<string, string>) => {
-    const params = configureParams(h.deps.agentJobId, job, {
-      freshSetup: h.deps.freshSetup,
-      attempt: h.current.attempt,
-      image: shapeImage(h.deps.manager.record.desired.shape),
-      gpuIdle: h.deps.gpuIdle,
-    });
-    if (gangEnv) params.gang = gangEnv;
-    // What the agent holds after configure is what counts: a warm node reports the phases
-    // of the job before until this job is configured (which clears them). Configure says
-    // them; an agent from before that is asked after.
-    const { phases } = await link.request('configure', params);
-    return phases ?? (await link.request('status', {})).phases;
-  };
-  // Without a gang nothing configure sends waits on the host setup (the agent refuses only
-  // `start` before it is drained): sent beside the host setup's status, a round trip saved.
-  const early = gang || h.deps.sweep ? null : configure();
-  early?.catch(() => {}); // read below, or dropped with the job when it moves on
-  if (phase === 'setup' || job.setup === undefined) {
-    // The job's first phase waits for the node's host setup (the agent refuses to start
-    // before); a declared entry that failed fails the job, and the node stays. Entries
-    // that name secrets wait on the node until these values arrive.
-    await sendHostSetupSecrets(request, job);
-    const host = await waitForHostSetup({
-      request,
-      declared: job.host_setup.map(hostSetupScript),
-      shouldStop: () => h.current.phase !== phase,
-      onWaiting: h.note,
-    });
-    if (host.kind === 'stopped') return null;
-    if (host.kind === 'failed') return { type: 'NodeFault', reason: host.reason };
-  }
+  // Begun while the workspace was pushed (a node made for this job), or now.
+  const pre =
+    attempt.takePrelude(phase) ?? beginPrelude(h, phase, () => h.current.phase === phase);
+  const host = await pre.host;
+  // A declared host setup entry that failed fails the job, and the node stays.
+  if (host?.kind === 'stopped') return null;
+  if (host?.kind === 'failed') return { type: 'NodeFault', reason: host.reason };
   if (phase === 'run' && h.deps.sweep) return serveCells(h, attempt, h.deps.sweep);
   const rank = gang ? await arriveInGang(h, gang, link, opts.isResumedInRun) : null;
   if (rank?.kind === 'stopped') return null; // the gang stops this rank with its reason
   if (phase === 'run' && !opts.isResumedInRun) noteGpuIdleRule(h);
-  const phases = await (early ?? configure(rank?.kind === 'go' ? rank.env : undefined));
+  const phases = await (pre.configured ??
+    configureAgent(h, rank?.kind === 'go' ? rank.env : undefined));
   attempt.phases.reset(Object.values(phases));
   if (gang && rank?.kind === 'go') {
     // Every rank configured, then all start together.

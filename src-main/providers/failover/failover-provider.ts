@@ -234,6 +234,10 @@ export class FailoverProvider implements Provider {
     return this.member(handle.provider).destroyLease(handle, signal);
   }
 
+  armDestroy(handle: DestroyHandle): void {
+    this.member(handle.provider).armDestroy?.(handle);
+  }
+
   isGone(handle: DestroyHandle, signal: AbortSignal): Promise<boolean> {
     return this.member(handle.provider).isGone(handle, signal);
   }
