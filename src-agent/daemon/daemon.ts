@@ -30,6 +30,7 @@ import { GangProbe } from './probes/gang-probe';
 import { Supervisor } from './phases/supervisor';
 import { buildHostSetupEnv } from './environment/task-env';
 import { watchNodeFolder } from './folder-watch';
+import { exitLook } from './phases/exit-look';
 
 /** Grace given to the job when the daemon itself is told to stop (SIGTERM, SIGINT). */
 const SIGNAL_GRACE_MS = 5_000;
@@ -73,6 +74,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     log,
     now: Date.now,
     onExiting: (phase) => metrics.end(phase),
+    atExit: (phase) => exitLook(paths, phase, ctx.job?.outputs, cache),
     onPhase: (state) => {
       if (state.state === 'running')
         metrics.begin(state.phase, createRedactor(Object.values(ctx.job?.secretEnv ?? {})));

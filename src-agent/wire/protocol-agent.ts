@@ -1,7 +1,7 @@
 // What the agent says of itself and its node: `hello`, `status`, `D/agent.json`.
 // Part of the agent's protocol (docs/agent-protocol.md), re-exported by protocol.ts; types
 // and constants only.
-import type { Phase, PhaseState } from './protocol-phase';
+import type { CacheInfo, Phase, PhaseState } from './protocol-phase';
 import type { TeardownRecord } from './protocol-dead-man';
 
 /** Flat keys such as `gpu.count` or `gpu.0.model`; numbers are counts or bytes. */
@@ -29,14 +29,6 @@ export interface StatusResult {
   teardown: TeardownRecord | null;
   /** The node-wide cache folder (`TENDER_CACHE`) and its size; absent from older agents. */
   cache?: CacheInfo;
-}
-
-/** `TENDER_CACHE`: shared by every job on the machine, kept between leases. */
-export interface CacheInfo {
-  path: string;
-  /** Sum of the sizes of its files (links not followed), measured at `measuredAt`. */
-  bytes: number;
-  measuredAt: number;
 }
 
 /** `D/agent.json`. */

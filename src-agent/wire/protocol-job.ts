@@ -21,6 +21,9 @@ export interface ConfigureParams {
   /** `[policy] gpu_idle`: what the agent does when the run phase leaves every GPU idle
    *  (gpu-idle.ts); absent: no rule. */
   gpuIdle?: GpuIdleRule;
+  /** The job's outputs (`outputs.glance` paths): the run phase's exit state carries a
+   *  glance of them (`PhaseState.glance`). */
+  outputs?: string[];
 }
 
 export interface SetupEnvRequest {
@@ -48,6 +51,7 @@ export interface JobFile {
   gang?: Record<string, string>;
   /** Kept so a restarted daemon still enforces it. */
   gpuIdle?: GpuIdleRule;
+  outputs?: string[];
 }
 
 /** What a distributed run tells each rank (the app's jobs/distributed/gang-env.ts): the

@@ -244,6 +244,31 @@ describe('agent supervision and logs', () => {
     });
   });
 
+  it('says with the run’s exit its last log record, a glance of the outputs configure named and the cache', async () => {
+    const dir = await nodeDir();
+    await start(dir);
+    const client = attach(dir);
+    await client.request('configure', { jobId: 'job-8', attempt: 0, outputs: ['out/'] });
+    await client.request('subscribe', { fromSeq: 1 });
+    await client.request('start', {
+      phase: 'run',
+      command: 'mkdir -p out && printf abc > out/a.txt && echo wrote',
+    });
+    await client.waitFor(phaseExited('run'));
+    const exit = lastPhase(client, 'run');
+    const records = client.records();
+    const exitLine = records.find((r) => r.src === 'agent' && r.line === 'run exited with code 0');
+    expect(exit.seq).toBeGreaterThanOrEqual(exitLine!.seq);
+    expect(Math.max(...records.filter((r) => r.seq <= exit.seq!).map((r) => r.seq))).toBe(exit.seq);
+    expect(exit.glance).toMatchObject({ files: 1, bytes: 3 });
+    expect(exit.glance).toEqual(await client.request('outputs.glance', { paths: ['out/'] }));
+    const { cache } = await client.request('status');
+    expect(exit.cache).toMatchObject({ path: cache!.path, bytes: cache!.bytes });
+    // Kept in the phase's file too: a client that subscribes later reads the same.
+    const runFile = JSON.parse(readFileSync(join(dir, 'phases', 'run.json'), 'utf8')) as PhaseState;
+    expect(runFile).toMatchObject({ seq: exit.seq, glance: exit.glance });
+  });
+
   it('runs the phases again for a new attempt, and not while one runs', async () => {
     const { client } = await startedAgent();
     await client.request('subscribe', { fromSeq: 1 });

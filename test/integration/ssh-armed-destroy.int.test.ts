@@ -9,7 +9,7 @@ import { SshProvider } from '../../src-main/providers/ssh/ssh-provider';
 import { writeHosts } from '../../src-main/providers/ssh/hosts-file';
 import type { NodeShell } from '../../src-main/transport/node-shell';
 import { connectSsh } from '../../src-main/transport/ssh-shell';
-import { startSshd, type SshdFixture } from '../helpers/sshd';
+import { startSshd } from '../helpers/sshd';
 import { untilAsync } from '../helpers/wait';
 
 const cleanups: (() => Promise<void> | void)[] = [];

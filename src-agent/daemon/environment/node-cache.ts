@@ -63,6 +63,21 @@ export class NodeCache {
     }
   }
 
+  /** A walk begun now (a writer just ended), if it ends within `ms`; undefined otherwise,
+   *  and the walk goes on for the next caller. */
+  async walkWithin(ms: number): Promise<CacheInfo | undefined> {
+    this.isStale = true;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>(
+      (resolve) => (timer = setTimeout(() => resolve(undefined), ms)),
+    );
+    try {
+      return await Promise.race([this.info(), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** A writer ended: the next `info` walks again (what the app journals after a run). */
   markStale(): void {
     this.isStale = true;

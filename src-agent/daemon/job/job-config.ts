@@ -22,7 +22,16 @@ export function parseConfigure(req: Record<string, unknown>): JobConfig {
     ...runSetupOf(req),
     ...gangOf(req),
     ...gpuIdleOf(req),
+    ...outputsOf(req),
   };
+}
+
+function outputsOf(req: Record<string, unknown>): Pick<JobConfig, 'outputs'> {
+  const v = req.outputs;
+  if (v === undefined || v === null) return {};
+  if (!Array.isArray(v) || !v.every((p) => typeof p === 'string'))
+    throw new RequestError('bad_request', 'outputs must be a list of strings');
+  return { outputs: v };
 }
 
 function gpuIdleOf(req: Record<string, unknown>): Pick<JobConfig, 'gpuIdle'> {

@@ -38,6 +38,9 @@ export interface SupervisorDeps {
   /** Told when a phase has exited, once its output is in the log and before its exit line
    *  is: what else it left to log (its metrics) comes before that line. */
   onExiting?: (phase: Phase) => void;
+  /** What a phase's exit state says besides its status (the run's outputs and the node's
+   *  cache then: what the app would ask at the exit). */
+  atExit?: (phase: Phase) => Promise<Pick<PhaseState, 'glance' | 'cache'>>;
 }
 
 export class Supervisor {
@@ -250,15 +253,17 @@ export class Supervisor {
     } catch (err) {
       this.deps.log.append('agent', 'stderr', `after ${phase} exited: ${(err as Error).message}`);
     }
-    await this.publish(phase);
+    Object.assign(t.state, await this.deps.atExit?.(phase).catch(() => ({})));
+    await this.publish(phase, { withSeq: true });
     t.markExited();
   }
 
   /** Flushes the log, then writes the phase file and tells subscribers. */
-  private async publish(phase: Phase): Promise<void> {
+  private async publish(phase: Phase, opts: { withSeq?: boolean } = {}): Promise<void> {
     const t = this.phases.get(phase);
     if (!t) return;
     await this.deps.log.flush();
+    if (opts.withSeq) t.state.seq = this.deps.log.durableSeq;
     const snapshot = { ...t.state };
     writePhase(this.deps.paths, snapshot);
     this.deps.onPhase(snapshot);

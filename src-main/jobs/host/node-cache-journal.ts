@@ -1,4 +1,5 @@
 import type { Ledger } from '../../ledger/ledger';
+import type { PhaseState } from '../../../src-agent/wire/protocol';
 import type { AgentRequest } from './host-setup-wait';
 
 /** After a run: the node's TENDER_CACHE size as a `node.cache` journal event (the node
@@ -8,8 +9,10 @@ export async function journalNodeCache(
   ledger: Pick<Ledger, 'append'>,
   request: AgentRequest,
   at: { runId: string; nodeId: string; now: () => number },
+  exit?: Pick<PhaseState, 'cache'>,
 ): Promise<void> {
-  const cache = (await request('status', {}).catch(() => null))?.cache;
+  // The run's exit state says it where the walk took a moment; else `status` is asked.
+  const cache = exit?.cache ?? (await request('status', {}).catch(() => null))?.cache;
   if (!cache) return;
   ledger.append({
     ts: at.now(),

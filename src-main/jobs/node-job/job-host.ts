@@ -61,8 +61,10 @@ function needsBulkSoonAfterPush(h: JobHost): boolean {
  *  never arrive (a link down for good) must not hold the job's outcome. */
 const DRAIN_DEADLINE_MS = 30_000;
 
-/** Waits until every log record the agent has written is stored here. */
-export async function drainLogs(h: JobHost, link: JobLink): Promise<void> {
-  const { lastSeq } = await link.request('status', {});
-  await h.logs.waitStored(lastSeq, DRAIN_DEADLINE_MS);
+/** Waits until every log record the agent has written is stored here: up to `seq` where
+ *  a phase's exit state says it (every line of the phase; nothing to ask), else up to the
+ *  last one `status` says. */
+export async function drainLogs(h: JobHost, link: JobLink, seq?: number): Promise<void> {
+  const last = seq ?? (await link.request('status', {})).lastSeq;
+  await h.logs.waitStored(last, DRAIN_DEADLINE_MS);
 }

@@ -41,8 +41,9 @@ export class FakeNode {
   }
 
   /** The job's run phase exits with `code`. */
-  exit(code: number): void {
-    this.exitRun?.({ phase: 'run', state: 'exited', code, signal: null } as PhaseState);
+  exit(code: number, says: Partial<PhaseState> = {}): void {
+    const end = { phase: 'run', state: 'exited', code, signal: null, ...says };
+    this.exitRun?.(end as PhaseState);
     this.exitRun = null;
   }
 }

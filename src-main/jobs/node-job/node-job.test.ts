@@ -145,6 +145,23 @@ describe('NodeJob: the run phase’s round trips', () => {
     expect(t.world.nodes[0]!.transfers).toEqual(['outputs']);
   });
 
+  it('an exit state that says the log’s seq, the outputs and the cache: nothing is asked at the exit', async () => {
+    const t = setup({ name: 'plain', run: 'train.py' });
+    t.nodeJob.start();
+    await until(() => t.world.nodes[0]?.started.includes('run') ?? false, 'run');
+    const before = ops(t).length;
+    const glance = { files: 0, bytes: 0, dirs: [], moreDirs: false, missing: [], refused: [] };
+    const cache = { path: '/c', bytes: 2048, measuredAt: 1 };
+    t.world.nodes[0]!.exit(0, { seq: 0, glance, cache });
+    expect((await t.nodeJob.done).status).toBe('completed');
+    expect(ops(t).slice(before)).toEqual([]);
+    expect(t.world.nodes[0]!.transfers).toEqual([]); // the glance said: nothing to pull
+    const journaled = t.deps.ledger.journal(t.manager.record.runId);
+    expect(journaled.filter((e) => e.kind === 'node.cache').map((e) => e.data)).toEqual([
+      { path: '/c', bytes: 2048 },
+    ]);
+  });
+
   it('an agent from before configure said its phases is asked status after configure', async () => {
     const t = setup({ name: 'plain', run: 'train.py' });
     t.world.configureSaysPhases = false;

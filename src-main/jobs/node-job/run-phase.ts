@@ -32,8 +32,7 @@ export async function runPhase(
   const request: AgentRequest = (op, params, ms) => link.request(op, params, ms);
   const gang = phase === 'run' ? h.deps.gang : undefined;
   // Begun while the workspace was pushed (a node made for this job), or now.
-  const pre =
-    attempt.takePrelude(phase) ?? beginPrelude(h, phase, () => h.current.phase === phase);
+  const pre = attempt.takePrelude(phase) ?? beginPrelude(h, phase, () => h.current.phase === phase);
   const host = await pre.host;
   // A declared host setup entry that failed fails the job, and the node stays.
   if (host?.kind === 'stopped') return null;
@@ -60,12 +59,12 @@ export async function runPhase(
   }
   const pulls = phase === 'run' ? pullWhileRunning(h, attempt) : null;
   const st = await exited.finally(() => pulls?.stop());
-  // The final collection's first look goes beside the drain (its outputs are final now).
-  if (phase === 'run') attempt.glanceAhead = glanceAhead(link, job.outputs, h.deps.outputsDir);
-  // The node's cache size is asked beside the drain's status (one round trip for both).
+  // The final collection's first look, and the node's cache size, as the exit state says
+  // them (an older agent's are asked beside the drain: one round trip for all three).
+  if (phase === 'run') attempt.glanceAhead = glanceAhead(link, job.outputs, h.deps.outputsDir, st);
   const at = { runId: h.deps.manager.record.runId, nodeId: h.nodeId, now: h.deps.now };
-  const journaled = phase === 'run' ? journalNodeCache(h.deps.ledger, request, at) : null;
-  await drainLogs(h, link);
+  const journaled = phase === 'run' ? journalNodeCache(h.deps.ledger, request, at, st) : null;
+  await drainLogs(h, link, st.seq);
   // The checkpoints as the run left them (a recovery after a nonzero exit resumes there).
   if (phase === 'run' && job.checkpoints) await pullCheckpointsNow(h, attempt, job.checkpoints);
   await journaled;

@@ -1,6 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
 import { normalize } from 'node:path';
-import type { OutputsGlance } from '../../../src-agent/wire/protocol';
+import type { OutputsGlance, PhaseState } from '../../../src-agent/wire/protocol';
 import { mkdirPrivate } from '../../base/private-files';
 import { within } from '../../base/within';
 import type { JobLink } from '../node-job/job-link';
@@ -52,8 +52,11 @@ export function glanceAhead(
   link: Pick<JobLink, 'request'>,
   outputs: string[],
   destDir: string,
+  exit?: Pick<PhaseState, 'glance'>,
 ): Promise<OutputsGlance | null> | null {
   if (readPullIndex(destDir).size > 0) return null;
+  // Said with the exit by an agent configured with the outputs: nothing to ask.
+  if (exit?.glance) return Promise.resolve(exit.glance);
   return glanceWithin(link, outputs, GLANCE_TIMEOUT_MS);
 }
 

@@ -44,13 +44,14 @@ describe('configureParams: the configure request of a job', () => {
     env: { A: '1', TOKEN: { secret: true, value: 's3cr3t' } },
   });
 
-  it('sends plain env, secret env and params for the first attempt', () => {
+  it('sends plain env, secret env, params and the outputs (glanced at the exit) for the first attempt', () => {
     expect(configureParams('job-1', job)).toEqual({
       jobId: 'job-1',
       attempt: 0,
       env: { A: '1' },
       secretEnv: { TOKEN: 's3cr3t' },
       params: { lr: '0.1' },
+      outputs: job.outputs,
     });
   });
 

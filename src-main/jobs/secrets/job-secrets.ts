@@ -47,5 +47,6 @@ export function configureParams(
     ...(setupEnv ? { setupEnv } : {}),
     ...(job.run_setup ? { runSetup: job.run_setup } : {}),
     ...(opts.gpuIdle ? { gpuIdle: opts.gpuIdle } : {}),
+    outputs: job.outputs, // glanced at the run's exit, said with it (PhaseState.glance)
   };
 }
