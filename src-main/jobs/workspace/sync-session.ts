@@ -179,7 +179,6 @@ export class WorkspaceSession {
       await this.send(frame(Buffer.alloc(0)));
       const result = JSON.parse(await answer) as RecvWorkspaceOutput | CommandError;
       const link = meter.measure(performance.now());
-      (await import('../../probe-trace')).probe(`segments ${JSON.stringify(encoder?.totals.tried)} stream ${streamBytes}`);
       const failure = wrote.status === 'rejected' ? (wrote.reason as Error) : undefined;
       return {
         output: answerOf(result, failure),
