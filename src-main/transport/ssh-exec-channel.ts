@@ -15,6 +15,8 @@ export class SshExecChannel implements ExecChannel {
   readonly exit: Promise<ExitStatus>;
   /** Private (#) so that inspecting this object never walks into the client and its key. */
   #channel: ClientChannel | null = null;
+  /** The channel the input already flows into, its exec not answered yet (`feed`). */
+  #fed: ClientChannel | null = null;
   #isRequested = false;
   #isClosing = false;
   #settle!: (status: ExitStatus) => void;
@@ -45,6 +47,15 @@ export class SshExecChannel implements ExecChannel {
     this.#isRequested = true;
   }
 
+  /** The server opened the channel and the exec request is on its way: the input may
+   *  follow it now (the answer, and `attach`, come a round trip later). */
+  feed(ch: ClientChannel): void {
+    if (this.#isClosing) return;
+    this.#fed = ch;
+    ch.on('error', ignore);
+    this.stdin.pipe(ch);
+  }
+
   attach(ch: ClientChannel): void {
     this.#channel = ch;
     let status = NO_STATUS;
@@ -61,12 +72,13 @@ export class SshExecChannel implements ExecChannel {
     });
     forward(ch, this.stdout);
     forward(ch.stderr, this.stderr);
-    this.stdin.pipe(ch);
+    if (this.#fed !== ch) this.stdin.pipe(ch);
     if (this.#isClosing) this.#closeChannel(ch);
   }
 
   /** The channel never opened (cancelled, refused by the server, or no connection). */
   fail(): void {
+    if (this.#fed) this.stdin.unpipe(this.#fed);
     this.ticket.release();
     endIfOpen(this.stdout);
     endIfOpen(this.stderr);
@@ -98,6 +110,7 @@ export class SshExecChannel implements ExecChannel {
 
   #closeChannel(ch: ClientChannel): void {
     this.stdin.unpipe(ch);
+    if (this.#fed && this.#fed !== ch) this.stdin.unpipe(this.#fed);
     ch.unpipe(this.stdout);
     ch.stderr.unpipe(this.stderr);
     // ssh2 emits `close` only once the output is consumed: discard what nobody will read.

@@ -7,6 +7,7 @@ import { noteExecRoundTrip, quickestExecRoundTrip } from './exec-round-trip';
 import type { ExecChannel, NodeShell } from './node-shell';
 import { dialSsh, type ConnectSshOptions, type SshTarget } from './ssh-dial';
 import { closedError, redactSecrets } from './ssh-errors';
+import { EarlyInput } from './ssh-early-input';
 import { SshExecChannel } from './ssh-exec-channel';
 import { type PtyChannel, SshPtyChannel } from './ssh-pty-channel';
 import { openTcpChannel, TcpListeners } from './ssh-tcp';
@@ -46,6 +47,8 @@ export class SshShell implements NodeShell {
   /** Each open channel, with the promise that settles once it is gone. */
   readonly #live = new Map<{ drop(): void }, Promise<unknown>>();
   readonly #listeners: TcpListeners;
+  /** A command's input goes right behind its request (ssh-early-input.ts). */
+  readonly #early: EarlyInput;
   #closeReason: string | null = null;
   #lastError: string | null = null;
   #isGone = false;
@@ -59,6 +62,7 @@ export class SshShell implements NodeShell {
     this.description = description;
     client.setNoDelay(true); // exec round trip 48 ms → 2.5 ms
     this.#listeners = new TcpListeners(client);
+    this.#early = new EarlyInput(client);
     client.on('error', (err: Error) => {
       this.#lastError ??= redactSecrets(err.message);
     });
@@ -77,6 +81,11 @@ export class SshShell implements NodeShell {
     return this.#isGone;
   }
 
+  /** Commands whose input started right behind their request (tests, the bench's notes). */
+  get earlyInputs(): number {
+    return this.#early.handedEarly;
+  }
+
   execRoundTripMs(): number | undefined {
     return quickestExecRoundTrip(this.#endpoint);
   }
@@ -92,7 +101,7 @@ export class SshShell implements NodeShell {
       const asked = performance.now();
       try {
         await this.#open(
-          (cb) => this.#client.exec(command, cb),
+          (cb) => this.#early.exec(command, (early) => ch.feed(early), cb),
           () => ch.isClosing,
           (stream) => {
             noteExecRoundTrip(this.#endpoint, performance.now() - asked);

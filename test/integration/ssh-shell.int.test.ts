@@ -122,6 +122,24 @@ describe('SshShell over a real sshd', () => {
     }
   });
 
+  it('sends a command’s input right behind its request (not after the answer), 20 at once, each to its own command', async () => {
+    const f = await sshd();
+    const shell = await connect(f);
+    const before = shell.earlyInputs;
+    // The same command line twenty times: each input must reach its own command.
+    const runs = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        execCapture(shell, 'cat', { stdin: `input ${i}\n`.repeat(1000) }),
+      ),
+    );
+    runs.forEach((r, i) => expect(r.stdout).toBe(`input ${i}\n`.repeat(1000)));
+    expect(shell.earlyInputs - before).toBe(20);
+    // A command the server cannot start loses nothing of the next one's.
+    const refused = await execCapture(shell, 'exec /nonexistent/command', { stdin: 'x' });
+    expect(refused.code).toBe(127);
+    expect((await execCapture(shell, 'cat', { stdin: 'after\n' })).stdout).toBe('after\n');
+  });
+
   it('runs 20 commands at once on one connection: all succeed, never more than 8 open', async () => {
     const f = await sshd();
     const shell = await connect(f);
