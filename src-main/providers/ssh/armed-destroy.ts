@@ -1,3 +1,4 @@
+import { within } from '../../base/within';
 import type { ExecChannel, NodeShell } from '../../transport/node-shell';
 
 // A lease's destroy command opened on its host ahead of the destroy, waiting for a go on
@@ -9,6 +10,9 @@ import type { ExecChannel, NodeShell } from '../../transport/node-shell';
 /** What a destroy fired on an armed command printed; null where the command never got the
  *  go (its connection failed first): the caller destroys the usual way. */
 export type FireResult = string | null;
+
+/** How long a disarmed command gets to end before its connection is handed back anyway. */
+const DISARM_WAIT_MS = 2_000;
 
 /** The go line: nothing secret (only this process writes to the command's stdin). */
 const GO = 'go';
@@ -70,12 +74,15 @@ class ArmedDestroy {
     }
   }
 
-  /** Ends the command without the go (it exits having done nothing). */
-  async disarm(): Promise<void> {
-    if (!(await this.ready) || !this.channel) return;
-    this.channel.stdin.end();
-    await this.channel.exit.catch(() => {});
-    await this.release();
+  /** Ends the command without the go (it exits having done nothing), behind the caller: a
+   *  process that closes never waits on a connection that stopped answering. */
+  disarm(): void {
+    void this.ready.then(async (isOpen) => {
+      if (!isOpen || !this.channel) return;
+      this.channel.stdin.end();
+      await within(this.channel.exit, DISARM_WAIT_MS);
+      await this.release();
+    });
   }
 
   private async release(): Promise<void> {
@@ -88,12 +95,19 @@ class ArmedDestroy {
 /** The armed destroys of one provider, one per lease label. */
 export class ArmedDestroys {
   private readonly armed = new Map<string, ArmedDestroy>();
+  /** Ends a connection still being made for one when the provider closes. */
+  private readonly closing = new AbortController();
 
   /** Opens `script` on a shell from `connect`, ready for `take(label)`; a second arm of
    *  the same label keeps the first. */
-  arm(label: string, nonce: string, script: string, connect: () => Promise<NodeShell>): void {
-    if (this.armed.has(label)) return;
-    this.armed.set(label, new ArmedDestroy(nonce, connect(), script));
+  arm(
+    label: string,
+    nonce: string,
+    script: string,
+    connect: (signal: AbortSignal) => Promise<NodeShell>,
+  ): void {
+    if (this.armed.has(label) || this.closing.signal.aborted) return;
+    this.armed.set(label, new ArmedDestroy(nonce, connect(this.closing.signal), script));
   }
 
   /** The armed destroy of `label`, taken out (fired once at most). */
@@ -103,9 +117,9 @@ export class ArmedDestroys {
     return a;
   }
 
-  async disarmAll(): Promise<void> {
-    const all = [...this.armed.values()];
+  disarmAll(): void {
+    this.closing.abort(new Error('the provider closed'));
+    for (const a of this.armed.values()) a.disarm();
     this.armed.clear();
-    await Promise.all(all.map((a) => a.disarm()));
   }
 }

@@ -98,13 +98,13 @@ export class SshProvider implements Provider {
       return; // the destroy itself says what is wrong
     }
     const nonce = newNonce();
-    const connect = () => this.connect(host, new AbortController().signal);
+    const connect = (signal: AbortSignal) => this.connect(host, signal);
     this.armed.arm(label, nonce, destroyScript(label, nonce), connect);
   }
 
   /** Armed destroys end having done nothing (this process is going). */
   async close(): Promise<void> {
-    await this.armed.disarmAll();
+    this.armed.disarmAll();
   }
 
   async isGone(handle: DestroyHandle, signal: AbortSignal): Promise<boolean> {
