@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSshd, type SshdFixture } from '../helpers/sshd';
 import { sshCore, sshJob } from '../helpers/ssh-core';
-import { eventually } from '../helpers/wait';
+import { eventually, untilAsync } from '../helpers/wait';
 import { agentBundlePath } from '../helpers/agent-bundle';
 import { TenderCore } from '../../src-main/core/tender-core';
 
@@ -34,6 +34,12 @@ async function refusedTeardown(f: SshdFixture) {
   if (!started.ok) throw new Error(started.error.message);
   const runId = started.value.id;
   await core.waitJobsStarted(runId);
+  // The destroy opened ahead (providers/ssh/armed-destroy.ts) rides a connection dialed
+  // before the key changes, as a kept one would: ended here, so the teardown dials anew.
+  await untilAsync(
+    async () => (await f.exec(`pkill -u ${f.user} -f '[r]ead -r go' && echo ended`)).stdout,
+    { ms: 10_000, what: 'the armed destroy ended on the host' },
+  );
   await f.restart({ newHostKey: true });
   await core.waitRun(runId);
   const node = () => core.ledger.nodesOfRun(runId)[0]!;
