@@ -54,23 +54,20 @@ export class NodeCache {
   /** The measure, unless a walk takes longer than `ms`: then the last one (undefined
    *  before the first), and the walk goes on for the next caller. */
   async infoWithin(ms: number): Promise<CacheInfo | undefined> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((resolve) => (timer = setTimeout(() => resolve(), ms)));
-    try {
-      return await Promise.race([this.info(), late.then(() => this.last)]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return (await this.measuredWithin(ms)) ?? this.last;
   }
 
   /** A walk begun now (a writer just ended), if it ends within `ms`; undefined otherwise,
    *  and the walk goes on for the next caller. */
-  async walkWithin(ms: number): Promise<CacheInfo | undefined> {
+  walkWithin(ms: number): Promise<CacheInfo | undefined> {
     this.isStale = true;
+    return this.measuredWithin(ms);
+  }
+
+  /** `info()`, or undefined once `ms` have passed first. */
+  private async measuredWithin(ms: number): Promise<CacheInfo | undefined> {
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<undefined>(
-      (resolve) => (timer = setTimeout(() => resolve(undefined), ms)),
-    );
+    const late = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), ms)));
     try {
       return await Promise.race([this.info(), late]);
     } finally {

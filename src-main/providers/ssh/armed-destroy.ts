@@ -64,10 +64,8 @@ class ArmedDestroy {
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       ch.stdin.end(`${GO}\n`);
-      await ch.exit;
+      await ch.exit; // settles, never rejects (ExecChannel)
       return this.out;
-    } catch {
-      return this.out || null;
     } finally {
       signal.removeEventListener('abort', onAbort);
       void this.release();
