@@ -181,7 +181,9 @@ describe('forwards and distributed jobs in the UI, local provider', () => {
     await form.getByTestId('forward-node-port').fill(String(p2));
     await form.getByTestId('forward-open').click();
     await expect.poll(() => links.count(), { timeout: 15_000 }).toBe(2);
-    expect(await form.count()).toBe(0);
+    // The list hears of the new forward by its event, the form by the call's answer: either
+    // may come first, so the form's closing is awaited, not read once.
+    await expect.poll(() => form.count()).toBe(0);
     const row2 = page.locator(`[data-testid="forward"][data-remote-port="${p2}"]`);
     const text2 = await row2.getByTestId('forward-link').innerText();
     expect(text2).toMatch(new RegExp(`^port ${p2} — localhost:\\d+$`));
