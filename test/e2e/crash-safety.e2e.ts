@@ -23,15 +23,35 @@ const leaseDirs = (home: string) => {
   return existsSync(dir) ? readdirSync(dir) : [];
 };
 
-// Each effect boundary of a run: where the process dies, what the ledger must show after a
+// Each effect boundary of a run: where the process dies, what the ledger may show after a
 // restart, and what `tender down --all` must leave behind.
-const points: { at: string; live: string; dirs: number; jobAlive: boolean; finally: string }[] = [
-  { at: 'before-create-call', live: 'requested', dirs: 0, jobAlive: false, finally: 'not_created' },
+const points: { at: string; live: string[]; dirs: number; jobAlive: boolean; finally: string }[] = [
+  {
+    at: 'before-create-call',
+    live: ['requested'],
+    dirs: 0,
+    jobAlive: false,
+    finally: 'not_created',
+  },
   // The create happened but was never recorded: the next Tender adopts it by its label.
-  { at: 'after-create-call', live: 'created', dirs: 1, jobAlive: false, finally: 'destroyed' },
-  { at: 'job-running', live: 'created', dirs: 1, jobAlive: true, finally: 'destroyed' },
-  { at: 'before-destroy-call', live: 'destroying', dirs: 1, jobAlive: false, finally: 'destroyed' },
-  { at: 'after-destroy-call', live: 'destroying', dirs: 0, jobAlive: false, finally: 'destroyed' },
+  { at: 'after-create-call', live: ['created'], dirs: 1, jobAlive: false, finally: 'destroyed' },
+  { at: 'job-running', live: ['created'], dirs: 1, jobAlive: true, finally: 'destroyed' },
+  // The status's reconcile hands a destroy left half-done (the lease still listed) back to
+  // its destroy, which may end before the status prints: destroyed, confirmed, is as right.
+  {
+    at: 'before-destroy-call',
+    live: ['destroying', 'destroyed'],
+    dirs: 1,
+    jobAlive: false,
+    finally: 'destroyed',
+  },
+  {
+    at: 'after-destroy-call',
+    live: ['destroying'],
+    dirs: 0,
+    jobAlive: false,
+    finally: 'destroyed',
+  },
 ];
 
 describe('kill -9 of tender run at each effect boundary', () => {
@@ -55,7 +75,8 @@ describe('kill -9 of tender run at each effect boundary', () => {
       // A fresh process sees exactly one lease for the one node, still counted as live,
       // and no orphan: the intent was recorded before the provider was called.
       const after = await status(h.home);
-      expect(after.leases.map((l) => l.state)).toEqual([p.live]);
+      expect(after.leases).toHaveLength(1);
+      expect(p.live).toContain(after.leases[0]!.state);
       expect(after.orphans).toEqual([]);
       expect(after.runs[0]).toMatchObject({ detached: true });
 
@@ -66,7 +87,9 @@ describe('kill -9 of tender run at each effect boundary', () => {
         outcomes: unknown[];
       };
       expect(report.allConfirmed).toBe(true);
-      expect(report.outcomes).toHaveLength(1);
+      // One lease to destroy, unless the status's reconcile already destroyed it (above).
+      expect(report.outcomes.length).toBeLessThanOrEqual(1);
+      if (p.live.length === 1) expect(report.outcomes).toHaveLength(1);
 
       expect(leaseDirs(h.home)).toEqual([]);
       expect(processesMentioning(marker)).toEqual([]);
