@@ -5,6 +5,9 @@
 //   tender run, known     a fresh data folder holding only the link rate the first run
 //                         measured (cache/link-rates.json): what every later push sees
 //   tar -c | ssh host tar -x            and   tar -c | gzip -1 | ssh host tar -xz
+//   tender run, empty     the same job on a workspace of its job file alone: a run's fixed
+//                         cost on that link (the CLI's start, the claim, the bootstrap, the
+//                         job, the teardown), to read how much of each run is its push
 // Links (shaped-link.ts: the node's sshd in a network namespace behind a veth pair, tbf for
 // the rate, a delay proxy for the round trip: this kernel has no netem):
 //   loopback (sshd on 127.0.0.1), 100 Mbit/s with a short round trip (straight across the
@@ -42,6 +45,7 @@ const BUNDLE = join(REPO, 'out', 'agent', 'tender-agent.cjs');
 
 const root = mkdtempSync(join(tmpdir(), 'tender-bench-links-'));
 const ws = join(root, 'ws');
+const emptyWs = join(root, 'ws-empty');
 const nodeDisk = makeNodeDisk();
 const fixture = await startSshd({ baseDir: nodeDisk.path });
 const link = await shapedLink(fixture, { dir: root, mbit: 100, rttMs: 40 });
@@ -125,7 +129,13 @@ try {
   const rows: string[] = [];
   for (const e of endpoints) {
     link.setRate(e.mbit);
-    const times: Record<string, number[]> = { tender: [], known: [], tar: [], gzip: [] };
+    const times: Record<string, number[]> = {
+      tender: [],
+      known: [],
+      tar: [],
+      gzip: [],
+      empty: [],
+    };
     const notes: string[] = [];
     for (let rep = 0; rep < REPS; rep++) {
       let rates: string | undefined;
@@ -145,6 +155,11 @@ try {
           times.known!.push(t.ms);
           notes.push(`known: ${pushLine(t.value)}`);
         },
+        empty: async () => {
+          const home = freshHome(e);
+          const t = await timed(() => tender(home, ['run', join(emptyWs, 'tender.toml')]));
+          times.empty!.push(t.ms);
+        },
         tar: async () => {
           const dir = `bench-tar-${rep}`;
           const cmd = `tar -C ${ws} -cf - . | ${ssh(e)} 'mkdir -p ${dir} && tar -C ${dir} -xf -'`;
@@ -157,8 +172,8 @@ try {
         },
       };
       // Rotated, but the known-link run always after the first run of its rep.
-      const order = [['tender', 'known'], ['tar'], ['gzip']];
-      const rotated = [...order.slice(rep % 3), ...order.slice(0, rep % 3)].flat();
+      const order = [['tender', 'known'], ['tar'], ['gzip'], ['empty']];
+      const rotated = [...order.slice(rep % 4), ...order.slice(0, rep % 4)].flat();
       for (const name of rotated) {
         await sh('sync');
         await runs[name]!();
@@ -178,17 +193,20 @@ try {
     console.log(`  tar -c | ssh                ${ms(m.tar!)}`);
     console.log(`  tar -c | gzip -1 | ssh      ${ms(m.gzip!)}`);
     console.log(
-      `  each rep (ms): tender ${each(times.tender!)} | known ${each(times.known!)} | tar ${each(times.tar!)} | gzip ${each(times.gzip!)}`,
+      `  tender run, empty workspace ${ms(m.empty!)}   a run's fixed cost; the push's share: (known − empty) / best ${((m.known! - m.empty!) / best).toFixed(2)}×`,
+    );
+    console.log(
+      `  each rep (ms): tender ${each(times.tender!)} | known ${each(times.known!)} | tar ${each(times.tar!)} | gzip ${each(times.gzip!)} | empty ${each(times.empty!)}`,
     );
     for (const n of [...new Set(notes)]) console.log(`  ${n}`);
     rows.push(
-      `| ${e.name} | ${ms(m.tender!)} | ${ms(m.known!)} | ${ms(m.tar!)} | ${ms(m.gzip!)} | ${(m.tender! / best).toFixed(2)}× | ${(m.known! / best).toFixed(2)}× |`,
+      `| ${e.name} | ${ms(m.tender!)} | ${ms(m.known!)} | ${ms(m.tar!)} | ${ms(m.gzip!)} | ${(m.tender! / best).toFixed(2)}× | ${(m.known! / best).toFixed(2)}× | ${ms(m.empty!)} | ${((m.known! - m.empty!) / best).toFixed(2)}× |`,
     );
   }
   console.log(
-    '\n| link | tender run | tender run, link known | tar \\| ssh | tar \\| gzip -1 \\| ssh | first / best | known / best |',
+    '\n| link | tender run | tender run, link known | tar \\| ssh | tar \\| gzip -1 \\| ssh | first / best | known / best | empty workspace | (known − empty) / best |',
   );
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
   console.log('target: tender run ≤ 1.0× the better baseline on every link');
 } finally {
@@ -213,15 +231,15 @@ function buildWorkspace(): void {
   writeFileSync(join(ws, 'data', 'train.csv'), csvDataset(DATA_MB * 1024 * 1024));
   ensureDir(join(ws, 'ckpt'));
   writeFileSync(join(ws, 'ckpt', 'model.pt'), randomBytes(DATA_MB * 1024 * 1024));
-  writeFileSync(
-    join(ws, 'tender.toml'),
-    `[job]
+  const jobFile = `[job]
 name = "first-push"
 run = "ls data ckpt"
 
 [pool]
 provider = "ssh"
 hosts = ["h0"]
-`,
-  );
+`;
+  writeFileSync(join(ws, 'tender.toml'), jobFile);
+  ensureDir(emptyWs);
+  writeFileSync(join(emptyWs, 'tender.toml'), jobFile.replace('ls data ckpt', 'ls'));
 }

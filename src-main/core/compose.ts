@@ -15,6 +15,7 @@ import { WorkspaceSessions } from '../jobs/workspace/session-pool';
 import type { Ledger } from '../ledger/ledger';
 import { loadAgentBundle, type AgentBundle } from '../nodes/agent-bundle';
 import { runtimeLookup } from '../nodes/runtime-bundle';
+import { pinsOf } from '../nodes/ssh-connect';
 import { ProviderRegistry } from '../providers/registry';
 import { ForwardService } from '../services/forwards/forward-service';
 import { NodeFactory } from '../services/nodes/node-factory';
@@ -98,6 +99,7 @@ export function compose(home: string, ledger: Ledger, isWriter: boolean, opts: C
   // ssh connections kept a few seconds between their users (the bootstrap's for the link,
   // the push's for the destroy): closed with the core.
   const shellPool = new ShellPool({ lingerMs: () => timing.current().shellLingerMs });
+  opts.earlyDials?.handTo(shellPool, pinsOf({ ledger, now }));
   const providers = new ProviderRegistry(
     (opts.providers ?? defaultProviders)({ home, now, ledger, env, secrets, shellPool }),
   );

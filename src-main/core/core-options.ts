@@ -3,6 +3,7 @@ import type { Provider } from '../providers/provider';
 import type { SecretStore } from '../services/settings/secret-store';
 import type { Timing } from '../services/settings/timing';
 import type { ProviderDeps } from './default-providers';
+import type { EarlyDials } from '../nodes/early-dials';
 
 export interface CoreOptions {
   home: string;
@@ -16,6 +17,8 @@ export interface CoreOptions {
   secrets?: SecretStore;
   /** What only a desktop shell can do (native folder picker, open a folder). */
   hooks?: CoreHooks;
+  /** Connections to a run's hosts dialed before the core opened, for its pool to lend. */
+  earlyDials?: EarlyDials;
 }
 
 export interface CoreHooks {

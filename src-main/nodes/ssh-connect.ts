@@ -3,7 +3,7 @@ import type { Ledger } from '../ledger/ledger';
 import { allocationOf } from '../providers/allocation';
 import { expandHome } from '../providers/ssh/hosts-file';
 import { ProviderError, type NodeEndpoint } from '../providers/provider';
-import { hostKeyCheck } from '../transport/host-key-check';
+import { hostKeyCheck, type HostKeyPins } from '../transport/host-key-check';
 import { ensureTenderKey } from '../transport/keys';
 import { readKnownHosts } from '../transport/known-hosts';
 import { LocalShell } from '../transport/local-shell';
@@ -57,19 +57,11 @@ export function sshConnector(
   onRetry?: (line: string) => void,
 ): (signal: AbortSignal) => Promise<SshShell> {
   return async (signal) => {
-    const privateKey =
-      ep.authRef === 'tender' ? ensureTenderKey(ctx.home).privateKey : readIdentity(ep.authRef);
+    const privateKey = privateKeyFor(ep, ctx.home);
     const hostKey = hostKeyCheck({
       scope: ep.hostKeyScope,
       endpoint: `${ep.host}:${ep.port}`,
-      // A read-only process (logs, forward next to a running app) cannot pin, so it refuses
-      // a key nobody pinned yet; the writer pins on its own first contact.
-      pins: {
-        get: (scope) => ctx.ledger.getHostKey(scope),
-        ...(ctx.ledger.isReadonly
-          ? {}
-          : { pin: (p) => void ctx.ledger.pinHostKey({ ...p, pinnedAt: ctx.now() }) }),
-      },
+      pins: pinsOf(ctx),
       knownHosts: ep.knownHosts ? readKnownHosts() : undefined,
     });
     return connectSsh(
@@ -87,6 +79,22 @@ export function sshConnector(
           ),
       },
     );
+  };
+}
+
+/** The private key an endpoint logs in with: Tender's own, or its identity file. */
+export function privateKeyFor(ep: SshEndpoint, home: string): string {
+  return ep.authRef === 'tender' ? ensureTenderKey(home).privateKey : readIdentity(ep.authRef);
+}
+
+/** The ledger's host key pins. A read-only process (logs, forward next to a running app)
+ *  cannot pin, so it refuses a key nobody pinned yet; the writer pins on its first contact. */
+export function pinsOf(ctx: Pick<SshConnectContext, 'ledger' | 'now'>): HostKeyPins {
+  return {
+    get: (scope) => ctx.ledger.getHostKey(scope),
+    ...(ctx.ledger.isReadonly
+      ? {}
+      : { pin: (p) => void ctx.ledger.pinHostKey({ ...p, pinnedAt: ctx.now() }) }),
   };
 }
 

@@ -18,6 +18,12 @@ export type HostKeyCheck = ((info: HostKeyInfo) => string | null) & {
   preferredKeyTypes?: () => string[];
 };
 
+/** A HostKeyCheck whose verdict comes later: an early dial's, whose pins are read once the
+ *  ledger is open (nodes/early-dials.ts). The handshake waits for it. */
+export type DeferredHostKeyCheck = ((info: HostKeyInfo) => Promise<string | null>) & {
+  preferredKeyTypes?: () => string[];
+};
+
 export function fingerprintOf(blob: Buffer): string {
   return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
 }

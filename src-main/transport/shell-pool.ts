@@ -40,6 +40,13 @@ interface Parked {
   timer: NodeJS.Timeout;
 }
 
+/** A connection dialed before the pool had users (`adopt`). */
+interface Early {
+  dialing: Promise<PoolableShell>;
+  cancel: () => void;
+  timer: NodeJS.Timeout;
+}
+
 /** Who holds a lent connection: how many users, and whether they are light (see
  *  `connector`): a light user's connection is shared with other light users. */
 interface Held {
@@ -54,6 +61,8 @@ export class ShellPool {
   /** A light user's dial in flight, which other light users of its key join. */
   private readonly lightDials = new Map<string, Promise<PoolableShell>>();
   private readonly warming = new Set<string>();
+  /** Connections dialed before this pool had users (`adopt`), each for its key's first. */
+  private readonly early = new Map<string, Early>();
   private readonly abort = new AbortController();
   private isClosed = false;
 
@@ -80,12 +89,52 @@ export class ShellPool {
       if (shared) return this.lend(key, shared, true);
       // A light user's way to a connection (a kept one, else a dial) is noted before its
       // first wait, so a light user arriving meanwhile joins it instead of dialing too.
-      const acquiring = (async () => (await this.takeAlive(key, light)) ?? (await dial(signal)))();
+      const acquiring = (async () =>
+        (await this.takeEarly(key)) ??
+        (await this.takeAlive(key, light)) ??
+        (await dial(signal)))();
       if (light) this.noteLightDial(key, acquiring);
       const shell = await acquiring;
       if (opts.spare) this.warm(key, dial);
       return this.lend(key, shell, light);
     };
+  }
+
+  /** A connection dialed for `key` before this pool had users (the CLI dials a run's hosts
+   *  while its core opens: nodes/early-dials.ts): the first user of `key` takes it, while it
+   *  is still being dialed too (it was never used: no `exit 0` is asked). One that fails
+   *  leaves that user to dial as usual; one nobody takes within the linger (LINGER_MS where
+   *  parking is off: it was never parked) is closed. `cancel` ends a dial still in flight
+   *  (the pool closing). */
+  adopt(key: string, dialing: Promise<PoolableShell>, cancel: () => void): void {
+    const ms = this.lingerMs > 0 ? this.lingerMs : LINGER_MS;
+    const e: Early = { dialing, cancel, timer: setTimeout(() => this.dropEarly(key, e), ms) };
+    e.timer.unref();
+    dialing.catch(() => this.dropEarly(key, e)); // never an unhandled rejection
+    if (this.isClosed) return this.dropEarly(key, e);
+    this.dropEarly(key, this.early.get(key));
+    this.early.set(key, e);
+  }
+
+  private async takeEarly(key: string): Promise<PoolableShell | null> {
+    const e = this.early.get(key);
+    if (!e) return null;
+    this.early.delete(key);
+    clearTimeout(e.timer);
+    const shell = await e.dialing.catch(() => null);
+    return shell && !shell.isGone ? shell : null;
+  }
+
+  /** Ends an early dial nobody took (or will). */
+  private dropEarly(key: string, e: Early | undefined): void {
+    if (!e) return;
+    if (this.early.get(key) === e) this.early.delete(key);
+    clearTimeout(e.timer);
+    e.cancel();
+    e.dialing.then(
+      (shell) => shell.close(),
+      () => {},
+    );
   }
 
   /** A connection light users of `key` hold, or the one they are getting (joined), still
@@ -136,6 +185,7 @@ export class ShellPool {
   async closeAll(): Promise<void> {
     this.isClosed = true;
     this.abort.abort(new Error('the connection pool closed'));
+    for (const [key, e] of [...this.early]) this.dropEarly(key, e);
     const all = [...this.parked.values()].flat();
     this.parked.clear();
     await Promise.allSettled(

@@ -3,7 +3,12 @@
 // ready connection (ssh-shell.ts) is handed in, so it is built inside ssh2's ready event and
 // no event of the connection goes unheard.
 import ssh2, { Client, type ConnectConfig, type ServerHostKeyAlgorithm } from 'ssh2';
-import { algorithmsForKeyType, type HostKeyCheck, hostKeyInfo } from './host-key-info';
+import {
+  algorithmsForKeyType,
+  type DeferredHostKeyCheck,
+  type HostKeyCheck,
+  hostKeyInfo,
+} from './host-key-info';
 import { classifySshFailure, finalSshError, redactSecrets, SshError } from './ssh-errors';
 
 export interface SshTarget {
@@ -15,7 +20,7 @@ export interface SshTarget {
 }
 
 export interface ConnectSshOptions {
-  hostKey: HostKeyCheck;
+  hostKey: HostKeyCheck | DeferredHostKeyCheck;
   signal: AbortSignal;
   /** How long to keep trying, from the call, before giving up with the last error's class. */
   deadlineMs: number;
@@ -25,6 +30,8 @@ export interface ConnectSshOptions {
    *  install its authorized_keys well after sshd listens: for those, until the deadline. */
   authRetries?: number;
   keepaliveIntervalMs?: number;
+  /** One attempt, whatever fails (an early dial: its user dials again, with retries). */
+  once?: boolean;
 }
 
 /** Makes what the caller keeps of a ready connection; called inside ssh2's ready event. */
@@ -68,7 +75,7 @@ export async function dialSsh<T>(
       if (!(e instanceof SshError)) throw e;
       err = e;
     }
-    if (err.kind === 'host_key') throw err;
+    if (err.kind === 'host_key' || opts.once) throw err;
     let wait = withJitter(delay);
     if (err.kind === 'auth') {
       if (++authFailures > (opts.authRetries ?? AUTH_RETRIES))
@@ -134,14 +141,27 @@ function connectOnce<T>(
       // The key straight away: ssh2 (like OpenSSH) first asks for `none` to learn the
       // server's methods, a round trip of every login spent learning what this one ignores.
       authHandler: ['publickey'],
-      // Always set: without a verifier ssh2 accepts any key.
-      hostVerifier: (key: Buffer) => {
+      // Always set: without a verifier ssh2 accepts any key. A deferred check's verdict is
+      // handed to ssh2 when it comes (the handshake waits).
+      hostVerifier: (key: Buffer, verify: (isTrusted: boolean) => void) => {
+        const decide = (reason: string | null) => {
+          hostKeyReason = reason;
+          return reason === null;
+        };
+        const failed = (err: unknown) =>
+          decide(`the host key check failed: ${(err as Error).message}`);
+        let verdict: string | null | Promise<string | null>;
         try {
-          hostKeyReason = opts.hostKey(hostKeyInfo(key));
+          verdict = opts.hostKey(hostKeyInfo(key));
         } catch (err) {
-          hostKeyReason = `the host key check failed: ${(err as Error).message}`;
+          return failed(err);
         }
-        return hostKeyReason === null;
+        if (!(verdict instanceof Promise)) return decide(verdict);
+        verdict.then(
+          (reason) => verify(decide(reason)),
+          (err: unknown) => verify(failed(err)),
+        );
+        return undefined;
       },
     };
     if (target.passphrase !== undefined) config.passphrase = target.passphrase;

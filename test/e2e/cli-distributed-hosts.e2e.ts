@@ -1,6 +1,7 @@
 // `tender run job.toml --hosts h1,h2` with `distributed = true` in a job file that says
 // nothing of count: `--hosts a,b` is a pool of two for every check, the job file loader's
-// included, so the gang runs on both hosts (two real sshd, each on its own loopback address).
+// included, so the gang runs on both hosts (two real sshd, each on its own loopback address),
+// each dialed once while the run's core opens.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -32,6 +33,9 @@ else:
     c.sendall(str(rank).encode()); print(f"rank {rank} of {n} said hello", flush=True)
 `;
 
+/** Logins sshd accepted so far. */
+const accepted = (f: SshdFixture) => (f.log().match(/Accepted publickey/g) ?? []).length;
+
 describe('tender run --hosts h1,h2 with distributed = true', () => {
   it('is a pool of two: the gang runs, one rank per host', async () => {
     const { home, root } = newHome();
@@ -56,14 +60,25 @@ describe('tender run --hosts h1,h2 with distributed = true', () => {
       `[job]\nname = "gang"\nrun = "python3 gang.py"\ndistributed = true\nmaster_port = ${await freePort()}\n`,
     );
 
+    const before = fixtures.map(accepted);
     const run = await runCli(['run', join(work, 'tender.toml'), '--hosts', 'h1,h2'], { home });
+
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout + run.stderr).toContain('rank 0 of 2 heard rank 1');
     expect(run.stdout + run.stderr).toContain('rank 1 of 2 said hello');
+    // Each host is dialed while the run's core opens, and the run rides on that login: no
+    // more logins than the bootstrap's and the link's (nodes/early-dials.ts).
+    const logins = fixtures.map((f, i) => accepted(f) - before[i]!);
+    expect(
+      logins.every((n) => n >= 1 && n <= 2),
+      `logins per host: ${logins}`,
+    ).toBe(true);
 
     // One host is a pool of one: still refused, naming the fix.
+    const seen = fixtures.map(accepted);
     const one = await runCli(['run', join(work, 'tender.toml'), '--hosts', 'h1'], { home });
     expect(one.code).toBe(2);
+    expect(fixtures.map(accepted)).toEqual(seen); // refused before any host is dialed
     expect(one.stderr).toContain('distributed = true needs count ≥ 2 (the pool has 1 node)');
     expect(one.stderr).toContain('--hosts a,b');
   });

@@ -245,6 +245,45 @@ describe('ShellPool over real sshd', () => {
   });
 });
 
+describe('ShellPool.adopt: a connection dialed before the pool had users', () => {
+  it('goes to the first user while still being dialed: that user dials nothing, and gives it back as its own', async () => {
+    const { pool, dialed, begun, dial, connect } = await setup();
+    const abort = new AbortController();
+    pool.adopt('k', dial(abort.signal), () => abort.abort());
+    expect(begun.dials).toBe(1);
+    const a = await connect(signal()); // asked before the handshake ended
+    expect(begun.dials).toBe(1);
+    expect(dialed).toHaveLength(1);
+    expect(await execCapture(a, 'echo hi')).toMatchObject({ stdout: 'hi\n' });
+    await a.close();
+    expect(pool.parkedFor('k')).toBe(1); // parked like any returned connection
+    const b = await connect(signal()); // the next user: the early one, asked `exit 0` as usual
+    expect(begun.dials).toBe(1);
+    await b.close();
+  });
+
+  it('one that failed leaves its user to dial as always', async () => {
+    const { pool, begun, connect } = await setup();
+    pool.adopt('k', Promise.reject(new Error('refused')), () => {});
+    const a = await connect(signal());
+    expect(begun.dials).toBe(1); // the user's own
+    await a.close();
+  });
+
+  it('one nobody takes within the linger is closed; closeAll cancels one still being dialed', async () => {
+    const { pool, dial } = await setup({ lingerMs: () => 300 });
+    const early = await dial(signal());
+    pool.adopt('k', Promise.resolve(early), () => {});
+    expect(await early.closed).toBe('closed by Tender'); // nobody came
+    expect(pool.parkedFor('k')).toBe(0);
+
+    let cancelled = false;
+    pool.adopt('k', new Promise(() => {}), () => (cancelled = true));
+    await pool.closeAll();
+    expect(cancelled).toBe(true);
+  });
+});
+
 describe('a run on a machine you already have, through the pool', () => {
   /** Connections sshd accepted so far (one "Accepted publickey" line each). */
   const accepted = (f: SshdFixture) => (f.log().match(/Accepted publickey/g) ?? []).length;

@@ -13,6 +13,7 @@ import { TenderError } from '../../base/tender-error';
 import { parseConstraint } from '../../contract/constraint';
 import { HOSTS_PROVIDER } from '../../providers/known';
 import { findHost } from '../../providers/ssh/hosts-file';
+import { EarlyDials } from '../../nodes/early-dials';
 import { call, type CliContext } from '../context';
 import { EXIT } from '../exit-codes';
 import { askOnInterrupt } from '../interrupt';
@@ -106,9 +107,12 @@ export async function runCommand(argv: string[], ctx: CliContext): Promise<numbe
   } = values;
   const policy = { ...loaded.policy, ...policyFlags(flags) };
   // Host names too are checked before anything is opened or written.
-  for (const name of pool.provider === HOSTS_PROVIDER ? pool.hosts : []) findHost(ctx.home, name);
+  const hosts =
+    pool.provider === HOSTS_PROVIDER ? pool.hosts.map((n) => findHost(ctx.home, n)) : [];
+  // Checked: the hosts are dialed while the core opens (nodes/early-dials.ts).
+  const earlyDials = hosts.length > 0 ? new EarlyDials(ctx.home, hosts) : undefined;
   return followRun(
-    ctx,
+    { ...ctx, coreOptions: { ...ctx.coreOptions, earlyDials } },
     async (core) => {
       if (job.sweep) {
         const plan = await call(core, 'run.plan', { job, pool, reuseWarm: !values['new-node'] });
@@ -150,7 +154,12 @@ export async function followRun(
   start: (core: TenderCore) => Promise<RunView>,
   opts: FollowOptions,
 ): Promise<number> {
-  const core = TenderCore.open(ctx.coreOptions);
+  let core: TenderCore;
+  try {
+    core = TenderCore.open(ctx.coreOptions);
+  } finally {
+    ctx.coreOptions.earlyDials?.close(); // what the core did not take
+  }
   try {
     // Node prefixes when the run has several nodes (a rerun learns that from the run).
     const printer = (several: boolean) =>
