@@ -1,21 +1,17 @@
-import type { HelloResult, StartOutput } from '../../src-agent/wire/protocol';
+import type { HelloResult } from '../../src-agent/wire/protocol';
 import type { BootstrapStage } from '../contract';
-import {
-  encodeHostDeclaration,
-  encodeHostSetupOptions,
-  type HostSetupOption,
-} from '../../src-agent/wire/host-declaration';
+import type { HostSetupOption } from '../../src-agent/wire/host-declaration';
 import type { HostKeyInput } from '../../src-agent/wire/host-key';
 import { randomBytes } from 'node:crypto';
 import type { NodeRuntime } from './runtime-bundle';
-import { execCapture, parseAfterMarker, shq } from '../transport/exec-helpers';
+import { execCapture } from '../transport/exec-helpers';
 import type { NodeShell, ShellConnector } from '../transport/node-shell';
 import type { AgentClient } from './agent-client';
 import { attachTo } from './agent-attach';
 import { BootstrapError, outputTail, withDeadline } from './bootstrap-errors';
 import { runBootstrapScript } from './bootstrap-script';
 import { parseConstraint, unmet, unmetText } from '../contract/constraint';
-import { agentCommand, type AgentAddress, type NodeLayout } from './node-layout';
+import type { AgentAddress, NodeLayout } from './node-layout';
 import {
   type FoundRuntime,
   firstWorking,
@@ -23,6 +19,8 @@ import {
   runtimeCandidates,
 } from './runtime-probe';
 import { speculativeServe } from './speculative-serve';
+import { startAhead, type StartedAhead } from './speculative-start';
+import { startAgent, startArgs } from './agent-start';
 import {
   cachedFileProblem,
   cachedFileScript,
@@ -121,6 +119,7 @@ export class BootstrapSession {
       const share = () => shell.share?.() ?? null;
       const guess = shell.share && speculativeServe(this.spec.layout, this.spec.agentBundle);
       if (guess) this.cb.prepared?.(guess.address, share, guess.command);
+      const ahead = this.startAhead(shell, signal);
       const address = await withDeadline(
         deadlines.checkMs,
         signal,
@@ -163,7 +162,16 @@ export class BootstrapSession {
             'start_failed',
             `the agent did not start within ${secs(deadlines.startMs)}`,
           ),
-        (s) => this.startAgent(shell, address, s),
+        (s) =>
+          startAgent({
+            shell,
+            address,
+            holder: this.spec.layout.holder === true,
+            args: startArgs(this.spec),
+            ahead,
+            signal: s,
+            log: (stream, line) => this.cb.log(stream, line),
+          }),
       );
       this.stage('waiting_for_agent_join');
       client = (await attachTo(shell, address, started.socket)).client;
@@ -347,35 +355,13 @@ export class BootstrapSession {
       );
   }
 
-  private async startAgent(
-    shell: NodeShell,
-    addr: AgentAddress,
-    signal: AbortSignal,
-  ): Promise<StartOutput> {
-    const cmd =
-      `${PRIVATE_UMASK} && mkdir -p ${addr.dirWord} && ` +
-      `${agentCommand(addr, 'start')}${this.spec.layout.holder ? ' --holder' : ''} --agent-id ${shq(this.spec.agentId)} --host-decl ${shq(encodeHostDeclaration(this.spec.hostDeclaration))}` +
-      (this.spec.hostSetup?.length
-        ? ` --host-setup ${shq(encodeHostSetupOptions(this.spec.hostSetup))}`
-        : '');
-    // stdout is the machine-readable answer; stderr is for people.
-    const r = await execCapture(shell, cmd, {
-      signal,
-      onLine: (stream, line) => stream === 'stderr' && this.cb.log(stream, line),
-    });
-    const out = parseAfterMarker<StartOutput>(r.stdout);
-    if (r.code !== 0 || !out)
-      throw new BootstrapError(
-        'start_failed',
-        `agent start exited ${r.code}: ${outputTail(r.stderr)}`,
-      );
-    this.cb.log(
-      'info',
-      out.alreadyRunning
-        ? `agent already running (pid ${out.pid})`
-        : `agent started (pid ${out.pid})`,
-    );
-    return out;
+  /** The agent started while the checks answer, where nothing must run before it
+   *  (speculative-start.ts); null where it is not tried. */
+  private startAhead(shell: NodeShell, signal: AbortSignal): Promise<StartedAhead | null> | null {
+    const { layout, verify, bootstrapScript, agentBundle } = this.spec;
+    if (layout.holder || bootstrapScript || verify.length > 0) return null;
+    const args = startArgs(this.spec);
+    return startAhead({ shell, layout, bundle: agentBundle, args, nonce: this.nonce, signal });
   }
 
   private stage(stage: BootstrapStage): void {

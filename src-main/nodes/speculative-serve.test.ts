@@ -21,6 +21,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { shq } from '../transport/exec-helpers';
 import { cachedAgentWord, type NodeLayout } from './node-layout';
 import { SPECULATION_MISSED, speculativeServeCommand } from './speculative-serve';
+import { speculativeStartCommand } from './speculative-start';
 
 let dir: string;
 beforeEach(() => {
@@ -53,7 +54,11 @@ function cache(bundleSha: string, body: string): void {
 
 /** Runs the command with `PATH` holding the tools it uses and `node` (the real one, or a
  *  fake that says it is Node 16). */
-function run(bundleSha: string, node: 'real' | 'old') {
+function run(
+  bundleSha: string,
+  node: 'real' | 'old',
+  command = speculativeServeCommand(layout(), { sha256: bundleSha }, ['node', 'nodejs']),
+) {
   const bin = join(dir, 'bin');
   mkdirSync(bin, { recursive: true });
   for (const t of ['sha256sum', 'head', 'mkdir'])
@@ -63,7 +68,6 @@ function run(bundleSha: string, node: 'real' | 'old') {
     writeFileSync(join(bin, 'node'), '#!/bin/sh\nprintf 16.20.2\n');
     chmodSync(join(bin, 'node'), 0o755);
   }
-  const command = speculativeServeCommand(layout(), { sha256: bundleSha }, ['node', 'nodejs']);
   return spawnSync('/bin/bash', ['-c', command], { env: { PATH: bin }, encoding: 'utf8' });
 }
 
@@ -92,5 +96,42 @@ describe('speculativeServeCommand', () => {
     expect(existsSync(ran)).toBe(false);
     expect(existsSync(join(dir, 'planted-ran'))).toBe(false);
     expect(existsSync(join(dir, 'nodes'))).toBe(false);
+  });
+});
+
+describe('speculativeStartCommand: the agent started on the same guess', () => {
+  const start = (bundleSha: string) =>
+    speculativeStartCommand(
+      layout(),
+      { sha256: bundleSha },
+      ['nodejs', 'node'],
+      'TENDER-START-AHEAD-abc',
+      " --agent-id 'a 1' --host-decl x",
+    );
+
+  it('runs the cached agent’s start with the args, saying first which candidate runtime it used', () => {
+    const ran = join(dir, 'ran');
+    const body = bundleBody(ran);
+    cache(sha(body), body);
+    const r = run(sha(body), 'real', start(sha(body)));
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe('TENDER-START-AHEAD-abc 1\n'); // `nodejs` is not on this PATH
+    expect(readFileSync(ran, 'utf8')).toBe(
+      `start --dir ${join(dir, 'nodes', 'n0')} --agent-id a 1 --host-decl x`,
+    );
+  });
+
+  it.each([
+    ['a file that is not the bundle', 'planted'],
+    ['only Node 16 on the node', 'old'],
+  ] as const)('%s: exits 97, nothing started', (_name, kind) => {
+    const ran = join(dir, 'ran');
+    const body = bundleBody(ran);
+    cache(sha(body), kind === 'planted' ? bundleBody(join(dir, 'planted-ran')) : body);
+    const r = run(sha(body), kind === 'old' ? 'old' : 'real', start(sha(body)));
+    expect(r.status, r.stderr).toBe(SPECULATION_MISSED);
+    expect(r.stdout).toBe('');
+    expect(existsSync(ran)).toBe(false);
+    expect(existsSync(join(dir, 'planted-ran'))).toBe(false);
   });
 });

@@ -17,13 +17,29 @@ export function speculativeServeCommand(
   bundle: { sha256: string },
   candidates: string[],
 ): string {
+  return guardedAgentCommand(
+    layout,
+    bundle,
+    candidates,
+    (runtime) =>
+      `mkdir -p ${layout.dirWord} && exec ${runtime} "$f" serve-workspace --dir ${layout.dirWord}`,
+  );
+}
+
+/** Runs `then(runtime, index)` (`$f` is the cached agent) with the first candidate that
+ *  runs Node >= 18, only where the file under the bundle's hash has the bundle's sha256;
+ *  else exits SPECULATION_MISSED having run nothing. */
+export function guardedAgentCommand(
+  layout: NodeLayout,
+  bundle: { sha256: string },
+  candidates: string[],
+  then: (runtime: string, index: number) => string,
+): string {
   const bundleWord = cachedAgentWord(layout, bundle);
-  const serve = (runtime: string) =>
-    `mkdir -p ${layout.dirWord} && exec ${runtime} "$f" serve-workspace --dir ${layout.dirWord}`;
   return [
     `${PRIVATE_UMASK}; f=${bundleWord}; ${HASH_OF_F}`,
     `h=\${h%% *}; [ "\${h#\\*}" = "${bundle.sha256}" ] || exit ${SPECULATION_MISSED}`,
-    firstNodeScript(candidates, serve),
+    firstNodeScript(candidates, then),
     `exit ${SPECULATION_MISSED}`,
   ].join('\n');
 }
