@@ -2,8 +2,7 @@
 // hosts are dialed before its core opens, their keys checked once the ledger is open, and
 // the connection goes to the run's first user of that host. An early dial is a head start
 // only: whatever is wrong, the run's own dial finds and says it, in the usual words.
-import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -123,10 +122,13 @@ describe('a run whose hosts were dialed while its core opened', () => {
   });
 });
 
-/** TCP connections from here to sshd's port, as the kernel lists them. */
+/** Established TCP connections to sshd's port (their client ends), as the kernel lists
+ *  them in /proc/net/tcp: the remote address's port in hex, state 01. */
 function connectionsTo(port: number): number {
-  const out = execFileSync('ss', ['-Htn', 'state', 'established', `( dport = :${port} )`], {
-    encoding: 'utf8',
-  });
-  return out.split('\n').filter((l) => l.trim() !== '').length;
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  return readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .slice(1)
+    .map((l) => l.trim().split(/\s+/))
+    .filter((f) => f[2]?.endsWith(`:${hexPort}`) && f[3] === '01').length;
 }
