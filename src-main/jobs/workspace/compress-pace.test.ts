@@ -89,16 +89,56 @@ describe('CompressPace', () => {
   });
 });
 
-describe('CompressPace.judge', () => {
+describe('CompressPace.paysAhead: chunks compressed ahead at q5, one at a time', () => {
   it.each([
-    ['before the warm-up is out', 12, WARMUP_BYTES - 1, 'unknown'],
-    ['a slow link (100 Mbit/s)', 12, WARMUP_BYTES + 10 * MB, 'slow'],
-    ['a fast link (2 Gbit/s)', 250, WARMUP_BYTES + 200 * MB, 'fast'],
-  ] as const)('%s: %s', (_name, rateMBps, sentBytes, verdict) => {
+    ['before the warm-up is out', 12, WARMUP_BYTES - 1, [], false],
+    ['a 100 Mbit/s link', 12, WARMUP_BYTES + 10 * MB, [], true],
+    // Slow to the pace (q1 at two at once outruns it) but faster than one q5 compression
+    // reads: the encoder would wait on each chunk.
+    ['a 1 Gbit/s link', 92, WARMUP_BYTES + 100 * MB, [], false],
+    ['a 2 Gbit/s link', 250, WARMUP_BYTES + 200 * MB, [], false],
+    ['a 400 Mbit/s link', 50, WARMUP_BYTES + 50 * MB, [], true],
+    // Inline q5 compressions timed at 8 MB/s on a busy pool (waits included) do not keep a
+    // 100 Mbit/s link from its chunks ahead.
+    ['a 100 Mbit/s link, inline q5 timed slow', 12, WARMUP_BYTES + 10 * MB, [8], true],
+  ] as const)('%s: %s MB/s', (_name, rateMBps, sentBytes, q5Speeds, pays) => {
     const pace = new CompressPace(2);
+    for (const speed of q5Speeds)
+      for (let i = 0; i < 20; i++) pace.compressed(5, MB, 0.2 * MB, (1 / speed) * 1000);
+    expect(pace.paysAhead({ atMs: 0, sentBytes, drainedBytes: sentBytes }, 5)).toBe(false);
     const drained = sentBytes - 0.5 * rateMBps * MB;
-    pace.judge({ atMs: 1000, sentBytes, drainedBytes: drained });
-    expect(pace.judge({ atMs: 1500, sentBytes, drainedBytes: sentBytes })).toBe(verdict);
+    pace.paysAhead({ atMs: 1000, sentBytes, drainedBytes: drained }, 5);
+    expect(pace.paysAhead({ atMs: 1500, sentBytes, drainedBytes: sentBytes }, 5)).toBe(pays);
+  });
+
+  it('says yes, and stays, while raw segments are cut as fast as a slow link takes them (nothing queued)', () => {
+    const pace = new CompressPace(2);
+    let drained = WARMUP_BYTES;
+    const answers: boolean[] = [];
+    for (let t = 0; t <= 500; t += 100) {
+      answers.push(pace.paysAhead({ atMs: t, sentBytes: drained, drainedBytes: drained }, 5));
+      drained += 1.2 * MB; // 12 MB/s
+    }
+    // No answer before the rate spans a quarter second; then yes, and it stays.
+    expect(answers).toEqual([false, false, false, true, true, true]);
+  });
+
+  it('a fast link that starts slowly (its sender still warming): no, once the rate spans a quarter second', () => {
+    const pace = new CompressPace(2);
+    let drained = WARMUP_BYTES;
+    const answers: boolean[] = [];
+    for (const [t, mbPer100ms] of [
+      [0, 0],
+      [100, 4],
+      [200, 15],
+      [300, 15],
+      [400, 15],
+    ] as const) {
+      drained += mbPer100ms * MB;
+      answers.push(pace.paysAhead({ atMs: t, sentBytes: drained, drainedBytes: drained }, 5));
+    }
+    // 40 MB/s over the first 100 ms would have said yes; over 300 ms it is 113 MB/s.
+    expect(answers).toEqual([false, false, false, false, false]);
   });
 });
 
@@ -181,18 +221,5 @@ describe('CompressPace when the link waits on the compressions', () => {
     expect(
       cuts(rate, [...backlogs], compressions as unknown as [1 | 4 | 5, number, number][]),
     ).toEqual(answers);
-  });
-});
-
-describe('CompressPace.judge, the link waiting on what feeds it', () => {
-  it('is not slow while raw bytes leave as fast as they come (nothing queued)', () => {
-    const pace = new CompressPace(2);
-    let drained = WARMUP_BYTES;
-    const verdicts: string[] = [];
-    for (let t = 0; t <= 400; t += 100) {
-      verdicts.push(pace.judge({ atMs: t, sentBytes: drained, drainedBytes: drained }));
-      drained += 2 * MB; // 20 MB/s: slow enough to compress, were bytes queued for it
-    }
-    expect(verdicts).toEqual(['unknown', 'slow', 'fast', 'fast', 'fast']);
   });
 });

@@ -50,6 +50,8 @@ const LIMIT_SHARE = 0.5;
 /** The link's rate is judged over this much of the recent past (at least `MIN_SPAN_MS`). */
 const RATE_SPAN_MS = 500;
 const MIN_SPAN_MS = 50;
+/** The span the link's rate must cover before chunks are compressed ahead (`paysAhead`). */
+const AHEAD_SPAN_MS = 250;
 
 export interface LinkObservation {
   /** When, in ms on a monotonic clock. */
@@ -86,16 +88,20 @@ export class CompressPace {
     return LEVELS[Math.max(level, this.cap)] ?? null;
   }
 
-  /** What the link has shown so far: `unknown` while too little of it has been seen,
-   *  `slow` where compression pays (`next` would compress) and bytes queue for the link,
-   *  `fast` where it does not or the link waits on what feeds it (then CPU spent on
-   *  compression is not the link's to spare). */
-  judge(o: LinkObservation): 'unknown' | 'slow' | 'fast' {
+  /** Whether chunks compressed ahead at `quality`, one at a time (precompress.ts), pay on
+   *  this link: it takes raw bytes slower than one compression at that quality reads them,
+   *  with headroom. On a faster link (1 Gbit/s, loopback) the raw bytes before them are
+   *  gone before the chunks are made, and the encoder would wait on each. Asked at raw
+   *  segments only, whose cuts follow the link's pace (nothing is queued for it when they
+   *  are cut: a backlog would say nothing of the link), so the rate alone decides, once it
+   *  spans `AHEAD_SPAN_MS`: just after the warm-up a slow link's buffers still fill (a
+   *  100 Mbit/s link reads 40 MB/s) and a fast link's sender still starts (loopback reads
+   *  under 60). The speed is the prior, not the running average: that one times the inline
+   *  compressions on a busy thread pool, waits included. */
+  paysAhead(o: LinkObservation, quality: 1 | 4 | 5): boolean {
     const rate = this.linkRate(o);
-    if (rate === undefined) return 'unknown';
-    this.noteBacklog(o);
-    const isFed = this.starved <= STARVED_SHARE && this.cap < LEVELS.length - 1;
-    return this.qualityFor(rate) !== null && isFed ? 'slow' : 'fast';
+    if (rate === undefined || o.atMs - this.past[0]!.atMs < AHEAD_SPAN_MS) return false;
+    return (rate / 1000) * HEADROOM < PRIOR_SPEED[quality];
   }
 
   /** Whether compressions at `q` may be what the link waits on: the link takes at least

@@ -61,7 +61,7 @@ export class Precompressor {
     private readonly files: readonly AheadFile[],
     private readonly chunkBytes: number,
     private readonly budgetBytes = DEFAULT_BUDGET_BYTES,
-    readonly quality = AHEAD_QUALITY,
+    readonly quality: 1 | 4 | 5 = AHEAD_QUALITY,
   ) {
     files.forEach((f, i) => this.byPath.set(f.path, i));
   }
@@ -71,7 +71,7 @@ export class Precompressor {
     return this.byPath.has(path);
   }
 
-  /** Begins (once): the link is slow and busy with raw bytes. */
+  /** Begins (once): the link is busy with raw bytes, and slower than this compresses. */
   start(): void {
     if (this.isStarted || this.isClosed) return;
     this.isStarted = true;

@@ -5,8 +5,9 @@
 // `KEEP_RATIO`; bytes the push marked `raw` (a compressed format, a file whose head did not
 // shrink) go out as they are, uncopied. Segments leave in order. A large file the push
 // hands to a `Precompressor` is cut into its chunks, and each chunk compressed ahead is
-// used as it is (precompress.ts); the precompressor starts once the link, judged slow, is
-// busy with raw bytes.
+// used as it is (precompress.ts); the precompressor starts once the link is busy with raw
+// bytes and slow enough for it to pay (`CompressPace.paysAhead`: slower than one compression
+// at its quality reads).
 import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { promisify } from 'node:util';
@@ -148,7 +149,7 @@ export class PushEncoder extends Transform {
     if (this.heldKind === 'raw') {
       const out = rawSegment(parts, n);
       entry = { out, done: Promise.resolve(out) };
-      if (this.ahead && n === SEGMENT_BYTES && this.isLinkSlow()) this.ahead.start();
+      if (this.ahead && n === SEGMENT_BYTES && this.paysAhead(this.ahead)) this.ahead.start();
     } else {
       const chunk = this.chunksOf === undefined ? undefined : this.chunkIndex++;
       const done =
@@ -204,9 +205,9 @@ export class PushEncoder extends Transform {
     return this.pace.next(this.observation());
   }
 
-  /** Whether the link, as far as it has been seen, is slower than compression. */
-  private isLinkSlow(): boolean {
-    return this.pace.judge(this.observation()) === 'slow';
+  /** Whether compressing ahead pays on the link, as far as it has been seen. */
+  private paysAhead(ahead: Precompressor): boolean {
+    return this.pace.paysAhead(this.observation(), ahead.quality);
   }
 
   private observation() {
