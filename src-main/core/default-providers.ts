@@ -1,5 +1,5 @@
 import type { Ledger } from '../ledger/ledger';
-import { pooledSshConnector, sshConnector, type SshEndpoint } from '../nodes/ssh-connect';
+import { pooledSshConnector, sshConnector } from '../nodes/ssh-connect';
 import type { ShellPool } from '../transport/shell-pool';
 import { LocalProvider } from '../providers/local/local-provider';
 import type { Provider } from '../providers/provider';
@@ -63,7 +63,7 @@ export function defaultProviders(d: ProviderDeps): Provider[] {
       now: d.now,
     }),
     new SshProvider(d.home, (host, signal) =>
-      pooledSshConnector(endpointOf(host) as SshEndpoint, d, SSH_PROVIDER_CONNECT_MS, {
+      pooledSshConnector(endpointOf(host), d, SSH_PROVIDER_CONNECT_MS, {
         light: true, // a listing, a destroy: short commands, beside a node's link
       })(signal),
     ),

@@ -119,7 +119,8 @@ export class BootstrapSession {
       const share = () => shell.share?.() ?? null;
       const guess = shell.share && speculativeServe(this.spec.layout, this.spec.agentBundle);
       if (guess) this.cb.prepared?.(guess.address, share, guess.command);
-      const ahead = this.startAhead(shell, signal);
+      const args = startArgs(this.spec);
+      const ahead = this.startAhead(shell, args, signal);
       const address = await withDeadline(
         deadlines.checkMs,
         signal,
@@ -167,7 +168,7 @@ export class BootstrapSession {
             shell,
             address,
             holder: this.spec.layout.holder === true,
-            args: startArgs(this.spec),
+            args,
             ahead,
             signal: s,
             log: (stream, line) => this.cb.log(stream, line),
@@ -357,10 +358,13 @@ export class BootstrapSession {
 
   /** The agent started while the checks answer, where nothing must run before it
    *  (speculative-start.ts); null where it is not tried. */
-  private startAhead(shell: NodeShell, signal: AbortSignal): Promise<StartedAhead | null> | null {
+  private startAhead(
+    shell: NodeShell,
+    args: string,
+    signal: AbortSignal,
+  ): Promise<StartedAhead | null> | null {
     const { layout, verify, bootstrapScript, agentBundle } = this.spec;
     if (layout.holder || bootstrapScript || verify.length > 0) return null;
-    const args = startArgs(this.spec);
     return startAhead({ shell, layout, bundle: agentBundle, args, nonce: this.nonce, signal });
   }
 

@@ -33,7 +33,7 @@ export class EarlyDials {
   /** Dials each host whose login key exists (Tender's own is made by the run's dial). */
   constructor(home: string, hosts: HostEntry[]) {
     for (const host of hosts) {
-      const ep = endpointOf(host) as SshEndpoint;
+      const ep = endpointOf(host);
       const key = poolKey(ep);
       if (this.dials.has(key) || !hasKey(ep, home)) continue;
       let privateKey: string;

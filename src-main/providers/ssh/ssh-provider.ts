@@ -182,7 +182,7 @@ function facts(host: HostEntry, label: string): LeaseFacts {
   };
 }
 
-export function endpointOf(host: HostEntry): NodeEndpoint {
+export function endpointOf(host: HostEntry): Extract<NodeEndpoint, { kind: 'ssh' }> {
   return {
     kind: 'ssh',
     host: host.host,
