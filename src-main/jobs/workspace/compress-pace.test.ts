@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CompressPace, type Quality, WARMUP_BYTES } from './compress-pace';
+import { aheadQualityFor, CompressPace, type Quality, WARMUP_BYTES } from './compress-pace';
 
 const MB = 1e6;
 
@@ -89,44 +89,56 @@ describe('CompressPace', () => {
   });
 });
 
-describe('CompressPace.paysAhead: chunks compressed ahead at q5, one at a time', () => {
+describe('aheadQualityFor: the densest quality one compression keeps ahead of the link at', () => {
   it.each([
-    ['before the warm-up is out', 12, WARMUP_BYTES - 1, [], false],
-    ['a 100 Mbit/s link', 12, WARMUP_BYTES + 10 * MB, [], true],
-    // Slow to the pace (q1 at two at once outruns it) but faster than one q5 compression
-    // reads: the encoder would wait on each chunk.
-    ['a 1 Gbit/s link', 92, WARMUP_BYTES + 100 * MB, [], false],
-    ['a 2 Gbit/s link', 250, WARMUP_BYTES + 200 * MB, [], false],
-    ['a 400 Mbit/s link', 50, WARMUP_BYTES + 50 * MB, [], true],
+    ['a 20 Mbit/s uplink', 2.4, 5],
+    ['a 100 Mbit/s link', 12, 5],
+    ['a 400 Mbit/s link', 50, 4],
+    // Before: none above 60 MB/s, so a 1 Gbit/s link never had chunks ahead.
+    ['a 1 Gbit/s link', 100, 1],
+    ['loopback on this machine', 165, null],
+    ['a 10 Gbit/s link', 1100, null],
+  ] as const)('%s (%s MB/s): %s', (_name, rateMBps, quality) => {
+    expect(aheadQualityFor(rateMBps * MB)).toBe(quality);
+  });
+});
+
+describe('CompressPace.aheadQuality: asked at raw segments', () => {
+  it.each([
+    ['before the warm-up is out', 12, WARMUP_BYTES - 1, [], null],
+    ['a 100 Mbit/s link', 12, WARMUP_BYTES + 10 * MB, [], 5],
+    ['a 400 Mbit/s link', 50, WARMUP_BYTES + 50 * MB, [], 4],
+    ['a 1 Gbit/s link', 92, WARMUP_BYTES + 100 * MB, [], 1],
+    ['a 2 Gbit/s link', 250, WARMUP_BYTES + 200 * MB, [], null],
     // Inline q5 compressions timed at 8 MB/s on a busy pool (waits included) do not keep a
     // 100 Mbit/s link from its chunks ahead.
-    ['a 100 Mbit/s link, inline q5 timed slow', 12, WARMUP_BYTES + 10 * MB, [8], true],
-  ] as const)('%s: %s MB/s', (_name, rateMBps, sentBytes, q5Speeds, pays) => {
+    ['a 100 Mbit/s link, inline q5 timed slow', 12, WARMUP_BYTES + 10 * MB, [8], 5],
+  ] as const)('%s: %s MB/s', (_name, rateMBps, sentBytes, q5Speeds, quality) => {
     const pace = new CompressPace(2);
     for (const speed of q5Speeds)
       for (let i = 0; i < 20; i++) pace.compressed(5, MB, 0.2 * MB, (1 / speed) * 1000);
-    expect(pace.paysAhead({ atMs: 0, sentBytes, drainedBytes: sentBytes }, 5)).toBe(false);
+    expect(pace.aheadQuality({ atMs: 0, sentBytes, drainedBytes: sentBytes })).toBe(null);
     const drained = sentBytes - 0.5 * rateMBps * MB;
-    pace.paysAhead({ atMs: 1000, sentBytes, drainedBytes: drained }, 5);
-    expect(pace.paysAhead({ atMs: 1500, sentBytes, drainedBytes: sentBytes }, 5)).toBe(pays);
+    pace.aheadQuality({ atMs: 1000, sentBytes, drainedBytes: drained });
+    expect(pace.aheadQuality({ atMs: 1500, sentBytes, drainedBytes: sentBytes })).toBe(quality);
   });
 
-  it('says yes, and stays, while raw segments are cut as fast as a slow link takes them (nothing queued)', () => {
+  it('answers, and keeps answering, while raw segments are cut as fast as a slow link takes them (nothing queued)', () => {
     const pace = new CompressPace(2);
     let drained = WARMUP_BYTES;
-    const answers: boolean[] = [];
+    const answers: (number | null)[] = [];
     for (let t = 0; t <= 500; t += 100) {
-      answers.push(pace.paysAhead({ atMs: t, sentBytes: drained, drainedBytes: drained }, 5));
+      answers.push(pace.aheadQuality({ atMs: t, sentBytes: drained, drainedBytes: drained }));
       drained += 1.2 * MB; // 12 MB/s
     }
-    // No answer before the rate spans a quarter second; then yes, and it stays.
-    expect(answers).toEqual([false, false, false, true, true, true]);
+    // No answer before the rate spans a quarter second; then q5, and it stays.
+    expect(answers).toEqual([null, null, null, 5, 5, 5]);
   });
 
-  it('a fast link that starts slowly (its sender still warming): no, once the rate spans a quarter second', () => {
+  it('a fast link that starts slowly (its sender still warming): judged once the rate spans a quarter second', () => {
     const pace = new CompressPace(2);
     let drained = WARMUP_BYTES;
-    const answers: boolean[] = [];
+    const answers: (number | null)[] = [];
     for (const [t, mbPer100ms] of [
       [0, 0],
       [100, 4],
@@ -135,10 +147,24 @@ describe('CompressPace.paysAhead: chunks compressed ahead at q5, one at a time',
       [400, 15],
     ] as const) {
       drained += mbPer100ms * MB;
-      answers.push(pace.paysAhead({ atMs: t, sentBytes: drained, drainedBytes: drained }, 5));
+      answers.push(pace.aheadQuality({ atMs: t, sentBytes: drained, drainedBytes: drained }));
     }
-    // 40 MB/s over the first 100 ms would have said yes; over 300 ms it is 113 MB/s.
-    expect(answers).toEqual([false, false, false, false, false]);
+    // 40 MB/s over the first 100 ms would have said q5; over 300 ms it is 113 MB/s: q1.
+    expect(answers).toEqual([null, null, null, 1, 1]);
+  });
+
+  it('takes the rate earlier pushes measured until this one has measured its own', () => {
+    const pace = new CompressPace(2);
+    let drained = WARMUP_BYTES;
+    const answers: (number | null)[] = [];
+    for (let t = 0; t <= 400; t += 100) {
+      // Earlier pushes measured 100 Mbit/s; this one finds 100 MB/s.
+      answers.push(
+        pace.aheadQuality({ atMs: t, sentBytes: drained, drainedBytes: drained }, 12 * MB),
+      );
+      drained += 10 * MB;
+    }
+    expect(answers).toEqual([5, 5, 5, 1, 1]);
   });
 });
 

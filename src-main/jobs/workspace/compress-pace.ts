@@ -50,8 +50,14 @@ const LIMIT_SHARE = 0.5;
 /** The link's rate is judged over this much of the recent past (at least `MIN_SPAN_MS`). */
 const RATE_SPAN_MS = 500;
 const MIN_SPAN_MS = 50;
-/** The span the link's rate must cover before chunks are compressed ahead (`paysAhead`). */
+/** The span the link's rate must cover before it decides the chunks compressed ahead
+ *  (`aheadQuality`). */
 const AHEAD_SPAN_MS = 250;
+/** One compression ahead must read this much faster than the link takes raw bytes: it runs
+ *  beside the raw bytes' own sending on a busy machine, where q5 measured 43 MB/s against
+ *  its prior 66 (precompress.ts), and q4 ahead on a 1 Gbit/s link (~85 MB/s) kept the
+ *  encoder waiting. */
+export const AHEAD_HEADROOM = 2;
 
 export interface LinkObservation {
   /** When, in ms on a monotonic clock. */
@@ -88,20 +94,20 @@ export class CompressPace {
     return LEVELS[Math.max(level, this.cap)] ?? null;
   }
 
-  /** Whether chunks compressed ahead at `quality`, one at a time (precompress.ts), pay on
-   *  this link: it takes raw bytes slower than one compression at that quality reads them,
-   *  with headroom. On a faster link (1 Gbit/s, loopback) the raw bytes before them are
-   *  gone before the chunks are made, and the encoder would wait on each. Asked at raw
-   *  segments only, whose cuts follow the link's pace (nothing is queued for it when they
-   *  are cut: a backlog would say nothing of the link), so the rate alone decides, once it
-   *  spans `AHEAD_SPAN_MS`: just after the warm-up a slow link's buffers still fill (a
-   *  100 Mbit/s link reads 40 MB/s) and a fast link's sender still starts (loopback reads
-   *  under 60). The speed is the prior, not the running average: that one times the inline
-   *  compressions on a busy thread pool, waits included. */
-  paysAhead(o: LinkObservation, quality: 1 | 4 | 5): boolean {
+  /** The quality chunks compressed ahead (precompress.ts, one at a time) pay at on this
+   *  link, or null: none, or not yet known (`aheadQualityFor`). Asked at raw segments only,
+   *  whose cuts follow the link's pace (nothing is queued for it when they are cut: a
+   *  backlog would say nothing of the link), so the rate alone decides, once it spans
+   *  `AHEAD_SPAN_MS`: just after the warm-up a slow link's buffers still fill (a 100 Mbit/s
+   *  link reads 40 MB/s) and a fast link's sender still starts (loopback reads under 60).
+   *  Until then `knownRate`, what earlier pushes to this endpoint measured (bytes/s), stands
+   *  in for it. */
+  aheadQuality(o: LinkObservation, knownRate?: number): 1 | 4 | 5 | null {
     const rate = this.linkRate(o);
-    if (rate === undefined || o.atMs - this.past[0]!.atMs < AHEAD_SPAN_MS) return false;
-    return (rate / 1000) * HEADROOM < PRIOR_SPEED[quality];
+    if (rate !== undefined && o.atMs - this.past[0]!.atMs >= AHEAD_SPAN_MS) {
+      return aheadQualityFor(rate);
+    }
+    return knownRate !== undefined && knownRate > 0 ? aheadQualityFor(knownRate) : null;
   }
 
   /** Whether compressions at `q` may be what the link waits on: the link takes at least
@@ -146,4 +152,16 @@ export class CompressPace {
     if (span < MIN_SPAN_MS || o.sentBytes < WARMUP_BYTES) return undefined;
     return ((o.drainedBytes - first.drainedBytes) * 1000) / span;
   }
+}
+
+/** The densest quality whose one compression reads faster than a link taking `rate` raw
+ *  bytes per second (with `AHEAD_HEADROOM`), or null where none does: chunks compressed
+ *  ahead at it keep ahead of the encoder, which would otherwise wait on each. The speed is
+ *  the prior, not a running average: that one times the inline compressions on a busy
+ *  thread pool, waits included. q5 below 33 MB/s (a 100 Mbit/s link), q4 below 65, q1
+ *  below 150 (1 Gbit/s); none above (loopback on a fast machine). */
+export function aheadQualityFor(rate: number): 1 | 4 | 5 | null {
+  const needed = (rate / 1000) * AHEAD_HEADROOM;
+  for (const q of DENSEST_FIRST) if (PRIOR_SPEED[q] > needed) return q;
+  return null;
 }

@@ -51,6 +51,19 @@ describe('Precompressor', () => {
     ahead.close();
   });
 
+  it('makes each chunk at the quality set when it is begun', async () => {
+    const f = file('q.csv', text(3 * CHUNK, 'q'));
+    const ahead = new Precompressor(dir, [f], CHUNK, 1); // one byte: one chunk at a time
+    expect(ahead.quality).toBeUndefined();
+    ahead.start(1);
+    await until(() => ahead.totals.chunks === 1);
+    ahead.quality = 5; // the link turned out slower
+    expect((await ahead.take('q.csv', 0))?.quality).toBe(1);
+    await until(() => ahead.totals.chunks === 2);
+    expect((await ahead.take('q.csv', 1))?.quality).toBe(5);
+    ahead.close();
+  });
+
   it('skips what the encoder has passed, file by file', async () => {
     const a = file('b1.csv', text(4 * CHUNK, 'a'));
     const b = file('b2.csv', text(2 * CHUNK, 'b'));

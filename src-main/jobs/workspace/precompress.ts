@@ -3,7 +3,9 @@
 // only when the tar reaches it, at whatever quality keeps a link that is already waiting
 // busy (compress-pace.ts); on a loaded machine that is a fast, loose one. The bytes after a
 // long raw stretch can be had early instead: the CPU is mostly idle while raw bytes drain,
-// so they are compressed then (`AHEAD_QUALITY`) and kept until the encoder reaches them.
+// so they are compressed then and kept until the encoder reaches them, at the densest
+// quality one compression keeps ahead of the link with (`aheadQualityFor`: q5 on a
+// 100 Mbit/s link, q1 on 1 Gbit/s), which the encoder names when it starts this.
 //
 // A file is cut into chunks of the encoder's segment size from its first data byte; the
 // last chunk carries the tar padding after it, so each chunk is exactly one of the
@@ -23,10 +25,10 @@ import { READ_NO_FOLLOW } from './no-follow';
 
 const compress = promisify(brotliCompress);
 
-/** The quality of chunks made ahead: q5 (ratio 0.203 on a CSV at 43 MB/s), as dense as
- *  inline compression gets on an idle machine, and what a loaded one falls back from to
- *  q4/q1. Denser (q6 0.200, q7 0.197 at 30 MB/s) measured no faster on the shaped bench:
- *  the CPU they take is the link's (bench/push-shaped.md). */
+/** The densest quality of chunks made ahead: q5 (ratio 0.203 on a CSV at 43 MB/s), as
+ *  dense as inline compression gets on an idle machine. Denser (q6 0.200, q7 0.197 at
+ *  30 MB/s) measured no faster on the shaped bench: the CPU they take is the link's
+ *  (bench/push-shaped.md). */
 export const AHEAD_QUALITY = 5;
 /** Files smaller than this are left to inline compression. */
 export const AHEAD_MIN_FILE_BYTES = 4 * 1024 * 1024;
@@ -37,6 +39,8 @@ const DEFAULT_BUDGET_BYTES = 32 * 1024 * 1024;
 export interface AheadChunk {
   sha256: Buffer;
   out: Buffer | undefined;
+  /** The quality it was compressed at. */
+  quality: 1 | 4 | 5;
 }
 
 export interface AheadFile {
@@ -52,16 +56,20 @@ export class Precompressor {
   private reached = { file: -1, chunk: -1 };
   private heldBytes = 0;
   private wakeWorker: (() => void) | undefined;
-  private isStarted = false;
   private isClosed = false;
+  /** The quality chunks are made at from now on; undefined until started. The encoder
+   *  moves it as the link's rate shows (a fast link's first reading is low). */
+  quality: 1 | 4 | 5 | undefined;
   readonly totals = { chunks: 0, used: 0 };
 
+  /** `knownRate`: what earlier pushes to this endpoint measured of its link (bytes/s), from
+   *  which the encoder may choose the quality before this push has measured its own. */
   constructor(
     private readonly root: string,
     private readonly files: readonly AheadFile[],
     private readonly chunkBytes: number,
     private readonly budgetBytes = DEFAULT_BUDGET_BYTES,
-    readonly quality: 1 | 4 | 5 = AHEAD_QUALITY,
+    readonly knownRate?: number,
   ) {
     files.forEach((f, i) => this.byPath.set(f.path, i));
   }
@@ -71,10 +79,11 @@ export class Precompressor {
     return this.byPath.has(path);
   }
 
-  /** Begins (once): the link is busy with raw bytes, and slower than this compresses. */
-  start(): void {
-    if (this.isStarted || this.isClosed) return;
-    this.isStarted = true;
+  /** Begins (once), at `quality`: the link is busy with raw bytes, and slower than one
+   *  compression at that quality reads. */
+  start(quality: 1 | 4 | 5 = AHEAD_QUALITY): void {
+    if (this.quality !== undefined || this.isClosed) return;
+    this.quality = quality;
     void this.work().catch(() => {
       /* a file that cannot be read now is read (and its failure reported) by the push */
     });
@@ -154,15 +163,17 @@ export class Precompressor {
     const buf = Buffer.alloc(length + (isLast ? padding(size) : 0)); // the padding is zeros
     const { bytesRead } = await handle.read(buf, 0, length, from);
     if (bytesRead !== length) return undefined; // the file shrank: the push will say so
+    const quality = this.quality ?? AHEAD_QUALITY;
     const out = await compress(buf, {
       params: {
-        [constants.BROTLI_PARAM_QUALITY]: this.quality,
+        [constants.BROTLI_PARAM_QUALITY]: quality,
         [constants.BROTLI_PARAM_SIZE_HINT]: buf.length,
       },
     });
     const chunk = {
       sha256: createHash('sha256').update(buf).digest(),
       out: out.length > buf.length * KEEP_RATIO ? undefined : out,
+      quality,
     };
     this.totals.chunks++;
     this.heldBytes += chunk.out?.length ?? 0;

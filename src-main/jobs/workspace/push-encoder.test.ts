@@ -187,6 +187,41 @@ describe('PushEncoder with chunks compressed ahead', () => {
   });
 });
 
+describe('PushEncoder: when the chunks ahead start, and at what quality', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tender-encoder-start-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'data.csv'), text(3 * MB));
+  const files = [{ path: 'data.csv', size: 3 * MB }];
+
+  /** The precompressor's quality after the encoder took a small text file, then after a
+   *  whole raw segment. */
+  async function qualities(knownRate: number | undefined) {
+    const ahead = new Precompressor(dir, files, SEGMENT_BYTES, undefined, knownRate);
+    const encoder = new PushEncoder(ahead);
+    encoder.resume(); // nothing reads it here
+    const write = (b: Buffer) => new Promise<void>((done) => encoder.write(b, () => done()));
+    encoder.mark(0, 'try');
+    await write(text(10 * KB));
+    const first = ahead.quality;
+    encoder.mark(10 * KB, 'raw');
+    await write(randomBytes(seededRandom(3), SEGMENT_BYTES));
+    const afterRaw = ahead.quality;
+    encoder.destroy();
+    return [first, afterRaw];
+  }
+
+  // Once the link is busy with raw bytes; what earlier pushes to the endpoint measured
+  // stands in for the push's own rate until that spans a quarter second.
+  it.each([
+    ['a link earlier pushes measured at 100 Mbit/s', 12e6, [undefined, 5]],
+    ['a link earlier pushes measured at 1 Gbit/s', 100e6, [undefined, 1]],
+    ['a link not measured yet', undefined, [undefined, undefined]],
+    ['a link faster than any compression ahead', 400e6, [undefined, undefined]],
+  ] as const)('%s', async (_name, knownRate, want) => {
+    expect(await qualities(knownRate)).toEqual(want);
+  });
+});
+
 async function until(cond: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
   expect(cond()).toBe(true);

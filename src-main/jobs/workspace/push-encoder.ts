@@ -6,8 +6,8 @@
 // shrink) go out as they are, uncopied. Segments leave in order. A large file the push
 // hands to a `Precompressor` is cut into its chunks, and each chunk compressed ahead is
 // used as it is (precompress.ts); the precompressor starts once the link is busy with raw
-// bytes and slow enough for it to pay (`CompressPace.paysAhead`: slower than one compression
-// at its quality reads).
+// bytes, at the densest quality one compression keeps ahead of the link with
+// (`CompressPace.aheadQuality`: q5 on 100 Mbit/s, q1 on 1 Gbit/s), if any.
 import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { promisify } from 'node:util';
@@ -124,6 +124,18 @@ export class PushEncoder extends Transform {
     this.send([ENCODED_MAGIC]);
   }
 
+  /** Starts the chunks ahead at `quality`, or moves them to it once started where it is
+   *  faster (a fast link's first reading is low; none: the fastest). Never denser: while
+   *  chunks are made, the raw bytes' pace is also what they leave of this machine's CPU,
+   *  and a denser quality would slow it further. */
+  private startAhead(quality: 1 | 4 | 5 | null): void {
+    const ahead = this.ahead;
+    if (!ahead) return;
+    if (ahead.quality === undefined) {
+      if (quality !== null) ahead.start(quality);
+    } else ahead.quality = Math.min(ahead.quality, quality ?? 1) as 1 | 4 | 5;
+  }
+
   private async hold(piece: Buffer, kind: ByteKind): Promise<void> {
     if (kind !== this.heldKind) {
       await this.cut();
@@ -149,7 +161,9 @@ export class PushEncoder extends Transform {
     if (this.heldKind === 'raw') {
       const out = rawSegment(parts, n);
       entry = { out, done: Promise.resolve(out) };
-      if (this.ahead && n === SEGMENT_BYTES && this.paysAhead(this.ahead)) this.ahead.start();
+      if (this.ahead && n === SEGMENT_BYTES) {
+        this.startAhead(this.pace.aheadQuality(this.observation(), this.ahead.knownRate));
+      }
     } else {
       const chunk = this.chunksOf === undefined ? undefined : this.chunkIndex++;
       const done =
@@ -185,7 +199,7 @@ export class PushEncoder extends Transform {
     const sha256 = createHash('sha256');
     sha256.update(raw);
     if (!sha256.digest().equals(ahead.sha256)) return undefined; // changed since
-    this.count(`ahead ${this.ahead!.quality}`);
+    this.count(`ahead ${ahead.quality}`);
     if (!ahead.out) return rawSegment([raw], n);
     const head = encodeSegmentHead({
       kind: 'brotli',
@@ -203,11 +217,6 @@ export class PushEncoder extends Transform {
   /** Asks the pace, with what the link did since it was asked last. */
   private nextQuality(): Quality {
     return this.pace.next(this.observation());
-  }
-
-  /** Whether compressing ahead pays on the link, as far as it has been seen. */
-  private paysAhead(ahead: Precompressor): boolean {
-    return this.pace.paysAhead(this.observation(), ahead.quality);
   }
 
   private observation() {

@@ -118,7 +118,7 @@ export async function pushFull(
   const prefix = isSealed ? `${SEALED_TREE}/` : '';
   const compression = planPush(plan.root, plan.files, opts.link);
   const isEncoded = compression.isEncoded;
-  const ahead = isEncoded ? precompressorFor(plan) : undefined;
+  const ahead = isEncoded ? precompressorFor(plan, opts.link?.link?.bytesPerS) : undefined;
   const answer = await sendToRecv(
     shell,
     address,
@@ -241,11 +241,13 @@ export async function addFile(
 }
 
 /** The large files worth compressing ahead, in push order; none if there are none. */
-function precompressorFor(plan: FullPushSource): Precompressor | undefined {
+/** `knownRate`: what earlier pushes to the endpoint measured of its link (bytes/s). */
+function precompressorFor(plan: FullPushSource, knownRate?: number): Precompressor | undefined {
   const files = plan.files.filter(
     (f) => f.size >= AHEAD_MIN_FILE_BYTES && !isAlreadyCompressed(f.path),
   );
-  return files.length === 0 ? undefined : new Precompressor(plan.root, files, SEGMENT_BYTES);
+  if (files.length === 0) return undefined;
+  return new Precompressor(plan.root, files, SEGMENT_BYTES, undefined, knownRate);
 }
 
 /** Sends the whole workspace (no manifest exchange, no hash cache): the push of old. */
