@@ -240,8 +240,8 @@ export async function addFile(
   }
 }
 
-/** The large files worth compressing ahead, in push order; none if there are none. */
-/** `knownRate`: what earlier pushes to the endpoint measured of its link (bytes/s). */
+/** The large files worth compressing ahead, in push order; none if there are none.
+ *  `knownRate`: what earlier pushes to the endpoint measured of its link (bytes/s). */
 function precompressorFor(plan: FullPushSource, knownRate?: number): Precompressor | undefined {
   const files = plan.files.filter(
     (f) => f.size >= AHEAD_MIN_FILE_BYTES && !isAlreadyCompressed(f.path),
