@@ -45,8 +45,8 @@ function runExampleByHand(extraEnv: Record<string, string>) {
   }
 }
 
-function agentLog(home: string, runId: string): StoredRecord[] {
-  const text = readFileSync(join(home, 'datastream', runId, 'node-0', 'agent.jsonl'), 'utf8');
+function agentLog(home: string, runId: string, node = 'node-0'): StoredRecord[] {
+  const text = readFileSync(join(home, 'datastream', runId, node, 'agent.jsonl'), 'utf8');
   return text
     .split('\n')
     .filter(Boolean)
@@ -109,6 +109,21 @@ describe('tender run on the local provider', () => {
     expect(processesMentioning(join(home, 'local', 'leases'))).toEqual([]);
   });
 
+  it("the README's quick start run twice: setup once, the second run says it was skipped", async () => {
+    const home = newHome();
+    const job = join(EXAMPLES, 'hello', 'tender.toml');
+    const first = await runCli(['run', job], { home });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/setup started/);
+    const second = await runCli(['run', job], { home });
+    expect(second.code, second.stderr).toBe(0);
+    // Before, the example's setup made out/ in the workspace, which a kept environment
+    // cannot hold: setup ran on every run, under a paragraph of advice.
+    expect(second.stderr).toMatch(/setup skipped: environment for `echo setting up` is ready/);
+    expect(second.stderr).not.toMatch(/setup started|not kept/);
+    expect(`${first.stderr}${second.stderr}`).not.toMatch(/not kept/);
+  });
+
   it('a failing job ends failed with exit code 1, outputs still collected, node torn down', async () => {
     const home = newHome();
     const r = await runCli(['run', join(EXAMPLES, 'hello-fail', 'tender.toml'), '--json'], {
@@ -142,10 +157,11 @@ describe('tender run on the local provider', () => {
     expect(r.stdout).toMatch(/^\[node-0\] /m);
     expect(r.stdout).toMatch(/^\[node-1\] /m);
 
-    // One node's stored log, from a sequence number on.
+    // One node's stored log, from a sequence number on (the two differ: one built the
+    // setup's environment, the other found it ready).
     const tail = await runCli(['logs', out.runId, '--node', '1', '--from', '3000'], { home });
     expect(tail.code, tail.stderr).toBe(0);
-    const seqs = agentLog(home, out.runId).length;
+    const seqs = agentLog(home, out.runId, 'node-1').length;
     expect(tail.stdout.trimEnd().split('\n')).toHaveLength(seqs - 3000 + 1);
     expect(tail.stdout).not.toMatch(/^\[node-/m);
   });
