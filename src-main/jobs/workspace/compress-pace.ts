@@ -57,7 +57,7 @@ const AHEAD_SPAN_MS = 250;
  *  beside the raw bytes' own sending on a busy machine, where q5 measured 43 MB/s against
  *  its prior 66 (precompress.ts), and q4 ahead on a 1 Gbit/s link (~85 MB/s) kept the
  *  encoder waiting. */
-export const AHEAD_HEADROOM = 2;
+const AHEAD_HEADROOM = 2;
 
 export interface LinkObservation {
   /** When, in ms on a monotonic clock. */

@@ -163,7 +163,7 @@ export class Precompressor {
     const buf = Buffer.alloc(length + (isLast ? padding(size) : 0)); // the padding is zeros
     const { bytesRead } = await handle.read(buf, 0, length, from);
     if (bytesRead !== length) return undefined; // the file shrank: the push will say so
-    const quality = this.quality ?? AHEAD_QUALITY;
+    const quality = this.quality!; // the worker runs once started
     const out = await compress(buf, {
       params: {
         [constants.BROTLI_PARAM_QUALITY]: quality,
